@@ -1,0 +1,112 @@
+"""Every knob of gradlab in one validated object, read from `GRADLAB_*` environment variables.
+
+Each default works on a laptop; a bad value stops the server at start-up with a message that
+names the variable, instead of failing later in the middle of a request.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+MiB = 1024 * 1024
+
+# The isolation layers a snippet runs behind; each can be required or relaxed by name.
+ISOLATION_LAYERS = ("rlimits", "uid", "no_new_privs", "landlock", "seccomp")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="GRADLAB_", extra="ignore", frozen=True)
+
+    # --- content ---
+    lessons_dir: Path = Field(
+        default=PROJECT_ROOT / "lessons", description="Folder of lesson YAML files."
+    )
+
+    # --- snippet sandbox ---
+    sandbox_enabled: bool = Field(
+        default=True, description="Start the sandbox (a torch-preloaded zygote) with the server."
+    )
+    workers: Annotated[int, Field(ge=1, le=64)] = Field(
+        default_factory=lambda: os.cpu_count() or 1,
+        description="Snippets run at the same time (default: the number of CPUs).",
+    )
+    queue_size: Annotated[int, Field(ge=0, le=10_000)] = Field(
+        default=32, description="Runs that may wait for a worker before the server answers 503."
+    )
+    wall_time_s: Annotated[float, Field(gt=0, le=300)] = Field(
+        default=5.0, description="Wall-clock limit of one run, in seconds."
+    )
+    cpu_time_s: Annotated[int, Field(ge=1, le=300)] = Field(
+        default=5, description="CPU-time limit of one run, in seconds."
+    )
+    memory_mib: Annotated[int, Field(ge=64, le=65_536)] = Field(
+        default=1024, description="Memory a run may add above the zygote's baseline, in MiB."
+    )
+    output_bytes: Annotated[int, Field(ge=1024, le=16 * MiB)] = Field(
+        default=64 * 1024, description="stdout + stderr kept per run; the rest is cut."
+    )
+    code_bytes: Annotated[int, Field(ge=100, le=1 * MiB)] = Field(
+        default=20_000, description="Largest snippet accepted (413 above)."
+    )
+    file_size_bytes: Annotated[int, Field(ge=0, le=1024 * MiB)] = Field(
+        default=1 * MiB, description="Largest file a snippet may write."
+    )
+    scratch_bytes: Annotated[int, Field(ge=0, le=1024 * MiB)] = Field(
+        default=8 * MiB, description="Total size of the files a snippet may leave in its scratch dir."
+    )
+    open_files: Annotated[int, Field(ge=16, le=4096)] = Field(
+        default=64, description="Open file descriptors per run."
+    )
+    scratch_root: Path | None = Field(
+        default=None,
+        description="Where per-run scratch dirs are made (default: a private dir under the temp dir).",
+    )
+    sandbox_user: str = Field(
+        default="nobody", description="When the server runs as root, snippets run as this user."
+    )
+    relax: Annotated[frozenset[str], NoDecode] = Field(
+        default=frozenset(),
+        description=(
+            "Isolation layers allowed to be off (comma-separated, e.g. 'landlock,seccomp'); "
+            "for development only, logged loudly."
+        ),
+    )
+
+    @field_validator("relax", mode="before")
+    @classmethod
+    def _parse_relax(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = [part.strip() for part in value.split(",") if part.strip()]
+        if isinstance(value, list | tuple | set | frozenset):
+            unknown = sorted(set(value) - set(ISOLATION_LAYERS))
+            if unknown:
+                raise ValueError(
+                    f"unknown isolation layer(s) {unknown}; known: {', '.join(ISOLATION_LAYERS)}"
+                )
+            return frozenset(value)
+        return value
+
+    @field_validator("lessons_dir")
+    @classmethod
+    def _lessons_dir_exists(cls, value: Path) -> Path:
+        if not value.is_dir():
+            raise ValueError(f"{value} is not a directory")
+        return value.resolve()
+
+
+def settings_help() -> list[tuple[str, str, str]]:
+    """(variable, default, description) for every setting, for the README and `--help`."""
+    rows = []
+    for name, field in Settings.model_fields.items():
+        if field.default_factory is not None:
+            default = "(computed)"
+        else:
+            default = str(field.default)
+        rows.append((f"GRADLAB_{name.upper()}", default, field.description or ""))
+    return rows

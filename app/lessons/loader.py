@@ -1,0 +1,178 @@
+"""Read lesson files into validated `Lesson` objects, once, at start-up.
+
+A broken file fails with a message naming the file, the field and the problem, so that an
+author can fix it without reading a traceback.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from app.lessons.schema import Lesson
+
+MAX_LESSON_BYTES = 1_000_000
+
+
+class LessonError(Exception):
+    """A lesson file that cannot be used; the message says where and why."""
+
+
+class _LessonYamlLoader(yaml.SafeLoader):
+    """YAML 1.2-like scalars (only true/false are booleans) and no duplicate keys."""
+
+
+# PyYAML follows YAML 1.1, where `yes`, `no`, `on` and `off` are booleans. A myth's answer
+# is literally "yes" or "no", so only true/false may become booleans here.
+_LessonYamlLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_LessonYamlLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+
+
+def _construct_mapping_without_duplicates(
+    loader: _LessonYamlLoader, node: yaml.MappingNode
+) -> dict[Any, Any]:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node)  # type: ignore[no-untyped-call]
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark
+            )
+        seen.add(key)
+    return loader.construct_mapping(node)
+
+
+_LessonYamlLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping_without_duplicates
+)
+
+
+def _describe_location(location: Iterable[int | str], data: Any) -> str:
+    """Turn pydantic's ('steps', 2, 'prediction', 'answer') into 'steps[3] "Title" > ...'."""
+    parts: list[str] = []
+    node = data
+    for item in location:
+        if isinstance(item, int):
+            label = f"[{item + 1}]"
+            if isinstance(node, list) and 0 <= item < len(node):
+                node = node[item]
+                if isinstance(node, Mapping) and isinstance(node.get("title"), str):
+                    label += f' "{node["title"]}"'
+            else:
+                node = None
+            if parts:
+                parts[-1] += label
+            else:
+                parts.append(label)
+        else:
+            parts.append(item)
+            node = node.get(item) if isinstance(node, Mapping) else None
+    return " > ".join(parts) or "(top level)"
+
+
+def _format_validation_error(path: Path, error: ValidationError, data: Any) -> str:
+    lines = [f"{path}: invalid lesson"]
+    for problem in error.errors():
+        # Union members add their type name to the location; it only confuses authors.
+        location = [part for part in problem["loc"] if part not in ("Snippet", "none")]
+        where = _describe_location(location, data)
+        message = problem["msg"].removeprefix("Value error, ")
+        lines.append(f"  {where}: {message}")
+    return "\n".join(lines)
+
+
+def load_lesson(path: Path) -> Lesson:
+    """Parse and validate one lesson file."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise LessonError(f"{path}: cannot read the file: {exc.strerror}") from exc
+    if len(raw) > MAX_LESSON_BYTES:
+        raise LessonError(f"{path}: the file is larger than {MAX_LESSON_BYTES} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LessonError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
+    try:
+        data = yaml.load(text, Loader=_LessonYamlLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise LessonError(f"{path}: not valid YAML{where}: {problem}") from exc
+    if not isinstance(data, dict):
+        raise LessonError(f"{path}: a lesson file must be a mapping of fields, not {type(data).__name__}")
+    if data.get("format") not in (None, 1):
+        raise LessonError(
+            f"{path}: format: this gradlab reads lesson format 1, the file says {data['format']!r}"
+        )
+    try:
+        lesson = Lesson.model_validate(data)
+    except ValidationError as exc:
+        raise LessonError(_format_validation_error(path, exc, data)) from exc
+    if lesson.slug != path.stem:
+        raise LessonError(f"{path}: slug: {lesson.slug!r} must match the file name {path.stem!r}")
+    return lesson
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Every lesson, in learning-path order, looked up by slug."""
+
+    lessons: tuple[Lesson, ...]
+
+    def get(self, slug: str) -> Lesson | None:
+        return next((lesson for lesson in self.lessons if lesson.slug == slug), None)
+
+    def neighbours(self, slug: str) -> tuple[Lesson | None, Lesson | None]:
+        """The lessons before and after `slug` in the learning path."""
+        slugs = [lesson.slug for lesson in self.lessons]
+        index = slugs.index(slug)
+        before = self.lessons[index - 1] if index > 0 else None
+        after = self.lessons[index + 1] if index + 1 < len(self.lessons) else None
+        return before, after
+
+    def __len__(self) -> int:
+        return len(self.lessons)
+
+
+def _check_links(lessons: list[Lesson]) -> list[str]:
+    slugs = {lesson.slug for lesson in lessons}
+    problems = []
+    for lesson in lessons:
+        for required in lesson.prerequisites:
+            if required not in slugs:
+                problems.append(f"{lesson.slug}: prerequisites: no lesson {required!r}")
+        if lesson.next is not None and lesson.next not in slugs:
+            problems.append(f"{lesson.slug}: next: no lesson {lesson.next!r}")
+    return problems
+
+
+def load_catalog(directory: Path) -> Catalog:
+    """Load every `*.yaml` lesson in `directory`; all problems are reported together."""
+    if not directory.is_dir():
+        raise LessonError(f"{directory}: the lessons directory does not exist")
+    lessons: list[Lesson] = []
+    problems: list[str] = []
+    for path in sorted(directory.glob("*.yaml")):
+        try:
+            lessons.append(load_lesson(path))
+        except LessonError as exc:
+            problems.append(str(exc))
+    if not problems:
+        problems.extend(_check_links(lessons))
+    if problems:
+        raise LessonError("\n".join(problems))
+    lessons.sort(key=lambda lesson: (lesson.order, lesson.slug))
+    return Catalog(tuple(lessons))

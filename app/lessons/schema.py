@@ -1,0 +1,216 @@
+"""The lesson file format, version 1.
+
+A lesson is one YAML file in the lessons directory. Its structure follows the way a good
+tutorial teaches one idea: overview, mental model, step-by-step build-up, under the hood, myth
+busters, expert zone, pitfalls and takeaways. Every piece of code a lesson shows is a
+`Snippet` that declares what running it prints (and, optionally, the `.grad` values it leaves
+behind), so that `gradlab check` can prove the lesson tells the truth.
+
+Text fields hold Markdown. Code fields hold Python source.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from typing_extensions import TypeAliasType
+
+Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=64)]
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+Code = Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
+# A gradient as a lesson writes it: a number, a (nested) list of numbers, or null for None.
+GradValue = TypeAliasType("GradValue", "float | list[GradValue] | None")
+
+IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+class Strict(BaseModel):
+    """Every model refuses unknown fields, so a typo in a lesson is an error, not silence."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Level(StrEnum):
+    beginner = "beginner"
+    intermediate = "intermediate"
+    advanced = "advanced"
+    expert = "expert"
+
+
+class StepLevel(StrEnum):
+    foundation = "foundation"
+    intermediate = "intermediate"
+    advanced = "advanced"
+    expert = "expert"
+
+
+class ExpectedError(Strict):
+    """The exception a snippet is meant to raise."""
+
+    type: Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$")]
+    # A fragment of the message, matched literally; enough to tell this error from others.
+    message_contains: Text
+
+
+class Snippet(Strict):
+    """Runnable code and everything it is claimed to do when run."""
+
+    code: Code
+    # Exactly what the snippet prints to stdout, byte for byte ("" when it prints nothing).
+    output: str = ""
+    # Set when the snippet is meant to fail; `output` is then what it prints before failing.
+    error: ExpectedError | None = None
+    # `.grad` of named tensors after the run, compared numerically; null claims `.grad is None`.
+    grads: dict[str, GradValue] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _grad_names_are_identifiers(self) -> Snippet:
+        for name in self.grads:
+            if not IDENTIFIER.match(name):
+                raise ValueError(f"grads: {name!r} is not a variable name")
+        return self
+
+
+class ChoicePrediction(Strict):
+    """A question the learner answers before the step's output is revealed."""
+
+    question: Text
+    choices: Annotated[list[Text], Field(min_length=2, max_length=6)]
+    answer: Text
+    explanation: Text
+
+    @model_validator(mode="after")
+    def _answer_is_a_choice(self) -> ChoicePrediction:
+        if len(set(self.choices)) != len(self.choices):
+            raise ValueError("choices: two choices are the same")
+        if self.answer not in self.choices:
+            raise ValueError(f"answer: {self.answer!r} is not one of the choices {self.choices}")
+        return self
+
+
+class ValuePrediction(Strict):
+    """The learner types the `.grad` of one tensor; it is checked numerically against the run."""
+
+    question: Text
+    tensor: Annotated[str, StringConstraints(pattern=IDENTIFIER.pattern)]
+    expected: GradValue
+    explanation: Text
+
+
+class Step(Strict):
+    title: Text
+    level: StepLevel
+    concept: Text
+    explanation: Text
+    snippet: Snippet | None = None
+    prediction: ChoicePrediction | None = None
+    value_prediction: ValuePrediction | None = None
+    insight: Text
+
+    @model_validator(mode="after")
+    def _value_prediction_needs_code(self) -> Step:
+        if self.value_prediction is not None and self.snippet is None:
+            raise ValueError("value_prediction: a value prediction needs a snippet to check it")
+        return self
+
+
+class Overview(Strict):
+    what: Text
+    why: Text
+    where: Text
+
+
+class MentalModel(Strict):
+    core_idea: Text
+    analogy: Text
+    diagram: str | None = None
+
+
+class UnderTheHood(Strict):
+    text: Text
+    diagram: str | None = None
+
+
+class Myth(Strict):
+    """A yes/no question whose answer the page reveals only once the learner commits."""
+
+    question: Text
+    belief: Text
+    answer: Literal["yes", "no"]
+    reality: Text
+    why_it_matters: Text
+    # Executable evidence for the verdict, checked like any other snippet.
+    demo: Snippet | None = None
+
+
+class Connection(Strict):
+    topic: Text
+    relation: Text
+    insight: Text
+
+
+class Pitfall(Strict):
+    title: Text
+    wrong: Snippet
+    correct: Snippet
+    root_cause: Text
+
+    @model_validator(mode="after")
+    def _two_sides_differ(self) -> Pitfall:
+        if self.wrong.code.strip() == self.correct.code.strip():
+            raise ValueError("correct: the corrected code is the same as the wrong code")
+        if self.correct.error is not None:
+            raise ValueError("correct: the corrected code must not be expected to raise")
+        return self
+
+
+class Lesson(Strict):
+    format: Literal[1]
+    slug: Slug
+    title: Text
+    summary: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+    level: Level
+    minutes: Annotated[int, Field(ge=1, le=120)]
+    # Position in the suggested learning path (lower comes first).
+    order: Annotated[int, Field(ge=0)]
+    torch_version: Annotated[str, StringConstraints(pattern=r"^\d+\.\d+(\.\d+)?$")]
+    prerequisites: list[Slug] = Field(default_factory=list)
+    next: Slug | None = None
+
+    overview: Overview
+    mental_model: MentalModel
+    steps: Annotated[list[Step], Field(min_length=1)]
+    under_the_hood: UnderTheHood | None = None
+    why_designed: str | None = None
+    myths: list[Myth] = Field(default_factory=list)
+    expert_zone: list[Text] = Field(default_factory=list)
+    when_not_to_use: str | None = None
+    production_patterns: str | None = None
+    connections: list[Connection] = Field(default_factory=list)
+    pitfalls: list[Pitfall] = Field(default_factory=list)
+    takeaways: Annotated[list[Text], Field(min_length=1)]
+
+    @model_validator(mode="after")
+    def _links_are_not_circular(self) -> Lesson:
+        if self.slug in self.prerequisites:
+            raise ValueError("prerequisites: a lesson cannot require itself")
+        if self.next == self.slug:
+            raise ValueError("next: a lesson cannot lead to itself")
+        return self
+
+    def snippets(self) -> list[tuple[str, Snippet]]:
+        """Every snippet in the lesson with a label saying where it stands."""
+        found: list[tuple[str, Snippet]] = []
+        for number, step in enumerate(self.steps, start=1):
+            if step.snippet is not None:
+                found.append((f"step {number} ({step.title})", step.snippet))
+        for number, myth in enumerate(self.myths, start=1):
+            if myth.demo is not None:
+                found.append((f"myth {number} demo", myth.demo))
+        for number, pitfall in enumerate(self.pitfalls, start=1):
+            found.append((f"pitfall {number} wrong code", pitfall.wrong))
+            found.append((f"pitfall {number} correct code", pitfall.correct))
+        return found

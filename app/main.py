@@ -1,0 +1,62 @@
+"""The ASGI application: `create_app(settings)` wires lessons, sandbox, routes and templates."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from app.config import PROJECT_ROOT, Settings
+from app.lessons.loader import load_catalog
+from app.routes import api, pages
+from app.sandbox.service import Sandbox
+from app.web import templates
+
+log = logging.getLogger("gradlab")
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the app. Lessons are loaded (and validated) now: a broken bundled lesson stops
+    start-up with a message naming the file and the field."""
+    settings = settings or Settings()
+    catalog = load_catalog(settings.lessons_dir)
+    sandbox = Sandbox(settings) if settings.sandbox_enabled else None
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if sandbox is not None:
+            await sandbox.start()
+        try:
+            yield
+        finally:
+            if sandbox is not None:
+                await sandbox.stop()
+
+    app = FastAPI(
+        title="gradlab",
+        summary="Learn PyTorch autograd and .grad by running real code.",
+        version="0.1.0",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.catalog = catalog
+    app.state.sandbox = sandbox
+    app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
+    app.include_router(api.router)
+    app.include_router(pages.router)
+    templates.install_error_pages(app)
+    log.info("gradlab: %d lessons from %s", len(catalog), settings.lessons_dir)
+    return app
+
+
+def __getattr__(name: str) -> FastAPI:
+    # `uvicorn app.main:app` builds the app from the environment when it is first asked for,
+    # so that importing this module (tests, tools) starts nothing.
+    if name == "app":
+        application = create_app()
+        globals()["app"] = application
+        return application
+    raise AttributeError(name)

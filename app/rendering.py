@@ -1,0 +1,42 @@
+"""Markdown and code to HTML, for the templates. Pure functions, cached: lessons never change
+while the server runs."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer
+
+# "js-default" escapes raw HTML in lesson text: lessons are content, not code.
+_markdown = MarkdownIt("js-default", {"typographer": True}).enable("table")
+_formatter = HtmlFormatter(nowrap=True)
+_lexer = PythonLexer()
+
+
+@lru_cache(maxsize=4096)
+def markdown(text: str | None) -> Markup:
+    """Block Markdown (paragraphs, lists, code) to HTML."""
+    return Markup(_markdown.render(text or ""))  # noqa: S704 - markdown-it escapes raw HTML
+
+
+@lru_cache(maxsize=4096)
+def markdown_inline(text: str | None) -> Markup:
+    """One line of Markdown (inline code, emphasis) without a surrounding paragraph."""
+    return Markup(_markdown.renderInline(text or ""))  # noqa: S704
+
+
+@lru_cache(maxsize=1024)
+def python_code(code: str) -> Markup:
+    """Syntax-highlighted Python as the inner HTML of a <pre><code>."""
+    return Markup(highlight(code, _lexer, _formatter))  # noqa: S704 - Pygments escapes the source
+
+
+def pygments_css() -> str:
+    """Token colours for light and dark themes."""
+    light = HtmlFormatter(style="friendly").get_style_defs(".highlight")
+    dark = HtmlFormatter(style="monokai").get_style_defs(".highlight")
+    return f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"

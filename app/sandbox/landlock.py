@@ -1,0 +1,142 @@
+"""Landlock, the unprivileged Linux sandbox for file access, TCP and signals, through ctypes.
+
+Three system calls, no library: create a ruleset that names what it governs, allow paths, then
+restrict the calling process for good. See Documentation/userspace-api/landlock.rst in Linux.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import platform
+from collections.abc import Iterable
+
+# Same numbers on x86_64 and aarch64 (the generic syscall table).
+_SYSCALLS = {"x86_64": (444, 445, 446), "aarch64": (444, 445, 446)}
+_CREATE_RULESET_VERSION = 1
+_RULE_PATH_BENEATH = 1
+
+# Filesystem rights, with the ABI version that introduced them.
+EXECUTE = 1 << 0
+WRITE_FILE = 1 << 1
+READ_FILE = 1 << 2
+READ_DIR = 1 << 3
+REMOVE_DIR = 1 << 4
+REMOVE_FILE = 1 << 5
+MAKE_CHAR = 1 << 6
+MAKE_DIR = 1 << 7
+MAKE_REG = 1 << 8
+MAKE_SOCK = 1 << 9
+MAKE_FIFO = 1 << 10
+MAKE_BLOCK = 1 << 11
+MAKE_SYM = 1 << 12
+REFER = 1 << 13  # ABI 2
+TRUNCATE = 1 << 14  # ABI 3
+IOCTL_DEV = 1 << 15  # ABI 5
+_FS_BY_ABI = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 5: (1 << 16) - 1}
+# Network (ABI 4) and scoping (ABI 6).
+_NET_BIND_TCP = 1 << 0
+_NET_CONNECT_TCP = 1 << 1
+_SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0
+_SCOPE_SIGNAL = 1 << 1
+
+READ_ONLY = EXECUTE | READ_FILE | READ_DIR
+SCRATCH = READ_FILE | READ_DIR | WRITE_FILE | MAKE_REG | REMOVE_FILE | TRUNCATE
+
+
+class LandlockUnavailable(OSError):
+    pass
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [  # noqa: RUF012 - ctypes layout
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [  # noqa: RUF012 - ctypes layout
+        ("allowed_access", ctypes.c_uint64),
+        ("parent_fd", ctypes.c_int32),
+    ]
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+
+
+def _syscall(number: int, *args: object) -> int:
+    result = _libc.syscall(ctypes.c_long(number), *args)
+    if result < 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, os.strerror(errno))
+    return int(result)
+
+
+def _numbers() -> tuple[int, int, int]:
+    machine = platform.machine()
+    if machine not in _SYSCALLS:
+        raise LandlockUnavailable(f"Landlock syscalls unknown on {machine}")
+    return _SYSCALLS[machine]
+
+
+def abi_version() -> int:
+    """The kernel's Landlock ABI version; raises LandlockUnavailable when there is none."""
+    create, _, _ = _numbers()
+    try:
+        return _syscall(create, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION))
+    except OSError as exc:
+        raise LandlockUnavailable(f"Landlock is not available: {exc.strerror}") from exc
+
+
+def _handled_fs(abi: int) -> int:
+    return _FS_BY_ABI[max(level for level in _FS_BY_ABI if level <= abi)]
+
+
+def prepare(rules: Iterable[tuple[str, int]]) -> tuple[int, int]:
+    """Build a ruleset allowing only `rules` ((path, rights) pairs); paths that do not exist
+    are skipped. Opening the paths needs the caller's current rights, so call this before
+    dropping privileges. Returns (ruleset fd, ABI version); `enforce` applies it."""
+    abi = abi_version()
+    create, add_rule, _ = _numbers()
+    handled_fs = _handled_fs(abi)
+    attr = _RulesetAttr(handled_fs, 0, 0)
+    size = 8
+    if abi >= 4:  # deny every TCP bind and connect
+        attr.handled_access_net = _NET_BIND_TCP | _NET_CONNECT_TCP
+        size = 16
+    if abi >= 6:  # no signals to, no abstract sockets of, processes outside the sandbox
+        attr.scoped = _SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL
+        size = 24
+    ruleset = _syscall(create, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
+    try:
+        for path, rights in rules:
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except FileNotFoundError:
+                continue
+            try:
+                if not os.path.isdir(path):
+                    # Directory-only rights are refused on a file.
+                    rights &= WRITE_FILE | READ_FILE | EXECUTE | TRUNCATE | IOCTL_DEV
+                rule = _PathBeneathAttr(rights & handled_fs, fd)
+                _syscall(add_rule, ctypes.c_int(ruleset), ctypes.c_int(_RULE_PATH_BENEATH),
+                         ctypes.byref(rule), ctypes.c_uint32(0))
+            finally:
+                os.close(fd)
+    except BaseException:
+        os.close(ruleset)
+        raise
+    return ruleset, abi
+
+
+def enforce(ruleset: int) -> None:
+    """Restrict this process to the ruleset for good (needs no_new_privs), and close it."""
+    _, _, restrict = _numbers()
+    try:
+        _syscall(restrict, ctypes.c_int(ruleset), ctypes.c_uint32(0))
+    finally:
+        os.close(ruleset)

@@ -1,0 +1,77 @@
+"""The answer to one run, as the HTTP API returns it (see shared/design/api.md)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+Status = Literal["ok", "error", "timeout", "memory", "killed"]
+
+
+class ErrorInfo(BaseModel):
+    type: str = Field(max_length=200)
+    message: str = Field(max_length=4000)
+    line: int | None = Field(default=None, description="1-based line in the learner's snippet")
+    hint: str | None = Field(default=None, description="Plain-language explanation, if known")
+    lesson: str | None = Field(default=None, description="Slug of the lesson that explains it")
+
+
+class TensorInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(max_length=200)
+    shape: list[int]
+    dtype: str = Field(max_length=64)
+    requires_grad: bool
+    is_leaf: bool
+    grad_fn: str | None = Field(max_length=200)
+    value: JsonValue
+    grad: JsonValue = Field(description="`.grad` exactly as torch holds it; null where None")
+    numel: int | None = None
+    preview: bool | None = None
+
+
+class GraphNode(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(max_length=16)
+    kind: Literal["tensor", "leaf", "function", "accumulate"]
+    label: str = Field(max_length=200)
+    requires_grad: bool
+    grad: JsonValue = None
+
+
+class GraphEdge(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = Field(max_length=16)
+    target: str = Field(max_length=16)
+
+
+class Graph(BaseModel):
+    nodes: list[GraphNode] = Field(default_factory=list, max_length=500)
+    edges: list[GraphEdge] = Field(default_factory=list, max_length=5000)
+    truncated: bool = False
+
+
+class ChildReport(BaseModel):
+    """What the child sends on its result channel; validated, because the child is untrusted."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    error: ErrorInfo | None
+    tensors: list[TensorInfo] = Field(max_length=200)
+    graph: Graph
+    exec_ms: float
+
+
+class RunResult(BaseModel):
+    status: Status
+    stdout: str = ""
+    stderr: str = ""
+    truncated: bool = False
+    error: ErrorInfo | None = None
+    tensors: list[TensorInfo] = Field(default_factory=list)
+    graph: Graph = Field(default_factory=Graph)
+    duration_ms: float = 0.0

@@ -1,0 +1,409 @@
+"""The zygote: imports torch once, then forks one fresh, confined child per run.
+
+Started by the server as its own program (never forked from the web process) with a scrubbed
+environment, it talks to the server over one SOCK_SEQPACKET socket, one JSON message per packet:
+
+  server → zygote   {"op": "run", "id": N, "code": "..."}      {"op": "kill", "id": N}
+  zygote → server   {"event": "ready", "layers": {...}, "ok": bool, "problem": str | null}
+                    {"event": "started", "id": N, "pid": P}  + fds: stdout, stderr, result
+                    {"event": "exited", "id": N, "status": waitstatus, "reason": str | null,
+                     "cpu_s": float, "maxrss_kb": int}
+                    {"event": "failed", "id": N, "message": "..."}
+
+The zygote keeps one spare child already forked, confined and warmed up, waiting for code on its
+stdin, so a run never waits for fork(). The zygote alone reaps children, so it alone kills them
+(a pid cannot be reused before it is reaped): the server asks, it kills. It enforces the wall
+clock and the scratch-space cap; the server reads the pipes and caps the output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import selectors
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+MAX_MESSAGE = 1 << 20
+SANDBOX_FAILED_EXIT = 121
+SCRATCH_POLL_S = 0.02
+# Modules a snippet may import: loaded here, because a child running as another user may be
+# unable to read the interpreter's files at all.
+PRELOADED_MODULES = (
+    "torch", "torch.nn", "torch.nn.functional", "torch.optim", "torch.autograd",
+    "torch.autograd.functional", "torch.nn.utils", "torch.utils.checkpoint", "math", "random",
+    "itertools", "functools", "collections", "dataclasses", "typing", "statistics",
+    "fractions", "decimal", "json", "re", "string", "textwrap", "copy", "operator", "enum",
+    "warnings", "traceback", "time", "numbers", "pprint",
+)
+
+
+@dataclass(frozen=True)
+class ZygoteConfig:
+    wall_time_s: float
+    cpu_s: int
+    memory_bytes: int
+    file_size_bytes: int
+    scratch_bytes: int
+    open_files: int
+    scratch_root: str
+    user: str | None  # drop to this user when root
+    relaxed: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Child:
+    pid: int
+    scratch: Path
+    code_w: int = -1
+    pipes: list[int] = field(default_factory=list)  # stdout, stderr, result read ends
+    run_id: int | None = None
+    deadline: float = 0.0
+    reason: str | None = None
+
+
+def _warm_up_torch() -> None:
+    """Initialise what torch would otherwise initialise lazily inside a confined child (cpuinfo
+    reads /proc/cpuinfo), without a backward pass or a parallel op: fork must stay safe."""
+    import torch
+
+    torch.set_num_threads(1)
+    torch.backends.cpu.get_cpu_capability()
+    a = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    str(a @ a.T)
+    str(torch.tensor(3.0))
+    torch.nn.Linear(2, 1)
+    torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+
+
+def _thread_count() -> int:
+    return len(os.listdir("/proc/self/task"))
+
+
+class Zygote:
+    def __init__(self, control: socket.socket, config: ZygoteConfig) -> None:
+        from app.sandbox.isolation import ChildLimits, Confinement
+
+        self.control = control
+        self.config = config
+        self.selector = selectors.DefaultSelector()
+        self.children: dict[int, Child] = {}
+        self.spare: Child | None = None
+        self.uid: int | None = None
+        self.gid: int | None = None
+        if os.geteuid() == 0 and config.user:
+            import pwd
+
+            entry = pwd.getpwnam(config.user)
+            self.uid, self.gid = entry.pw_uid, entry.pw_gid
+        self.confinement = Confinement(
+            limits=ChildLimits(config.cpu_s, config.memory_bytes, config.file_size_bytes,
+                               config.open_files),
+            uid=self.uid, gid=self.gid, relaxed=frozenset(config.relaxed),
+        )
+        self.ready_problem: str | None = None
+
+    # --- messages -------------------------------------------------------------------------
+    def send(self, message: dict[str, Any], fds: list[int] | None = None) -> None:
+        data = json.dumps(message).encode()
+        if fds:
+            socket.send_fds(self.control, [data], fds)
+        else:
+            self.control.send(data)
+
+    # --- children ---------------------------------------------------------------------------
+    def _make_scratch(self) -> Path:
+        scratch = Path(tempfile.mkdtemp(prefix="run-", dir=self.config.scratch_root))
+        if self.uid is not None and self.gid is not None:
+            os.chown(scratch, self.uid, self.gid)
+        return scratch
+
+    def fork_child(self) -> Child:
+        if _thread_count() != 1:
+            raise RuntimeError(f"the zygote has {_thread_count()} threads; forking is unsafe")
+        scratch = self._make_scratch()
+        code_r, code_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        res_r, res_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            status = SANDBOX_FAILED_EXIT
+            try:
+                status = self._child(scratch, code_r, out_w, err_w, res_w)
+            finally:
+                os._exit(status)
+        for fd in (code_r, out_w, err_w, res_w):
+            os.close(fd)
+        child = Child(pid=pid, scratch=scratch, code_w=code_w, pipes=[out_r, err_r, res_r])
+        self.children[pid] = child
+        return child
+
+    def _child(self, scratch: Path, code_r: int, out_w: int, err_w: int, res_w: int) -> int:
+        from app.sandbox import execute
+        from app.sandbox.isolation import LayerFailed, _prctl
+
+        os.setsid()
+        _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the zygote
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        for target, fd in ((0, code_r), (1, out_w), (2, err_w), (3, res_w)):
+            os.dup2(fd, target)
+        os.closerange(4, 1 << 16)
+        os.chdir(scratch)
+        os.environ.clear()
+        os.environ.update({"HOME": str(scratch), "TMPDIR": str(scratch), "LANG": "C.UTF-8",
+                           "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"})
+        tempfile.tempdir = str(scratch)
+        try:
+            self.confinement.apply(scratch)
+        except LayerFailed as exc:
+            os.write(2, f"gradlab sandbox: refusing to run: {exc}\n".encode())
+            return SANDBOX_FAILED_EXIT
+        _warm_up_child()
+        code = os.read(0, MAX_MESSAGE)
+        chunks = [code]
+        while chunk := os.read(0, MAX_MESSAGE):
+            chunks.append(chunk)
+        source = b"".join(chunks).decode("utf-8", errors="replace")
+        with os.fdopen(3, "wb") as channel:
+            execute.write_result(execute.run_code(source), channel)
+        return 0
+
+    def probe(self) -> dict[str, str]:
+        """Fork a child that applies every layer it can and reports which held."""
+        from app.sandbox.isolation import Confinement, LayerFailed
+
+        every_layer_relaxed = Confinement(
+            limits=self.confinement.limits, uid=self.uid, gid=self.gid,
+            relaxed=frozenset({"rlimits", "uid", "no_new_privs", "landlock", "seccomp"}),
+        )
+        scratch = self._make_scratch()
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_end)
+            try:
+                report = every_layer_relaxed.apply(scratch)
+                _check_doors_shut(report)
+            except (LayerFailed, OSError) as exc:
+                report = {"probe": f"off: {exc}"}
+            os.write(write_end, json.dumps(report).encode())
+            os._exit(0)
+        os.close(write_end)
+        with os.fdopen(read_end, "rb") as reader:
+            raw = reader.read()
+        os.waitpid(pid, 0)
+        shutil.rmtree(scratch, ignore_errors=True)
+        report: dict[str, str] = json.loads(raw or b'{"probe": "off: the probe child died"}')
+        return report
+
+    def _take_spare(self) -> Child:
+        spare = self.spare
+        self.spare = None
+        if spare is None or spare.pid not in self.children:
+            spare = self.fork_child()
+        return spare
+
+    def _refill_spare(self) -> None:
+        if self.spare is None and self.ready_problem is None:
+            try:
+                self.spare = self.fork_child()
+            except (OSError, RuntimeError) as exc:
+                print(f"gradlab zygote: cannot fork a spare: {exc}", file=sys.stderr)
+
+    def start_run(self, run_id: int, code: str) -> None:
+        if self.ready_problem is not None:
+            self.send({"event": "failed", "id": run_id, "message": self.ready_problem})
+            return
+        try:
+            child = self._take_spare()
+        except (OSError, RuntimeError) as exc:
+            self.send({"event": "failed", "id": run_id, "message": f"cannot fork: {exc}"})
+            return
+        child.run_id = run_id
+        child.deadline = time.monotonic() + self.config.wall_time_s
+        try:
+            os.write(child.code_w, code.encode("utf-8", errors="replace"))
+        except OSError:
+            pass  # the child died before reading; its exit is reported as usual
+        os.close(child.code_w)
+        child.code_w = -1
+        self.send({"event": "started", "id": run_id, "pid": child.pid}, child.pipes)
+        for fd in child.pipes:
+            os.close(fd)
+        child.pipes = []
+        self._refill_spare()
+
+    def kill(self, child: Child, reason: str) -> None:
+        if child.reason is None:
+            child.reason = reason
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(child.pid, signal.SIGKILL)
+
+    def reap(self) -> None:
+        while True:
+            try:
+                pid, status, usage = os.wait4(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            child = self.children.pop(pid, None)
+            if child is None:
+                continue
+            # Anything the run left in its process group dies with it.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
+            shutil.rmtree(child.scratch, ignore_errors=True)
+            for fd in [*child.pipes, child.code_w]:
+                if fd >= 0:
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
+            if self.spare is child:
+                self.spare = None
+                if child.reason == "shutdown":
+                    continue
+                print(f"gradlab zygote: the spare child {pid} died (status {status})",
+                      file=sys.stderr)
+                continue
+            if child.run_id is not None:
+                self.send({
+                    "event": "exited", "id": child.run_id, "pid": pid, "status": status,
+                    "reason": child.reason, "cpu_s": usage.ru_utime + usage.ru_stime,
+                    "maxrss_kb": usage.ru_maxrss,
+                })
+
+    def police(self) -> None:
+        """Wall clock and scratch space of every running child."""
+        now = time.monotonic()
+        for child in list(self.children.values()):
+            if child.run_id is None or child.reason is not None:
+                continue
+            if now >= child.deadline:
+                self.kill(child, "timeout")
+            elif _tree_size(child.scratch) > self.config.scratch_bytes:
+                self.kill(child, "scratch")
+
+    def handle(self, message: dict[str, Any]) -> None:
+        op = message.get("op")
+        if op == "run":
+            self.start_run(int(message["id"]), str(message["code"]))
+        elif op == "kill":
+            for child in self.children.values():
+                if child.run_id == message.get("id"):
+                    self.kill(child, str(message.get("reason") or "killed"))
+
+    # --- main loop --------------------------------------------------------------------------
+    def serve(self) -> None:
+        wake_r, wake_w = os.pipe()
+        os.set_blocking(wake_w, False)
+        os.set_blocking(wake_r, False)
+        signal.set_wakeup_fd(wake_w)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        self.selector.register(self.control, selectors.EVENT_READ, "control")
+        self.selector.register(wake_r, selectors.EVENT_READ, "signal")
+        self._refill_spare()
+        while True:
+            running = any(c.run_id is not None for c in self.children.values())
+            for key, _ in self.selector.select(SCRATCH_POLL_S if running else None):
+                if key.data == "signal":
+                    with contextlib.suppress(BlockingIOError):
+                        os.read(wake_r, 4096)
+                    self.reap()
+                    continue
+                data = self.control.recv(MAX_MESSAGE)
+                if not data:
+                    return  # the server is gone
+                self.handle(json.loads(data))
+            self.police()
+
+    def shutdown(self) -> None:
+        for child in list(self.children.values()):
+            self.kill(child, "shutdown")
+        deadline = time.monotonic() + 2
+        while self.children and time.monotonic() < deadline:
+            self.reap()
+            time.sleep(0.01)
+
+
+def _tree_size(path: Path) -> int:
+    total = 0
+    try:
+        with os.scandir(path) as entries:
+            for entry in entries:
+                with contextlib.suppress(OSError):
+                    total += entry.stat(follow_symlinks=False).st_blocks * 512
+    except OSError:
+        pass
+    return total
+
+
+def _warm_up_child() -> None:
+    """Pay the first-op costs (copy-on-write faults, autograd engine start) before the code
+    arrives. Safe here: this process never forks."""
+    import torch
+
+    warm = torch.ones(2, requires_grad=True)
+    (warm * warm).sum().backward()
+    del warm
+
+
+def _check_doors_shut(report: dict[str, str]) -> None:
+    """Inside the probe, after confinement: a layer reported on must really hold."""
+    if report.get("seccomp", "").startswith("on"):
+        try:
+            socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
+            report["seccomp"] = "off: socket() still works after the filter was loaded"
+        except OSError:
+            pass
+    if report.get("landlock", "").startswith("on"):
+        try:
+            os.stat("/proc/1/status")
+            with open("/proc/1/status", "rb"):
+                report["landlock"] = "off: /proc/1/status is still readable"
+        except OSError:
+            pass
+
+
+def main() -> None:
+    control_fd = int(sys.argv[1])
+    config = ZygoteConfig(**json.loads(sys.argv[2]))
+    from app.sandbox.isolation import _prctl
+
+    _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: the zygote dies with the server
+    if os.getppid() == 1:
+        return
+    import importlib
+
+    import pyseccomp  # noqa: F401 - loaded now, while its files are readable
+
+    from app.sandbox import execute, inspection  # noqa: F401
+
+    for name in PRELOADED_MODULES:
+        importlib.import_module(name)
+    _warm_up_torch()
+    control = socket.socket(fileno=control_fd)
+    zygote = Zygote(control, config)
+    layers = zygote.probe()
+    failed = [f"{layer}: {state}" for layer, state in layers.items()
+              if not state.startswith("on") and layer not in config.relaxed]
+    zygote.ready_problem = "; ".join(failed) or None
+    zygote.send({"event": "ready", "ok": not failed, "problem": zygote.ready_problem,
+                 "layers": layers, "pid": os.getpid(), "threads": _thread_count()})
+    try:
+        zygote.serve()
+    finally:
+        zygote.shutdown()
+
+
+if __name__ == "__main__":
+    main()

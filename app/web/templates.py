@@ -1,0 +1,43 @@
+"""Jinja2 environment, filters and the friendly error pages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.templating import Jinja2Templates
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app import rendering
+from app.config import PROJECT_ROOT
+
+templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
+templates.env.filters["markdown"] = rendering.markdown
+templates.env.filters["markdown_inline"] = rendering.markdown_inline
+templates.env.filters["python"] = rendering.python_code
+templates.env.globals["pygments_css"] = rendering.pygments_css()
+
+
+def render(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+    return templates.TemplateResponse(request, name, context, status_code=status_code)
+
+
+def _wants_html(request: Request) -> bool:
+    return not request.url.path.startswith(("/api/", "/healthz", "/static/"))
+
+
+def install_error_pages(app: FastAPI) -> None:
+    """HTML pages get a friendly page; the API keeps FastAPI's JSON errors."""
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if not _wants_html(request):
+            return JSONResponse(
+                {"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers
+            )
+        title = "Page not found" if exc.status_code == 404 else "Something went wrong"
+        return render(
+            request, "error.html", status_code=exc.status_code,
+            title=title, status=exc.status_code, detail=exc.detail,
+        )

@@ -1,0 +1,167 @@
+// The .grad inspector: one table row per tensor of a POST /api/run answer.
+//
+//   renderInspector(container, tensors)  fills `container` with the table
+//   formatTensorValue(value, {dtype})    torch-like compact text for a value
+
+const INTEGER_DTYPE = /int|long|short|uint|byte/i;
+const BOOL_DTYPE = /bool/i;
+
+function flatten(value, out = []) {
+  if (Array.isArray(value)) {
+    for (const item of value) flatten(item, out);
+  } else {
+    out.push(value);
+  }
+  return out;
+}
+
+// Like torch's printing: if every element is a whole number, "4."; otherwise
+// 4 decimals for all elements, or scientific notation when the magnitudes
+// make fixed notation useless.
+function floatFormatter(numbers) {
+  const finite = numbers.filter((x) => typeof x === "number" && Number.isFinite(x));
+  const magnitudes = finite.map(Math.abs).filter((x) => x > 0);
+  const max = magnitudes.length ? Math.max(...magnitudes) : 0;
+  const min = magnitudes.length ? Math.min(...magnitudes) : 0;
+  const wholeNumbers = finite.every(Number.isInteger);
+  const scientific = max > 1e8 || (min > 0 && max / min > 1000) || (!wholeNumbers && min > 0 && min < 1e-4);
+  if (scientific) return (x) => x.toExponential(4).replace(/e([+-])(\d)$/, "e$10$2");
+  if (wholeNumbers) return (x) => `${x.toFixed(0)}.`;
+  return (x) => x.toFixed(4);
+}
+
+function specialNumber(x) {
+  if (Number.isNaN(x)) return "nan";
+  if (x === Infinity) return "inf";
+  if (x === -Infinity) return "-inf";
+  return null;
+}
+
+/**
+ * Format a tensor value (a number, a nested list, or null) compactly, the way
+ * torch prints it: [4., 6.], [[1.5000, 2.0000]], 13., None. `dtype` (e.g.
+ * "torch.int64") picks integer or bool printing; without it numbers print as
+ * floats, which is what .grad always is.
+ */
+export function formatTensorValue(value, {dtype = ""} = {}) {
+  if (value === null || value === undefined) return "None";
+  const isBool = BOOL_DTYPE.test(dtype);
+  const isInt = INTEGER_DTYPE.test(dtype);
+  const formatFloat = floatFormatter(flatten(value));
+  const formatLeaf = (x) => {
+    if (typeof x === "boolean") return x ? "True" : "False";
+    if (typeof x === "string") return x; // "nan", "inf": JSON has no literal for them
+    if (typeof x !== "number") return JSON.stringify(x);
+    const special = specialNumber(x);
+    if (special) return special;
+    if (isBool) return x ? "True" : "False";
+    if (isInt) return String(Math.trunc(x));
+    return formatFloat(x);
+  };
+  const format = (v) => (Array.isArray(v) ? `[${v.map(format).join(", ")}]` : formatLeaf(v));
+  return format(value);
+}
+
+/** How many elements a (possibly previewed) value holds. */
+export function countElements(value) {
+  if (value === null || value === undefined) return 0;
+  return flatten(value).length;
+}
+
+/** Why torch holds None for this tensor's .grad, in learner's words. */
+export function whyGradIsNone(tensor) {
+  if (!tensor.requires_grad) return "requires_grad is False: autograd does not track it";
+  if (!tensor.is_leaf) return "not a leaf: call .retain_grad() before backward()";
+  return "no backward() has reached it yet";
+}
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, val] of Object.entries(attrs)) {
+    if (val !== null && val !== undefined) node.setAttribute(key, val);
+  }
+  for (const child of children) {
+    if (child !== null && child !== undefined) node.append(child);
+  }
+  return node;
+}
+
+const pythonBool = (flag) => el("code", {class: flag ? "py-true" : "py-false"}, flag ? "True" : "False");
+
+function formatShape(shape) {
+  if (!Array.isArray(shape)) return "?";
+  return shape.length === 0 ? "[] (scalar)" : `[${shape.join(", ")}]`;
+}
+
+function previewNote(tensor, value) {
+  if (!tensor.preview) return null;
+  const shown = countElements(value);
+  const total = tensor.numel ?? "?";
+  return el("span", {class: "inspector-preview"}, `first ${shown} of ${total}`);
+}
+
+function valueCell(tensor) {
+  const cell = el("td", {class: "inspector-value"},
+    el("code", {}, formatTensorValue(tensor.value, {dtype: tensor.dtype})));
+  const note = previewNote(tensor, tensor.value);
+  if (note) cell.append(" ", note);
+  return cell;
+}
+
+function gradCell(tensor) {
+  if (tensor.grad === null || tensor.grad === undefined) {
+    return el("td", {class: "inspector-grad inspector-grad--none"},
+      el("code", {class: "grad-none"}, "None"), " ",
+      el("span", {class: "grad-none-why"}, whyGradIsNone(tensor)));
+  }
+  const cell = el("td", {class: "inspector-grad"},
+    el("code", {}, formatTensorValue(tensor.grad, {dtype: tensor.dtype})));
+  const note = previewNote(tensor, tensor.grad);
+  if (note) cell.append(" ", note);
+  return cell;
+}
+
+const COLUMNS = ["name", "shape", "dtype", "requires_grad", "is_leaf", "grad_fn", "value", ".grad"];
+
+/**
+ * Fill `container` with the .grad inspector for `tensors` (the `tensors`
+ * array of a POST /api/run answer). The table scrolls sideways inside its
+ * own focusable wrapper, so a narrow screen never scrolls the page.
+ */
+export function renderInspector(container, tensors) {
+  container.replaceChildren();
+  if (!Array.isArray(tensors) || tensors.length === 0) {
+    container.append(el("p", {class: "inspector-empty"},
+      "No tensors to inspect: the snippet bound no tensor to a top-level name."));
+    return;
+  }
+
+  const captionId = `inspector-caption-${++renderInspector.count}`;
+  const table = el("table", {class: "inspector-table"},
+    el("caption", {id: captionId}, ".grad inspector"));
+  const headRow = el("tr");
+  for (const column of COLUMNS) headRow.append(el("th", {scope: "col"}, column));
+  table.append(el("thead", {}, headRow));
+
+  const body = el("tbody");
+  for (const tensor of tensors) {
+    const row = el("tr", {class: tensor.is_leaf && tensor.requires_grad ? "inspector-row--leaf" : null});
+    row.append(
+      el("th", {scope: "row"}, el("code", {}, String(tensor.name))),
+      el("td", {}, el("code", {}, formatShape(tensor.shape))),
+      el("td", {}, el("code", {}, String(tensor.dtype ?? "?"))),
+      el("td", {}, pythonBool(tensor.requires_grad)),
+      el("td", {}, pythonBool(tensor.is_leaf)),
+      el("td", {}, el("code", {}, tensor.grad_fn ?? "None")),
+      valueCell(tensor),
+      gradCell(tensor),
+    );
+    body.append(row);
+  }
+  table.append(body);
+
+  // A scrollable region must be reachable by keyboard to be scrollable by it.
+  container.append(el("div", {class: "inspector-scroll", role: "region", tabindex: "0",
+    "aria-labelledby": captionId}, table));
+}
+renderInspector.count = 0;
