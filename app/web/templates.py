@@ -16,7 +16,6 @@ templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
 templates.env.filters["markdown"] = rendering.markdown
 templates.env.filters["markdown_inline"] = rendering.markdown_inline
 templates.env.filters["python"] = rendering.python_code
-templates.env.globals["pygments_css"] = rendering.pygments_css()
 
 
 def render(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:

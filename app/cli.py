@@ -1,0 +1,56 @@
+"""The `gradlab` command: `gradlab serve` and `gradlab check`."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from pydantic import ValidationError
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from app.config import Settings
+    from app.lessons.loader import LessonError
+    from app.main import create_app
+
+    try:
+        application = create_app(Settings())
+    except (LessonError, ValidationError) as exc:
+        print(f"gradlab: cannot start:\n{exc}", file=sys.stderr)
+        return 2
+    uvicorn.run(application, host=args.host, port=args.port, log_level=args.log_level)
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from app.lessons.check import run_check
+
+    return run_check(lessons_dir=args.lessons_dir, only=args.lesson, verbose=args.verbose)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="gradlab", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="start the web server")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--log-level", default="info")
+    serve.set_defaults(func=_serve)
+    check = commands.add_parser(
+        "check", help="verify every lesson: schema, outputs, grads, pitfalls, myths, links"
+    )
+    check.add_argument("--lessons-dir", default=None, help="default: GRADLAB_LESSONS_DIR")
+    check.add_argument("--lesson", action="append", help="check only this slug (repeatable)")
+    check.add_argument("-v", "--verbose", action="store_true")
+    check.set_defaults(func=_check)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    result: int = args.func(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,178 @@
+"""`gradlab check`: prove that every lesson tells the truth, by running it.
+
+For every lesson: the schema validates and links resolve (the loader); every snippet runs in the
+real sandbox and prints exactly its declared output, raises exactly its declared error, and leaves
+its declared `.grad` values; every value prediction's answer is what the run computed; every
+pitfall's wrong code really goes wrong and its correct code really behaves differently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.config import Settings
+from app.lessons.loader import LessonError, load_catalog
+from app.lessons.numeric import compare
+from app.lessons.schema import Lesson, Snippet
+from app.sandbox.result import RunResult
+from app.sandbox.service import Sandbox, SandboxUnavailable
+
+
+@dataclass(frozen=True)
+class Failure:
+    lesson: str
+    where: str
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{self.lesson}: {self.where}: {self.problem}"
+
+
+def _output_diff(expected: str, actual: str) -> str:
+    diff = difflib.unified_diff(
+        expected.splitlines(keepends=True), actual.splitlines(keepends=True),
+        "claimed", "actual", n=1,
+    )
+    return "".join(diff).rstrip("\n") or f"claimed {expected!r}, actual {actual!r}"
+
+
+def snippet_problems(snippet: Snippet, result: RunResult) -> list[str]:
+    """How `result` (a real run) contradicts what `snippet` claims; empty when it does not."""
+    problems = []
+    if result.status in ("timeout", "memory", "killed"):
+        message = result.error.message if result.error else ""
+        return [f"the run ended with status {result.status!r}: {message}"]
+    expected_error = snippet.error
+    if expected_error is None and result.error is not None:
+        problems.append(
+            f"raised {result.error.type}: {result.error.message} (line {result.error.line}) "
+            "but the lesson claims it runs cleanly"
+        )
+    elif expected_error is not None:
+        if result.error is None:
+            problems.append(f"claimed to raise {expected_error.type} but ran without error")
+        elif result.error.type != expected_error.type.rsplit(".", 1)[-1]:
+            problems.append(
+                f"claimed to raise {expected_error.type} but raised {result.error.type}: "
+                f"{result.error.message}"
+            )
+        elif expected_error.message_contains not in result.error.message:
+            problems.append(
+                f"the {result.error.type} message does not contain "
+                f"{expected_error.message_contains!r}; it is {result.error.message!r}"
+            )
+    if result.stdout != snippet.output:
+        problems.append("stdout differs from the claimed output:\n" + _output_diff(
+            snippet.output, result.stdout))
+    tensors = {tensor.name: tensor for tensor in result.tensors}
+    for name, claimed in snippet.grads.items():
+        tensor = tensors.get(name)
+        if tensor is None:
+            problems.append(f"grads: no tensor named {name!r} after the run")
+            continue
+        comparison = compare(claimed, tensor.grad)
+        if not comparison.matches:
+            problems.append(
+                f"grads: {name}.grad is claimed {claimed!r} but torch holds {tensor.grad!r} "
+                f"({comparison.problem})"
+            )
+    return problems
+
+
+def _outcome(result: RunResult) -> tuple[str, str, str]:
+    error = f"{result.error.type}: {result.error.message}" if result.error else ""
+    return result.status, result.stdout, error
+
+
+async def check_lesson(lesson: Lesson, sandbox: Sandbox) -> list[Failure]:
+    labelled = lesson.snippets()
+    results = await asyncio.gather(*(sandbox.run(snippet.code) for _, snippet in labelled))
+    by_snippet = {id(snippet): result for (_, snippet), result in zip(labelled, results, strict=True)}
+    failures = [
+        Failure(lesson.slug, label, problem)
+        for (label, snippet), result in zip(labelled, results, strict=True)
+        for problem in snippet_problems(snippet, result)
+    ]
+    for number, step in enumerate(lesson.steps, start=1):
+        guess = step.value_prediction
+        if guess is None or step.snippet is None:
+            continue
+        tensors = {t.name: t for t in by_snippet[id(step.snippet)].tensors}
+        where = f"step {number} ({step.title}) value prediction"
+        if guess.tensor not in tensors:
+            failures.append(Failure(lesson.slug, where, f"no tensor named {guess.tensor!r}"))
+            continue
+        actual = tensors[guess.tensor].grad
+        comparison = compare(guess.expected, actual)
+        if not comparison.matches:
+            failures.append(Failure(
+                lesson.slug, where,
+                f"the answer {guess.expected!r} is wrong: {guess.tensor}.grad is {actual!r} "
+                f"({comparison.problem})",
+            ))
+    for number, pitfall in enumerate(lesson.pitfalls, start=1):
+        wrong, correct = by_snippet[id(pitfall.wrong)], by_snippet[id(pitfall.correct)]
+        if _outcome(wrong) == _outcome(correct):
+            failures.append(Failure(
+                lesson.slug, f"pitfall {number} ({pitfall.title})",
+                "the wrong code and the correct code behave the same, so the pitfall shows "
+                "nothing",
+            ))
+    return failures
+
+
+def _installed_torch() -> str:
+    import importlib.metadata
+
+    return importlib.metadata.version("torch").split("+", 1)[0]
+
+
+async def check_lessons(lessons: list[Lesson], settings: Settings) -> list[Failure]:
+    sandbox = Sandbox(settings)
+    await sandbox.start()
+    try:
+        outcomes = await asyncio.gather(*(check_lesson(lesson, sandbox) for lesson in lessons))
+    finally:
+        await sandbox.stop()
+    return [failure for failures in outcomes for failure in failures]
+
+
+def run_check(lessons_dir: str | None = None, only: list[str] | None = None,
+              verbose: bool = False) -> int:
+    overrides = {"lessons_dir": Path(lessons_dir)} if lessons_dir else {}
+    settings = Settings(**overrides)  # type: ignore[arg-type]
+    try:
+        catalog = load_catalog(settings.lessons_dir)
+    except LessonError as exc:
+        print(f"FAIL schema or links:\n{exc}", file=sys.stderr)
+        return 1
+    lessons = [lesson for lesson in catalog.lessons if not only or lesson.slug in only]
+    if only and len(lessons) != len(set(only)):
+        missing = sorted(set(only) - {lesson.slug for lesson in lessons})
+        print(f"FAIL: no such lesson(s): {', '.join(missing)}", file=sys.stderr)
+        return 1
+    installed = _installed_torch()
+    for lesson in lessons:
+        if lesson.torch_version != installed:
+            print(f"note: {lesson.slug} was verified against torch {lesson.torch_version}; "
+                  f"torch {installed} is installed: checking against {installed}")
+    try:
+        failures = asyncio.run(check_lessons(lessons, settings))
+    except SandboxUnavailable as exc:
+        print(f"FAIL: the sandbox cannot run snippets: {exc}", file=sys.stderr)
+        return 1
+    snippets = sum(len(lesson.snippets()) for lesson in lessons)
+    for failure in failures:
+        print(f"FAIL {failure}", file=sys.stderr)
+    if verbose or not failures:
+        for lesson in lessons:
+            bad = sum(1 for failure in failures if failure.lesson == lesson.slug)
+            print(f"{'ok  ' if not bad else 'FAIL'} {lesson.slug}: "
+                  f"{len(lesson.snippets())} snippets, {bad} problems")
+    print(f"{len(lessons)} lessons, {snippets} snippets checked: "
+          f"{'all true' if not failures else f'{len(failures)} problems'}")
+    return 1 if failures else 0
