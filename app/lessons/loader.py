@@ -58,6 +58,11 @@ _LessonYamlLoader.add_constructor(
 )
 
 
+def parse_yaml(text: str) -> Any:
+    """Parse lesson YAML: only true/false are booleans, duplicate keys are errors."""
+    return yaml.load(text, Loader=_LessonYamlLoader)  # noqa: S506 - a SafeLoader subclass
+
+
 def _describe_location(location: Iterable[int | str], data: Any) -> str:
     """Turn pydantic's ('steps', 2, 'prediction', 'answer') into 'steps[3] "Title" > ...'."""
     parts: list[str] = []
@@ -105,7 +110,7 @@ def load_lesson(path: Path) -> Lesson:
     except UnicodeDecodeError as exc:
         raise LessonError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
     try:
-        data = yaml.load(text, Loader=_LessonYamlLoader)  # noqa: S506 - a SafeLoader subclass
+        data = parse_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

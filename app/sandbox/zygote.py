@@ -19,6 +19,7 @@ clock and the scratch-space cap; the server reads the pipes and caps the output.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import selectors
@@ -42,7 +43,9 @@ PRELOADED_MODULES = (
     "torch.autograd.functional", "torch.nn.utils", "torch.utils.checkpoint", "math", "random",
     "itertools", "functools", "collections", "dataclasses", "typing", "statistics",
     "fractions", "decimal", "json", "re", "string", "textwrap", "copy", "operator", "enum",
-    "warnings", "traceback", "time", "numbers", "pprint",
+    "warnings", "traceback", "time", "numbers", "pprint", "threading", "io", "pickle",
+    "torch.utils.serialization", "torch.autograd.forward_ad", "torch.autograd.gradcheck",
+    "torch.nn.utils.clip_grad", "torch.optim.lr_scheduler", "torch.func",
 )
 
 
@@ -82,6 +85,10 @@ def _warm_up_torch() -> None:
     str(torch.tensor(3.0))
     torch.nn.Linear(2, 1)
     torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+    buffer = io.BytesIO()
+    torch.save(torch.ones(2), buffer)
+    buffer.seek(0)
+    torch.load(buffer)
 
 
 def _thread_count() -> int:
@@ -263,6 +270,9 @@ class Zygote:
             # Anything the run left in its process group dies with it.
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, signal.SIGKILL)
+            # A run can fill its scratch space between two polls and finish: judge it at the end.
+            if child.reason is None and _tree_size(child.scratch) > self.config.scratch_bytes:
+                child.reason = "scratch"
             shutil.rmtree(child.scratch, ignore_errors=True)
             for fd in [*child.pipes, child.code_w]:
                 if fd >= 0:

@@ -1,0 +1,79 @@
+"""Shared fixtures: an in-process client on the test lessons, and one real sandbox per session."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.config import Settings
+from app.main import create_app
+from app.sandbox.result import RunResult
+from app.sandbox.service import Sandbox
+
+FIXTURE_LESSONS = Path(__file__).parent / "fixtures" / "lessons"
+
+
+def make_settings(**overrides: Any) -> Settings:
+    values: dict[str, Any] = {"lessons_dir": FIXTURE_LESSONS, "sandbox_enabled": False}
+    values.update(overrides)
+    return Settings(**values)
+
+
+@pytest.fixture
+def client() -> Iterator[TestClient]:
+    """Pages and lesson API, without a sandbox."""
+    with TestClient(create_app(make_settings())) as test_client:
+        yield test_client
+
+
+@pytest.fixture(scope="session")
+def sandbox_client() -> Iterator[TestClient]:
+    """The whole app with a real sandbox behind it."""
+    with TestClient(create_app(make_settings(sandbox_enabled=True))) as test_client:
+        yield test_client
+
+
+class SandboxHarness:
+    """A real Sandbox on its own event loop thread, driven synchronously by tests."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.sandbox = Sandbox(settings)
+        self.call(self.sandbox.start())
+
+    def call(self, coroutine: Any, timeout: float = 120) -> Any:
+        future: Future[Any] = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+        return future.result(timeout)
+
+    def run(self, code: str) -> RunResult:
+        result: RunResult = self.call(self.sandbox.run(code))
+        return result
+
+    def run_many(self, codes: list[str]) -> list[RunResult]:
+        async def gather() -> list[RunResult]:
+            return list(await asyncio.gather(*(self.sandbox.run(code) for code in codes)))
+
+        results: list[RunResult] = self.call(gather())
+        return results
+
+    def close(self) -> None:
+        self.call(self.sandbox.stop())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+
+
+@pytest.fixture(scope="session")
+def sandbox() -> Iterator[SandboxHarness]:
+    harness = SandboxHarness(make_settings(sandbox_enabled=True, wall_time_s=2, cpu_time_s=2,
+                                           memory_mib=512))
+    yield harness
+    harness.close()

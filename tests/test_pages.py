@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from app.config import PROJECT_ROOT
+from app.rendering import pygments_css
+
+
+def test_catalog_lists_every_lesson_in_path_order(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200
+    html = page.text
+    assert html.index("First steps with .grad") < html.index("Second steps")
+    assert "A tiny lesson used by the tests." in html
+    assert "2 min" in html and "beginner" in html
+
+
+def test_lesson_page_shows_every_section(client: TestClient) -> None:
+    page = client.get("/lessons/first-steps")
+    assert page.status_code == 200
+    html = page.text
+    for anchor in ("overview", "mental-model", "build-up", "myths", "pitfalls", "takeaways"):
+        assert f'id="{anchor}"' in html
+    assert 'class="highlight code"' in html  # syntax-highlighted code
+    assert "tensor([4., 6.])" in html  # the verified output
+    assert 'rel="next"' in html and "Second steps" in html
+    assert 'aria-label="On this page"' in html
+
+
+def test_lesson_text_is_escaped_not_trusted(client: TestClient) -> None:
+    html = client.get("/lessons/first-steps").text
+    assert "<script>" not in html.split("</head>")[1].split("<footer")[0]
+
+
+def test_unknown_lesson_gets_a_friendly_404_page(client: TestClient) -> None:
+    page = client.get("/lessons/no-such-lesson")
+    assert page.status_code == 404
+    assert "text/html" in page.headers["content-type"]
+    assert "Page not found" in page.text
+    assert "no-such-lesson" in page.text
+    assert client.get("/nowhere").status_code == 404
+
+
+def test_api_lists_lessons(client: TestClient) -> None:
+    lessons = client.get("/api/lessons").json()
+    assert lessons == [
+        {"slug": "first-steps", "title": "First steps with .grad",
+         "summary": "A tiny lesson used by the tests.", "level": "beginner", "minutes": 2},
+        {"slug": "second-steps", "title": "Second steps",
+         "summary": "Another tiny lesson used by the tests.", "level": "intermediate",
+         "minutes": 3},
+    ]
+
+
+def test_api_lesson_hides_quiz_answers(client: TestClient) -> None:
+    lesson = client.get("/api/lessons/first-steps").json()
+    step = lesson["steps"][0]
+    assert step["prediction"]["question"] == "What does `x.grad` print?"
+    assert "answer" not in step["prediction"] and "explanation" not in step["prediction"]
+    assert "expected" not in step["value_prediction"]
+    assert step["snippet"] == {"code": step["snippet"]["code"]}  # output revealed by answering
+    myth = lesson["myths"][0]
+    assert set(myth) == {"question", "belief"}
+    assert lesson["pitfalls"][0]["wrong"]["code"]
+
+
+def test_api_unknown_lesson_is_json_404(client: TestClient) -> None:
+    answer = client.get("/api/lessons/nope")
+    assert answer.status_code == 404
+    assert answer.json() == {"detail": "No lesson called 'nope'"}
+
+
+def test_healthz_reports_lessons_and_sandbox(client: TestClient) -> None:
+    health = client.get("/healthz").json()
+    assert health["status"] == "ok"
+    assert health["lessons"] == 2
+    assert health["sandbox"]["ready"] is False  # disabled in this client
+
+
+def test_openapi_documents_the_run_endpoint(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    run = spec["paths"]["/api/run"]["post"]
+    assert {"200", "413", "422", "503"} <= set(run["responses"])
+
+
+def test_static_assets_are_served(client: TestClient) -> None:
+    assert client.get("/static/css/site.css").status_code == 200
+
+
+def test_pygments_stylesheet_is_up_to_date() -> None:
+    assert (PROJECT_ROOT / "static/css/pygments.css").read_text() == pygments_css()
