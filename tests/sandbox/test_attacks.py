@@ -276,12 +276,6 @@ def test_no_file_descriptors_are_inherited(sandbox: SandboxHarness) -> None:
 
 
 # --- crashes ------------------------------------------------------------------------------
-@pytest.mark.parametrize(("code", "status"), [
-    ("import ctypes\nctypes.string_at(0)\n", "killed"),
-    ("import os\nos.abort()\n", "killed"),
-    ("def f():\n    return f()\nf()\n", "error"),
-    ("import os\nos._exit(3)\n", "killed"),
-])
 def test_runaway_recursion_is_stopped_and_the_next_run_is_clean(sandbox: SandboxHarness) -> None:
     result = run(sandbox, "import sys\nsys.setrecursionlimit(10**7)\n"
                           "def f(n):\n    return f(n + 1)\nf(0)\n")
@@ -289,6 +283,12 @@ def test_runaway_recursion_is_stopped_and_the_next_run_is_clean(sandbox: Sandbox
     assert sandbox.run("print('clean')").stdout == "clean\n"
 
 
+@pytest.mark.parametrize(("code", "status"), [
+    ("import ctypes\nctypes.string_at(0)\n", "killed"),
+    ("import os\nos.abort()\n", "killed"),
+    ("def f():\n    return f()\nf()\n", "error"),
+    ("import os\nos._exit(3)\n", "killed"),
+])
 def test_a_crash_is_reported_and_the_next_run_is_clean(sandbox: SandboxHarness, code: str,
                                                       status: str) -> None:
     result = run(sandbox, code)
