@@ -58,14 +58,15 @@ class Settings(BaseSettings):
         default=1 * MiB, description="Largest file a snippet may write."
     )
     scratch_bytes: Annotated[int, Field(ge=0, le=1024 * MiB)] = Field(
-        default=8 * MiB, description="Total size of the files a snippet may leave in its scratch dir."
+        default=8 * MiB,
+        description="Total size of the files a snippet may leave in its scratch dir.",
     )
     open_files: Annotated[int, Field(ge=16, le=4096)] = Field(
         default=64, description="Open file descriptors per run."
     )
     scratch_root: Path | None = Field(
         default=None,
-        description="Where per-run scratch dirs are made (default: a private dir under the temp dir).",
+        description="Where per-run scratch dirs are made (default: the system temp dir).",
     )
     sandbox_user: str = Field(
         default="nobody", description="When the server runs as root, snippets run as this user."
@@ -104,9 +105,6 @@ def settings_help() -> list[tuple[str, str, str]]:
     """(variable, default, description) for every setting, for the README and `--help`."""
     rows = []
     for name, field in Settings.model_fields.items():
-        if field.default_factory is not None:
-            default = "(computed)"
-        else:
-            default = str(field.default)
+        default = "(computed)" if field.default_factory is not None else str(field.default)
         rows.append((f"GRADLAB_{name.upper()}", default, field.description or ""))
     return rows

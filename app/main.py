@@ -14,6 +14,7 @@ from app.lessons.loader import load_catalog
 from app.routes import api, pages
 from app.sandbox.service import Sandbox
 from app.web import templates
+from app.web.body_limit import BodyLimitMiddleware
 
 log = logging.getLogger("gradlab")
 
@@ -44,6 +45,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.catalog = catalog
     app.state.sandbox = sandbox
+    # JSON may escape every character of a snippet as \uXXXX: leave room for that, no more.
+    app.add_middleware(BodyLimitMiddleware, max_bytes=6 * settings.code_bytes + 64 * 1024)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     app.include_router(api.router)
     app.include_router(pages.router)

@@ -37,6 +37,6 @@ def python_code(code: str) -> Markup:
 
 def pygments_css() -> str:
     """Token colours for light and dark themes."""
-    light = HtmlFormatter(style="friendly").get_style_defs(".highlight")
-    dark = HtmlFormatter(style="monokai").get_style_defs(".highlight")
+    light: str = HtmlFormatter(style="friendly").get_style_defs(".highlight")  # type: ignore[no-untyped-call]
+    dark: str = HtmlFormatter(style="monokai").get_style_defs(".highlight")  # type: ignore[no-untyped-call]
     return f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"

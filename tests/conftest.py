@@ -73,7 +73,8 @@ class SandboxHarness:
 
 @pytest.fixture(scope="session")
 def sandbox() -> Iterator[SandboxHarness]:
-    harness = SandboxHarness(make_settings(sandbox_enabled=True, wall_time_s=2, cpu_time_s=2,
-                                           memory_mib=512))
+    harness = SandboxHarness(
+        make_settings(sandbox_enabled=True, wall_time_s=2, cpu_time_s=2, memory_mib=512)
+    )
     yield harness
     harness.close()

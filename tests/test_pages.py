@@ -44,11 +44,20 @@ def test_unknown_lesson_gets_a_friendly_404_page(client: TestClient) -> None:
 def test_api_lists_lessons(client: TestClient) -> None:
     lessons = client.get("/api/lessons").json()
     assert lessons == [
-        {"slug": "first-steps", "title": "First steps with .grad",
-         "summary": "A tiny lesson used by the tests.", "level": "beginner", "minutes": 2},
-        {"slug": "second-steps", "title": "Second steps",
-         "summary": "Another tiny lesson used by the tests.", "level": "intermediate",
-         "minutes": 3},
+        {
+            "slug": "first-steps",
+            "title": "First steps with .grad",
+            "summary": "A tiny lesson used by the tests.",
+            "level": "beginner",
+            "minutes": 2,
+        },
+        {
+            "slug": "second-steps",
+            "title": "Second steps",
+            "summary": "Another tiny lesson used by the tests.",
+            "level": "intermediate",
+            "minutes": 3,
+        },
     ]
 
 

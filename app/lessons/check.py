@@ -34,8 +34,11 @@ class Failure:
 
 def _output_diff(expected: str, actual: str) -> str:
     diff = difflib.unified_diff(
-        expected.splitlines(keepends=True), actual.splitlines(keepends=True),
-        "claimed", "actual", n=1,
+        expected.splitlines(keepends=True),
+        actual.splitlines(keepends=True),
+        "claimed",
+        "actual",
+        n=1,
     )
     return "".join(diff).rstrip("\n") or f"claimed {expected!r}, actual {actual!r}"
 
@@ -66,8 +69,10 @@ def snippet_problems(snippet: Snippet, result: RunResult) -> list[str]:
                 f"{expected_error.message_contains!r}; it is {result.error.message!r}"
             )
     if result.stdout != snippet.output:
-        problems.append("stdout differs from the claimed output:\n" + _output_diff(
-            snippet.output, result.stdout))
+        problems.append(
+            "stdout differs from the claimed output:\n"
+            + _output_diff(snippet.output, result.stdout)
+        )
     tensors = {tensor.name: tensor for tensor in result.tensors}
     for name, claimed in snippet.grads.items():
         tensor = tensors.get(name)
@@ -91,7 +96,9 @@ def _outcome(result: RunResult) -> tuple[str, str, str]:
 async def check_lesson(lesson: Lesson, sandbox: Sandbox) -> list[Failure]:
     labelled = lesson.snippets()
     results = await asyncio.gather(*(sandbox.run(snippet.code) for _, snippet in labelled))
-    by_snippet = {id(snippet): result for (_, snippet), result in zip(labelled, results, strict=True)}
+    by_snippet = {
+        id(snippet): result for (_, snippet), result in zip(labelled, results, strict=True)
+    }
     failures = [
         Failure(lesson.slug, label, problem)
         for (label, snippet), result in zip(labelled, results, strict=True)
@@ -109,19 +116,25 @@ async def check_lesson(lesson: Lesson, sandbox: Sandbox) -> list[Failure]:
         actual = tensors[guess.tensor].grad
         comparison = compare(guess.expected, actual)
         if not comparison.matches:
-            failures.append(Failure(
-                lesson.slug, where,
-                f"the answer {guess.expected!r} is wrong: {guess.tensor}.grad is {actual!r} "
-                f"({comparison.problem})",
-            ))
+            failures.append(
+                Failure(
+                    lesson.slug,
+                    where,
+                    f"the answer {guess.expected!r} is wrong: {guess.tensor}.grad is {actual!r} "
+                    f"({comparison.problem})",
+                )
+            )
     for number, pitfall in enumerate(lesson.pitfalls, start=1):
         wrong, correct = by_snippet[id(pitfall.wrong)], by_snippet[id(pitfall.correct)]
         if _outcome(wrong) == _outcome(correct):
-            failures.append(Failure(
-                lesson.slug, f"pitfall {number} ({pitfall.title})",
-                "the wrong code and the correct code behave the same, so the pitfall shows "
-                "nothing",
-            ))
+            failures.append(
+                Failure(
+                    lesson.slug,
+                    f"pitfall {number} ({pitfall.title})",
+                    "the wrong code and the correct code behave the same, so the pitfall shows "
+                    "nothing",
+                )
+            )
     return failures
 
 
@@ -141,8 +154,9 @@ async def check_lessons(lessons: list[Lesson], settings: Settings) -> list[Failu
     return [failure for failures in outcomes for failure in failures]
 
 
-def run_check(lessons_dir: str | None = None, only: list[str] | None = None,
-              verbose: bool = False) -> int:
+def run_check(
+    lessons_dir: str | None = None, only: list[str] | None = None, verbose: bool = False
+) -> int:
     overrides = {"lessons_dir": Path(lessons_dir)} if lessons_dir else {}
     settings = Settings(**overrides)  # type: ignore[arg-type]
     try:
@@ -158,8 +172,10 @@ def run_check(lessons_dir: str | None = None, only: list[str] | None = None,
     installed = _installed_torch()
     for lesson in lessons:
         if lesson.torch_version != installed:
-            print(f"note: {lesson.slug} was verified against torch {lesson.torch_version}; "
-                  f"torch {installed} is installed: checking against {installed}")
+            print(
+                f"note: {lesson.slug} was verified against torch {lesson.torch_version}; "
+                f"torch {installed} is installed: checking against {installed}"
+            )
     try:
         failures = asyncio.run(check_lessons(lessons, settings))
     except SandboxUnavailable as exc:
@@ -171,8 +187,12 @@ def run_check(lessons_dir: str | None = None, only: list[str] | None = None,
     if verbose or not failures:
         for lesson in lessons:
             bad = sum(1 for failure in failures if failure.lesson == lesson.slug)
-            print(f"{'ok  ' if not bad else 'FAIL'} {lesson.slug}: "
-                  f"{len(lesson.snippets())} snippets, {bad} problems")
-    print(f"{len(lessons)} lessons, {snippets} snippets checked: "
-          f"{'all true' if not failures else f'{len(failures)} problems'}")
+            print(
+                f"{'ok  ' if not bad else 'FAIL'} {lesson.slug}: "
+                f"{len(lesson.snippets())} snippets, {bad} problems"
+            )
+    print(
+        f"{len(lessons)} lessons, {snippets} snippets checked: "
+        f"{'all true' if not failures else f'{len(failures)} problems'}"
+    )
     return 1 if failures else 0

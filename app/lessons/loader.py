@@ -44,7 +44,7 @@ def _construct_mapping_without_duplicates(
 ) -> dict[Any, Any]:
     seen: set[Any] = set()
     for key_node, _ in node.value:
-        key = loader.construct_object(key_node)  # type: ignore[no-untyped-call]
+        key = loader.construct_object(key_node)
         if key in seen:
             raise yaml.constructor.ConstructorError(
                 None, None, f"duplicate key {key!r}", key_node.start_mark
@@ -117,7 +117,9 @@ def load_lesson(path: Path) -> Lesson:
         problem = getattr(exc, "problem", None) or str(exc)
         raise LessonError(f"{path}: not valid YAML{where}: {problem}") from exc
     if not isinstance(data, dict):
-        raise LessonError(f"{path}: a lesson file must be a mapping of fields, not {type(data).__name__}")
+        raise LessonError(
+            f"{path}: a lesson file must be a mapping of fields, not {type(data).__name__}"
+        )
     if data.get("format") not in (None, 1):
         raise LessonError(
             f"{path}: format: this gradlab reads lesson format 1, the file says {data['format']!r}"

@@ -73,9 +73,7 @@ def compare(expected: Any, actual: Any) -> Comparison:
     if expected_shape is None:
         return Comparison(False, "the value is not a rectangular list of numbers", shape_ok=False)
     # A one-element tensor may be written as a plain number.
-    if expected_shape != actual_shape and not (
-        len(flatten(expected)) == len(flatten(actual)) == 1
-    ):
+    if expected_shape != actual_shape and not (len(flatten(expected)) == len(flatten(actual)) == 1):
         return Comparison(
             False, f"shape {expected_shape} where torch has {actual_shape}", shape_ok=False
         )

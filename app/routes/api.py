@@ -23,7 +23,9 @@ def get_catalog(request: Request) -> Catalog:
 def get_sandbox(request: Request) -> Sandbox:
     sandbox: Sandbox | None = request.app.state.sandbox
     if sandbox is None:
-        raise HTTPException(503, "The sandbox is disabled on this server (GRADLAB_SANDBOX_ENABLED).")
+        raise HTTPException(
+            503, "The sandbox is disabled on this server (GRADLAB_SANDBOX_ENABLED)."
+        )
     return sandbox
 
 
@@ -49,7 +51,8 @@ class RunRequest(BaseModel):
 def healthz(request: Request, catalog: CatalogDep) -> dict[str, Any]:
     sandbox: Sandbox | None = request.app.state.sandbox
     sandbox_report = (
-        sandbox.health() if sandbox is not None
+        sandbox.health()
+        if sandbox is not None
         else {"ready": False, "workers": 0, "isolation": {}, "problem": "disabled"}
     )
     return {"status": "ok", "lessons": len(catalog), "sandbox": sandbox_report}
@@ -69,11 +72,15 @@ def get_lesson(slug: str, catalog: CatalogDep) -> dict[str, Any]:
 
 
 @router.post(
-    "/api/run", response_model=RunResult, tags=["sandbox"],
+    "/api/run",
+    response_model=RunResult,
+    tags=["sandbox"],
     responses={
         413: {"description": "The snippet is larger than the limit"},
-        503: {"description": "Every worker is busy and the queue is full (see Retry-After), "
-                             "or the sandbox refuses to run snippets"},
+        503: {
+            "description": "Every worker is busy and the queue is full (see Retry-After), "
+            "or the sandbox refuses to run snippets"
+        },
     },
 )
 async def run_snippet(body: RunRequest, sandbox: SandboxDep) -> RunResult:

@@ -30,6 +30,10 @@ def lesson_page(request: Request, slug: str) -> HTMLResponse:
     previous, following = catalog.neighbours(slug)
     titles = {other.slug: other.title for other in catalog.lessons}
     return render(
-        request, "lesson.html",
-        lesson=lesson, previous=previous, following=following, titles=titles,
+        request,
+        "lesson.html",
+        lesson=lesson,
+        previous=previous,
+        following=following,
+        titles=titles,
     )

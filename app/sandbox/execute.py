@@ -9,6 +9,7 @@ result goes as JSON to a separate file descriptor the snippet is not meant to to
 from __future__ import annotations
 
 import builtins
+import contextlib
 import json
 import linecache
 import os
@@ -67,10 +68,9 @@ def run_code(code: str) -> dict[str, Any]:
         traceback.print_exception(exc)
     elapsed_ms = (time.perf_counter() - started) * 1000
     for stream in (sys.stdout, sys.stderr):
-        try:
+        # The snippet may have closed or replaced its streams.
+        with contextlib.suppress(Exception):
             stream.flush()
-        except Exception:  # noqa: S110 - the snippet may have closed or replaced its streams
-            pass
     tensors, graph = inspect_namespace(namespace)
     return {"error": error, "tensors": tensors, "graph": graph, "exec_ms": round(elapsed_ms, 3)}
 

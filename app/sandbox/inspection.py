@@ -114,7 +114,10 @@ class _GraphBuilder:
         grad = tensor.grad
         grad_value = _values(grad)[0] if isinstance(grad, torch.Tensor) else None
         return self._add(
-            id(tensor), kind="leaf", label=name, grad=grad_value,
+            id(tensor),
+            kind="leaf",
+            label=name,
+            grad=grad_value,
             requires_grad=bool(tensor.requires_grad),
         )
 
@@ -133,7 +136,9 @@ class _GraphBuilder:
                 if next_fn is None:
                     continue
                 next_id = self._add(
-                    id(next_fn), kind=_kind(next_fn), label=type(next_fn).__name__,
+                    id(next_fn),
+                    kind=_kind(next_fn),
+                    label=type(next_fn).__name__,
                     requires_grad=True,
                 )
                 self._edge(current_id, next_id)
@@ -154,9 +159,7 @@ def autograd_graph(tensors: list[tuple[str, torch.Tensor]]) -> dict[str, Any]:
         warnings.simplefilter("ignore")
         for name, tensor in tensors:
             if tensor.grad_fn is not None:
-                tensor_id = builder._add(
-                    id(tensor), kind="tensor", label=name, requires_grad=True
-                )
+                tensor_id = builder._add(id(tensor), kind="tensor", label=name, requires_grad=True)
                 builder._edge(tensor_id, builder.function(tensor.grad_fn))
             elif tensor.requires_grad:
                 builder.leaf(tensor)
@@ -172,10 +175,10 @@ def inspect_namespace(namespace: dict[str, Any]) -> tuple[list[dict[str, Any]], 
     for name, tensor in tensors:
         try:
             described.append(describe_tensor(name, tensor))
-        except Exception:  # noqa: S112 - a hostile tensor subclass is simply not shown
+        except Exception:  # noqa: BLE001, S112 - a hostile tensor subclass is simply not shown
             continue
     try:
         graph = autograd_graph(tensors)
-    except Exception:
+    except Exception:  # noqa: BLE001 - likewise: no graph rather than no result
         graph = {"nodes": [], "edges": [], "truncated": True}
     return described, graph

@@ -49,7 +49,7 @@ class LandlockUnavailable(OSError):
 
 
 class _RulesetAttr(ctypes.Structure):
-    _fields_ = [  # noqa: RUF012 - ctypes layout
+    _fields_ = [
         ("handled_access_fs", ctypes.c_uint64),
         ("handled_access_net", ctypes.c_uint64),
         ("scoped", ctypes.c_uint64),
@@ -58,7 +58,7 @@ class _RulesetAttr(ctypes.Structure):
 
 class _PathBeneathAttr(ctypes.Structure):
     _pack_ = 1
-    _fields_ = [  # noqa: RUF012 - ctypes layout
+    _fields_ = [
         ("allowed_access", ctypes.c_uint64),
         ("parent_fd", ctypes.c_int32),
     ]
@@ -123,8 +123,13 @@ def prepare(rules: Iterable[tuple[str, int]]) -> tuple[int, int]:
                     # Directory-only rights are refused on a file.
                     rights &= WRITE_FILE | READ_FILE | EXECUTE | TRUNCATE | IOCTL_DEV
                 rule = _PathBeneathAttr(rights & handled_fs, fd)
-                _syscall(add_rule, ctypes.c_int(ruleset), ctypes.c_int(_RULE_PATH_BENEATH),
-                         ctypes.byref(rule), ctypes.c_uint32(0))
+                _syscall(
+                    add_rule,
+                    ctypes.c_int(ruleset),
+                    ctypes.c_int(_RULE_PATH_BENEATH),
+                    ctypes.byref(rule),
+                    ctypes.c_uint32(0),
+                )
             finally:
                 os.close(fd)
     except BaseException:

@@ -112,19 +112,26 @@ class Sandbox:
 
     def _config(self) -> ZygoteConfig:
         s = self.settings
-        assert self._scratch_root is not None
+        if self._scratch_root is None:
+            raise RuntimeError("start() makes the scratch root first")
         return ZygoteConfig(
-            wall_time_s=s.wall_time_s, cpu_s=s.cpu_time_s, memory_bytes=s.memory_mib << 20,
-            file_size_bytes=s.file_size_bytes, scratch_bytes=s.scratch_bytes,
-            open_files=s.open_files, scratch_root=str(self._scratch_root),
-            user=s.sandbox_user, relaxed=sorted(s.relax),
+            wall_time_s=s.wall_time_s,
+            cpu_s=s.cpu_time_s,
+            memory_bytes=s.memory_mib << 20,
+            file_size_bytes=s.file_size_bytes,
+            scratch_bytes=s.scratch_bytes,
+            open_files=s.open_files,
+            scratch_root=str(self._scratch_root),
+            user=s.sandbox_user,
+            relaxed=sorted(s.relax),
         )
 
     async def start(self) -> None:
         if self.settings.relax:
             log.warning(
                 "SANDBOX RELAXED: isolation layers %s may be off (GRADLAB_RELAX). "
-                "Never do this on a server others can reach.", ", ".join(sorted(self.settings.relax))
+                "Never do this on a server others can reach.",
+                ", ".join(sorted(self.settings.relax)),
             )
         self._scratch_root = self._make_scratch_root()
         await self._restart()
@@ -146,11 +153,22 @@ class Sandbox:
         )
         config = json.dumps(asdict(self._config()))
         try:
-            process = subprocess.Popen(
-                [sys.executable, "-I", "-c", bootstrap, str(theirs.fileno()), config,
-                 str(PROJECT_ROOT)],
-                env=zygote_environment(), pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL, cwd="/", start_new_session=True,
+            process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+                [
+                    sys.executable,
+                    "-I",
+                    "-c",
+                    bootstrap,
+                    str(theirs.fileno()),
+                    config,
+                    str(PROJECT_ROOT),
+                ],
+                env=zygote_environment(),
+                pass_fds=[theirs.fileno()],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                cwd="/",
+                start_new_session=True,
             )
         except OSError as exc:
             self._problem = f"cannot start the zygote: {exc}"
@@ -292,8 +310,11 @@ class Sandbox:
             del self._runs[run_id]
 
     async def _follow(
-        self, zygote: _Zygote, run_id: int,
-        events: asyncio.Queue[tuple[dict[str, Any], list[int]]], started_at: float,
+        self,
+        zygote: _Zygote,
+        run_id: int,
+        events: asyncio.Queue[tuple[dict[str, Any], list[int]]],
+        started_at: float,
     ) -> RunResult:
         try:
             message, fds = await asyncio.wait_for(events.get(), START_TIMEOUT_S)
@@ -302,16 +323,18 @@ class Sandbox:
         if message["event"] == "failed":
             raise SandboxUnavailable(message.get("message") or "the sandbox could not start a run")
         if message["event"] == "lost":
-            return RunResult(status="killed", error=ErrorInfo(
-                type="SandboxError", message=message["message"]))
+            return RunResult(
+                status="killed", error=ErrorInfo(type="SandboxError", message=message["message"])
+            )
         stdout_fd, stderr_fd, result_fd = fds
         output = _OutputBudget(self.settings.output_bytes)
 
         def kill(reason: str) -> None:
             if zygote.alive:
                 with contextlib.suppress(OSError):
-                    zygote.sock.send(json.dumps(
-                        {"op": "kill", "id": run_id, "reason": reason}).encode())
+                    zygote.sock.send(
+                        json.dumps({"op": "kill", "id": run_id, "reason": reason}).encode()
+                    )
 
         readers = asyncio.gather(
             _read_pipe(stdout_fd, output, "stdout", kill),
@@ -321,31 +344,44 @@ class Sandbox:
         backstop = self.settings.wall_time_s + BACKSTOP_GRACE_S
         try:
             exited, _ = await asyncio.wait_for(
-                asyncio.gather(events.get(), readers), timeout=backstop)
+                asyncio.gather(events.get(), readers), timeout=backstop
+            )
         except TimeoutError:
             log.error("sandbox: run %s outlived the zygote's wall clock; restarting it", run_id)
             kill("timeout")
             self._discard_zygote("the sandbox stalled")
             self._starting = asyncio.ensure_future(self._spawn())
             return RunResult(
-                status="timeout", stdout=output.text("stdout"), stderr=output.text("stderr"),
-                truncated=output.truncated, duration_ms=_elapsed_ms(started_at))
+                status="timeout",
+                stdout=output.text("stdout"),
+                stderr=output.text("stderr"),
+                truncated=output.truncated,
+                duration_ms=_elapsed_ms(started_at),
+            )
         exit_message, _ = exited
         raw_result = readers.result()[2]
         return self._verdict(exit_message, raw_result, output, started_at)
 
     def _verdict(
-        self, exited: dict[str, Any], raw_result: bytes | None, output: _OutputBudget,
+        self,
+        exited: dict[str, Any],
+        raw_result: bytes | None,
+        output: _OutputBudget,
         started_at: float,
     ) -> RunResult:
         stdout, stderr = output.text("stdout"), output.text("stderr")
         common: dict[str, Any] = {
-            "stdout": stdout, "stderr": stderr, "truncated": output.truncated,
+            "stdout": stdout,
+            "stderr": stderr,
+            "truncated": output.truncated,
             "duration_ms": _elapsed_ms(started_at),
         }
         if exited.get("event") == "lost":
-            return RunResult(status="killed", error=ErrorInfo(
-                type="SandboxError", message=exited["message"]), **common)
+            return RunResult(
+                status="killed",
+                error=ErrorInfo(type="SandboxError", message=exited["message"]),
+                **common,
+            )
         status_code = int(exited["status"])
         reason = exited.get("reason") or output.flood_reason
         signalled = os.WIFSIGNALED(status_code)
@@ -355,50 +391,89 @@ class Sandbox:
             common["tensors"] = report.tensors
             common["graph"] = report.graph
         s = self.settings
-        if reason == "timeout" or signal_number == signal.SIGXCPU or (
-            signal_number == signal.SIGKILL and float(exited.get("cpu_s", 0)) >= s.cpu_time_s
+        if (
+            reason == "timeout"
+            or signal_number == signal.SIGXCPU
+            or (signal_number == signal.SIGKILL and float(exited.get("cpu_s", 0)) >= s.cpu_time_s)
         ):
             limit = f"{s.wall_time_s:g} s of wall-clock time or {s.cpu_time_s} s of CPU time"
-            return RunResult(status="timeout", error=ErrorInfo(
-                type="Timeout", message=f"The snippet ran longer than {limit} and was stopped.",
-                hint="Look for a loop that never ends, or make the work smaller."), **common)
+            return RunResult(
+                status="timeout",
+                error=ErrorInfo(
+                    type="Timeout",
+                    message=f"The snippet ran longer than {limit} and was stopped.",
+                    hint="Look for a loop that never ends, or make the work smaller.",
+                ),
+                **common,
+            )
         if reason == "scratch":
-            return RunResult(status="killed", error=ErrorInfo(
-                type="ScratchSpaceExceeded",
-                message=f"The snippet wrote more than {s.scratch_bytes // 1024} KiB of files."),
-                **common)
+            return RunResult(
+                status="killed",
+                error=ErrorInfo(
+                    type="ScratchSpaceExceeded",
+                    message=f"The snippet wrote more than {s.scratch_bytes // 1024} KiB of files.",
+                ),
+                **common,
+            )
         if reason == "output":
-            return RunResult(status="killed", error=ErrorInfo(
-                type="OutputLimitExceeded",
-                message=f"The snippet printed far more than {s.output_bytes // 1024} KiB; it was "
-                "stopped and its output cut."), **common)
+            return RunResult(
+                status="killed",
+                error=ErrorInfo(
+                    type="OutputLimitExceeded",
+                    message=f"The snippet printed far more than {s.output_bytes // 1024} KiB; "
+                    "it was stopped and its output cut.",
+                ),
+                **common,
+            )
         if signalled:
             name = signal.Signals(signal_number).name if signal_number else "?"
-            return RunResult(status="killed", error=ErrorInfo(
-                type="Killed", message=f"The Python process died from signal {name}.",
-                hint="The interpreter crashed or was stopped; the next run starts afresh."),
-                **common)
+            return RunResult(
+                status="killed",
+                error=ErrorInfo(
+                    type="Killed",
+                    message=f"The Python process died from signal {name}.",
+                    hint="The interpreter crashed or was stopped; the next run starts afresh.",
+                ),
+                **common,
+            )
         if os.WEXITSTATUS(status_code) == SANDBOX_FAILED_EXIT:
             log.error("sandbox: a child refused to run: %s", stderr.strip())
-            return RunResult(status="killed", error=ErrorInfo(
-                type="SandboxError", message="The sandbox could not confine this run."),
-                **{**common, "stderr": ""})
+            return RunResult(
+                status="killed",
+                error=ErrorInfo(
+                    type="SandboxError", message="The sandbox could not confine this run."
+                ),
+                **{**common, "stderr": ""},
+            )
         if report is None:
-            return RunResult(status="killed", error=ErrorInfo(
-                type="Killed", message="The process ended without reporting a result "
-                f"(exit code {os.WEXITSTATUS(status_code)})."), **common)
+            return RunResult(
+                status="killed",
+                error=ErrorInfo(
+                    type="Killed",
+                    message="The process ended without reporting a result "
+                    f"(exit code {os.WEXITSTATUS(status_code)}).",
+                ),
+                **common,
+            )
         error = report.error
         if error is None:
             return RunResult(status="ok", **common)
         hint = hint_for(error.type, error.message, stderr)
-        error = error.model_copy(update={
-            "hint": hint.text if hint else None, "lesson": hint.lesson if hint else None})
+        error = error.model_copy(
+            update={"hint": hint.text if hint else None, "lesson": hint.lesson if hint else None}
+        )
         out_of_memory = error.type == "MemoryError" or any(
-            fragment in error.message for fragment in MEMORY_MESSAGES)
+            fragment in error.message for fragment in MEMORY_MESSAGES
+        )
         if out_of_memory:
-            error = error.model_copy(update={"hint": (
-                f"A run may use {s.memory_mib} MiB of memory; this one asked for more. "
-                "Work with smaller tensors.")})
+            error = error.model_copy(
+                update={
+                    "hint": (
+                        f"A run may use {s.memory_mib} MiB of memory; this one asked for more. "
+                        "Work with smaller tensors."
+                    )
+                }
+            )
         return RunResult(status="memory" if out_of_memory else "error", error=error, **common)
 
 
@@ -493,4 +568,3 @@ async def _read_limited(fd: int, limit: int) -> bytes | None:
     finally:
         os.close(fd)
     return b"".join(parts) if size <= limit else None
-

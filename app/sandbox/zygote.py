@@ -39,13 +39,45 @@ SCRATCH_POLL_S = 0.02
 # Modules a snippet may import: loaded here, because a child running as another user may be
 # unable to read the interpreter's files at all.
 PRELOADED_MODULES = (
-    "torch", "torch.nn", "torch.nn.functional", "torch.optim", "torch.autograd",
-    "torch.autograd.functional", "torch.nn.utils", "torch.utils.checkpoint", "math", "random",
-    "itertools", "functools", "collections", "dataclasses", "typing", "statistics",
-    "fractions", "decimal", "json", "re", "string", "textwrap", "copy", "operator", "enum",
-    "warnings", "traceback", "time", "numbers", "pprint", "threading", "io", "pickle",
-    "torch.utils.serialization", "torch.autograd.forward_ad", "torch.autograd.gradcheck",
-    "torch.nn.utils.clip_grad", "torch.optim.lr_scheduler", "torch.func",
+    "torch",
+    "torch.nn",
+    "torch.nn.functional",
+    "torch.optim",
+    "torch.autograd",
+    "torch.autograd.functional",
+    "torch.nn.utils",
+    "torch.utils.checkpoint",
+    "math",
+    "random",
+    "itertools",
+    "functools",
+    "collections",
+    "dataclasses",
+    "typing",
+    "statistics",
+    "fractions",
+    "decimal",
+    "json",
+    "re",
+    "string",
+    "textwrap",
+    "copy",
+    "operator",
+    "enum",
+    "warnings",
+    "traceback",
+    "time",
+    "numbers",
+    "pprint",
+    "threading",
+    "io",
+    "pickle",
+    "torch.utils.serialization",
+    "torch.autograd.forward_ad",
+    "torch.autograd.gradcheck",
+    "torch.nn.utils.clip_grad",
+    "torch.optim.lr_scheduler",
+    "torch.func",
 )
 
 
@@ -112,9 +144,12 @@ class Zygote:
             entry = pwd.getpwnam(config.user)
             self.uid, self.gid = entry.pw_uid, entry.pw_gid
         self.confinement = Confinement(
-            limits=ChildLimits(config.cpu_s, config.memory_bytes, config.file_size_bytes,
-                               config.open_files),
-            uid=self.uid, gid=self.gid, relaxed=frozenset(config.relaxed),
+            limits=ChildLimits(
+                config.cpu_s, config.memory_bytes, config.file_size_bytes, config.open_files
+            ),
+            uid=self.uid,
+            gid=self.gid,
+            relaxed=frozenset(config.relaxed),
         )
         self.ready_problem: str | None = None
 
@@ -167,8 +202,15 @@ class Zygote:
         os.closerange(4, 1 << 16)
         os.chdir(scratch)
         os.environ.clear()
-        os.environ.update({"HOME": str(scratch), "TMPDIR": str(scratch), "LANG": "C.UTF-8",
-                           "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"})
+        os.environ.update(
+            {
+                "HOME": str(scratch),
+                "TMPDIR": str(scratch),
+                "LANG": "C.UTF-8",
+                "PATH": "/usr/bin:/bin",
+                "OMP_NUM_THREADS": "1",
+            }
+        )
         tempfile.tempdir = str(scratch)
         try:
             self.confinement.apply(scratch)
@@ -190,7 +232,9 @@ class Zygote:
         from app.sandbox.isolation import Confinement, LayerFailed
 
         every_layer_relaxed = Confinement(
-            limits=self.confinement.limits, uid=self.uid, gid=self.gid,
+            limits=self.confinement.limits,
+            uid=self.uid,
+            gid=self.gid,
             relaxed=frozenset({"rlimits", "uid", "no_new_privs", "landlock", "seccomp"}),
         )
         scratch = self._make_scratch()
@@ -210,8 +254,8 @@ class Zygote:
             raw = reader.read()
         os.waitpid(pid, 0)
         shutil.rmtree(scratch, ignore_errors=True)
-        report: dict[str, str] = json.loads(raw or b'{"probe": "off: the probe child died"}')
-        return report
+        layers: dict[str, str] = json.loads(raw or b'{"probe": "off: the probe child died"}')
+        return layers
 
     def _take_spare(self) -> Child:
         spare = self.spare
@@ -238,10 +282,9 @@ class Zygote:
             return
         child.run_id = run_id
         child.deadline = time.monotonic() + self.config.wall_time_s
-        try:
+        # If the child died before reading, its exit is reported as usual.
+        with contextlib.suppress(OSError):
             os.write(child.code_w, code.encode("utf-8", errors="replace"))
-        except OSError:
-            pass  # the child died before reading; its exit is reported as usual
         os.close(child.code_w)
         child.code_w = -1
         self.send({"event": "started", "id": run_id, "pid": child.pid}, child.pipes)
@@ -282,15 +325,22 @@ class Zygote:
                 self.spare = None
                 if child.reason == "shutdown":
                     continue
-                print(f"gradlab zygote: the spare child {pid} died (status {status})",
-                      file=sys.stderr)
+                print(
+                    f"gradlab zygote: the spare child {pid} died (status {status})", file=sys.stderr
+                )
                 continue
             if child.run_id is not None:
-                self.send({
-                    "event": "exited", "id": child.run_id, "pid": pid, "status": status,
-                    "reason": child.reason, "cpu_s": usage.ru_utime + usage.ru_stime,
-                    "maxrss_kb": usage.ru_maxrss,
-                })
+                self.send(
+                    {
+                        "event": "exited",
+                        "id": child.run_id,
+                        "pid": pid,
+                        "status": status,
+                        "reason": child.reason,
+                        "cpu_s": usage.ru_utime + usage.ru_stime,
+                        "maxrss_kb": usage.ru_maxrss,
+                    }
+                )
 
     def police(self) -> None:
         """Wall clock and scratch space of every running child."""
@@ -404,11 +454,22 @@ def main() -> None:
     control = socket.socket(fileno=control_fd)
     zygote = Zygote(control, config)
     layers = zygote.probe()
-    failed = [f"{layer}: {state}" for layer, state in layers.items()
-              if not state.startswith("on") and layer not in config.relaxed]
+    failed = [
+        f"{layer}: {state}"
+        for layer, state in layers.items()
+        if not state.startswith("on") and layer not in config.relaxed
+    ]
     zygote.ready_problem = "; ".join(failed) or None
-    zygote.send({"event": "ready", "ok": not failed, "problem": zygote.ready_problem,
-                 "layers": layers, "pid": os.getpid(), "threads": _thread_count()})
+    zygote.send(
+        {
+            "event": "ready",
+            "ok": not failed,
+            "problem": zygote.ready_problem,
+            "layers": layers,
+            "pid": os.getpid(),
+            "threads": _thread_count(),
+        }
+    )
     try:
         zygote.serve()
     finally:

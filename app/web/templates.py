@@ -37,6 +37,10 @@ def install_error_pages(app: FastAPI) -> None:
             )
         title = "Page not found" if exc.status_code == 404 else "Something went wrong"
         return render(
-            request, "error.html", status_code=exc.status_code,
-            title=title, status=exc.status_code, detail=exc.detail,
+            request,
+            "error.html",
+            status_code=exc.status_code,
+            title=title,
+            status=exc.status_code,
+            detail=exc.detail,
         )

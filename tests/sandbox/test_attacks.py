@@ -37,34 +37,43 @@ def test_cant_sleep_forever(sandbox: SandboxHarness) -> None:
 
 
 def test_cant_ignore_the_cpu_limit_signals(sandbox: SandboxHarness) -> None:
-    result = run(sandbox, """
+    result = run(
+        sandbox,
+        """
         import signal
         for sig in (signal.SIGXCPU, signal.SIGTERM, signal.SIGINT, signal.SIGALRM):
             signal.signal(sig, signal.SIG_IGN)
         while True:
             pass
-    """)
+    """,
+    )
     assert result.status == "timeout"
 
 
 def test_cant_outlive_the_run_in_a_thread(sandbox: SandboxHarness) -> None:
-    result = run(sandbox, """
+    result = run(
+        sandbox,
+        """
         import threading, time
         threading.Thread(target=lambda: time.sleep(30)).start()
         print("main done")
-    """)
+    """,
+    )
     assert result.status == "ok"
     assert result.stdout == "main done\n"
     assert result.duration_ms < 5000
 
 
 # --- memory -------------------------------------------------------------------------------
-@pytest.mark.parametrize("code", [
-    "import torch\nx = torch.zeros(2_000_000_000)\n",
-    "b = bytearray(4 * 1024 ** 3)\n",
-    "x = [0] * (2 * 10 ** 9)\n",
-    "import torch\nchunks = []\nwhile True:\n    chunks.append(torch.ones(50_000_000))\n",
-])
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import torch\nx = torch.zeros(2_000_000_000)\n",
+        "b = bytearray(4 * 1024 ** 3)\n",
+        "x = [0] * (2 * 10 ** 9)\n",
+        "import torch\nchunks = []\nwhile True:\n    chunks.append(torch.ones(50_000_000))\n",
+    ],
+)
 def test_cant_exhaust_memory(sandbox: SandboxHarness, code: str) -> None:
     result = run(sandbox, code)
     assert result.status == "memory", result
@@ -95,13 +104,16 @@ def test_cant_run_a_shell_command(sandbox: SandboxHarness) -> None:
 
 
 def test_cant_fork_through_raw_clone(sandbox: SandboxHarness) -> None:
-    result = run(sandbox, """
+    result = run(
+        sandbox,
+        """
         import ctypes
         libc = ctypes.CDLL(None, use_errno=True)
         SIGCHLD = 17
         print(libc.syscall(56, SIGCHLD, 0, 0, 0, 0), ctypes.get_errno())  # clone without CLONE_THREAD
         print(libc.syscall(435, 0, 0), ctypes.get_errno())  # clone3
-    """)
+    """,
+    )
     assert result.stdout == "-1 1\n-1 38\n"
 
 
@@ -122,29 +134,37 @@ def test_cant_flood_output_forever(sandbox: SandboxHarness) -> None:
 
 
 def test_cant_write_a_big_file(sandbox: SandboxHarness) -> None:
-    result = run(sandbox, "with open('big.bin', 'wb') as f:\n    f.write(b'0' * (2 * 1024 * 1024))\n")
+    result = run(
+        sandbox, "with open('big.bin', 'wb') as f:\n    f.write(b'0' * (2 * 1024 * 1024))\n"
+    )
     assert result.status == "error"
     assert result.error.type == "OSError"
     assert "File too large" in result.error.message
 
 
 def test_cant_fill_the_scratch_space(sandbox: SandboxHarness) -> None:
-    result = run(sandbox, """
+    result = run(
+        sandbox,
+        """
         for i in range(12):
             with open(f'part{i}.bin', 'wb') as f:
                 f.write(b'0' * (1024 * 1024 - 1))
         print('wrote them all')
-    """)
+    """,
+    )
     assert result.status == "killed"
     assert result.error.type == "ScratchSpaceExceeded"
 
 
 def test_can_use_its_own_scratch_dir(sandbox: SandboxHarness) -> None:
-    result = run(sandbox, """
+    result = run(
+        sandbox,
+        """
         import torch
         torch.save(torch.tensor([1.0, 2.0]), 't.pt')
         print(torch.load('t.pt'))
-    """)
+    """,
+    )
     assert result.status == "ok", result
     assert result.stdout == "tensor([1., 2.])\n"
 
@@ -155,10 +175,19 @@ def test_cant_write_outside_the_scratch_dir(sandbox: SandboxHarness) -> None:
 
 
 # --- host files ---------------------------------------------------------------------------
-@pytest.mark.parametrize("path", [
-    "/etc/passwd", "/etc/hostname", "/proc/1/status", "/proc/self/environ", "/root/.bashrc",
-    os.path.abspath("pyproject.toml"), "/proc/cpuinfo", "/sys/kernel/mm/transparent_hugepage/enabled",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/etc/passwd",
+        "/etc/hostname",
+        "/proc/1/status",
+        "/proc/self/environ",
+        "/root/.bashrc",
+        os.path.abspath("pyproject.toml"),
+        "/proc/cpuinfo",
+        "/sys/kernel/mm/transparent_hugepage/enabled",
+    ],
+)
 def test_cant_read_host_files(sandbox: SandboxHarness, path: str) -> None:
     assert_refused(run(sandbox, f"print(open({path!r}).read()[:80])\n"))
 
@@ -177,12 +206,14 @@ def test_cant_import_the_apps_settings(sandbox: SandboxHarness) -> None:
 def test_cant_see_the_servers_environment(sandbox: SandboxHarness) -> None:
     result = run(sandbox, "import os\nprint(sorted(os.environ))\n")
     assert result.status == "ok"
-    names = eval(result.stdout)  # noqa: S307 - a list of names we just printed
+    names = eval(result.stdout)
     assert set(names) <= {"HOME", "TMPDIR", "LANG", "PATH", "OMP_NUM_THREADS"}
 
 
 def test_cant_read_another_process_memory(sandbox: SandboxHarness) -> None:
-    result = run(sandbox, """
+    result = run(
+        sandbox,
+        """
         import os
         for pid in (os.getppid(), 1):
             try:
@@ -190,26 +221,32 @@ def test_cant_read_another_process_memory(sandbox: SandboxHarness) -> None:
                 print('read', pid)
             except OSError as exc:
                 print(type(exc).__name__)
-    """)
+    """,
+    )
     assert result.stdout == "PermissionError\nPermissionError\n"
 
 
 # --- network ------------------------------------------------------------------------------
-@pytest.mark.parametrize("code", [
-    "import socket\nsocket.socket(socket.AF_INET, socket.SOCK_STREAM)\n",
-    "import socket\nsocket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n",
-    "import socket\nsocket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n",
-    "import socket\nsocket.socket(socket.AF_INET6, socket.SOCK_STREAM)\n",
-    "import _socket\ns = _socket.socket(2, 1)\ns.connect(('127.0.0.1', 8000))\n",
-    "import socket\nsocket.socketpair()\n",
-])
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import socket\nsocket.socket(socket.AF_INET, socket.SOCK_STREAM)\n",
+        "import socket\nsocket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n",
+        "import socket\nsocket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n",
+        "import socket\nsocket.socket(socket.AF_INET6, socket.SOCK_STREAM)\n",
+        "import _socket\ns = _socket.socket(2, 1)\ns.connect(('127.0.0.1', 8000))\n",
+        "import socket\nsocket.socketpair()\n",
+    ],
+)
 def test_cant_reach_any_network(sandbox: SandboxHarness, code: str) -> None:
     assert_refused(run(sandbox, code))
 
 
 # --- other processes ----------------------------------------------------------------------
 def test_cant_signal_the_zygote_or_anyone_else(sandbox: SandboxHarness) -> None:
-    result = run(sandbox, """
+    result = run(
+        sandbox,
+        """
         import os, signal
         for pid in (os.getppid(), 1, -1):
             try:
@@ -217,19 +254,23 @@ def test_cant_signal_the_zygote_or_anyone_else(sandbox: SandboxHarness) -> None:
                 print('sent', pid)
             except OSError as exc:
                 print(type(exc).__name__)
-    """)
+    """,
+    )
     assert result.stdout == "PermissionError\nPermissionError\nPermissionError\n"
     assert sandbox.sandbox.health()["ready"] is True
 
 
 def test_cant_ptrace_or_read_process_memory(sandbox: SandboxHarness) -> None:
-    result = run(sandbox, """
+    result = run(
+        sandbox,
+        """
         import ctypes, os
         libc = ctypes.CDLL(None, use_errno=True)
         PTRACE_ATTACH = 16
         print(libc.ptrace(PTRACE_ATTACH, os.getppid(), 0, 0), ctypes.get_errno())
         print(libc.syscall(310, os.getppid(), 0, 0, 0, 0, 0), ctypes.get_errno())  # process_vm_readv
-    """)
+    """,
+    )
     assert result.stdout == "-1 1\n-1 1\n"
 
 
@@ -242,18 +283,24 @@ def test_runs_as_an_unprivileged_user_when_the_server_is_root(sandbox: SandboxHa
 
 # --- state left behind --------------------------------------------------------------------
 def test_cant_leave_files_or_state_for_the_next_run(sandbox: SandboxHarness) -> None:
-    first = run(sandbox, """
+    first = run(
+        sandbox,
+        """
         import os, math, torch
         open('marker.txt', 'w').write('left behind')
         math.leaked = True
         torch.leaked = True
         print(os.getcwd())
-    """)
+    """,
+    )
     assert first.status == "ok"
-    second = run(sandbox, """
+    second = run(
+        sandbox,
+        """
         import os, math, torch
         print(os.listdir('.'), hasattr(math, 'leaked'), hasattr(torch, 'leaked'), os.getcwd())
-    """)
+    """,
+    )
     listing, math_leak, torch_leak, cwd = second.stdout.rsplit(" ", 3)
     assert (listing, math_leak, torch_leak) == ("[]", "False", "False")
     assert cwd.strip() != first.stdout.strip()
@@ -261,7 +308,9 @@ def test_cant_leave_files_or_state_for_the_next_run(sandbox: SandboxHarness) -> 
 
 
 def test_no_file_descriptors_are_inherited(sandbox: SandboxHarness) -> None:
-    result = run(sandbox, """
+    result = run(
+        sandbox,
+        """
         import os
         open_fds = []
         for fd in range(0, 64):
@@ -271,26 +320,32 @@ def test_no_file_descriptors_are_inherited(sandbox: SandboxHarness) -> None:
             except OSError:
                 pass
         print(open_fds)
-    """)
+    """,
+    )
     assert result.stdout == "[0, 1, 2, 3]\n"
 
 
 # --- crashes ------------------------------------------------------------------------------
 def test_runaway_recursion_is_stopped_and_the_next_run_is_clean(sandbox: SandboxHarness) -> None:
-    result = run(sandbox, "import sys\nsys.setrecursionlimit(10**7)\n"
-                          "def f(n):\n    return f(n + 1)\nf(0)\n")
+    result = run(
+        sandbox, "import sys\nsys.setrecursionlimit(10**7)\ndef f(n):\n    return f(n + 1)\nf(0)\n"
+    )
     assert result.status in ("killed", "memory", "timeout")
     assert sandbox.run("print('clean')").stdout == "clean\n"
 
 
-@pytest.mark.parametrize(("code", "status"), [
-    ("import ctypes\nctypes.string_at(0)\n", "killed"),
-    ("import os\nos.abort()\n", "killed"),
-    ("def f():\n    return f()\nf()\n", "error"),
-    ("import os\nos._exit(3)\n", "killed"),
-])
-def test_a_crash_is_reported_and_the_next_run_is_clean(sandbox: SandboxHarness, code: str,
-                                                      status: str) -> None:
+@pytest.mark.parametrize(
+    ("code", "status"),
+    [
+        ("import ctypes\nctypes.string_at(0)\n", "killed"),
+        ("import os\nos.abort()\n", "killed"),
+        ("def f():\n    return f()\nf()\n", "error"),
+        ("import os\nos._exit(3)\n", "killed"),
+    ],
+)
+def test_a_crash_is_reported_and_the_next_run_is_clean(
+    sandbox: SandboxHarness, code: str, status: str
+) -> None:
     result = run(sandbox, code)
     assert result.status == status, result
     after = sandbox.run("import torch\nprint(torch.tensor(2.0) * 3)\n")

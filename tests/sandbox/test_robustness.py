@@ -1,0 +1,178 @@
+"""The sandbox under failure: dead zygotes, busy workers, concurrent runs, shutdown."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from tests.conftest import SandboxHarness, make_settings
+
+SLEEP = "import time\ntime.sleep({seconds})\nprint('woke')\n"
+
+
+def _children_of(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _wait_until(predicate, timeout: float = 10.0) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+def test_a_dead_zygote_is_replaced_and_the_next_run_works() -> None:
+    harness = SandboxHarness(make_settings(sandbox_enabled=True))
+    try:
+        first = harness.sandbox._zygote
+        assert first is not None
+        os.kill(first.process.pid, signal.SIGKILL)
+        assert _wait_until(
+            lambda: harness.sandbox._zygote is not first and harness.sandbox.health()["ready"],
+            timeout=60,
+        )
+        result = harness.run("print('alive again')")
+        assert (result.status, result.stdout) == ("ok", "alive again\n")
+    finally:
+        harness.close()
+
+
+def test_a_zygote_killed_mid_run_fails_that_run_clearly() -> None:
+    harness = SandboxHarness(make_settings(sandbox_enabled=True))
+    try:
+        zygote = harness.sandbox._zygote
+        assert zygote is not None
+        threading.Timer(1.0, os.kill, (zygote.process.pid, signal.SIGKILL)).start()
+        result = harness.run(SLEEP.format(seconds=4))
+        assert result.status == "killed"
+        assert result.error.type == "SandboxError"
+        assert harness.run("print(2)").stdout == "2\n"
+    finally:
+        harness.close()
+
+
+def test_concurrent_runs_cannot_see_each_other(sandbox: SandboxHarness) -> None:
+    code = """
+import os, time
+open('mine.txt', 'w').write(str(os.getpid()))
+time.sleep(0.5)
+print(os.getcwd(), sorted(os.listdir('.')))
+try:
+    os.listdir(os.path.dirname(os.getcwd()))
+    print('listed the parent')
+except PermissionError:
+    print('parent hidden')
+"""
+    first, second = sandbox.run_many([code, code])
+    assert first.status == second.status == "ok"
+    first_cwd, second_cwd = first.stdout.split()[0], second.stdout.split()[0]
+    assert first_cwd != second_cwd
+    for result in (first, second):
+        assert "['mine.txt']" in result.stdout
+        assert result.stdout.endswith("parent hidden\n")
+
+
+def test_nothing_outlives_its_run(sandbox: SandboxHarness) -> None:
+    zygote = sandbox.sandbox._zygote
+    assert zygote is not None
+    before = set(_children_of(zygote.process.pid))
+    result = sandbox.run(
+        "import threading, time\n"
+        "threading.Thread(target=time.sleep, args=(60,), daemon=False).start()\nprint('bye')\n"
+    )
+    assert result.stdout == "bye\n"
+    # Only the spare child (ready for the next run) may remain.
+    assert _wait_until(lambda: len(set(_children_of(zygote.process.pid)) - before) <= 1)
+    assert len(_children_of(zygote.process.pid)) <= 1
+
+
+def test_stopping_the_sandbox_stops_the_zygote_and_its_children() -> None:
+    harness = SandboxHarness(make_settings(sandbox_enabled=True))
+    zygote = harness.sandbox._zygote
+    assert zygote is not None
+    assert _wait_until(lambda: len(_children_of(zygote.process.pid)) >= 1)  # the spare
+    pids = [zygote.process.pid, *_children_of(zygote.process.pid)]
+    scratch_root = harness.sandbox._scratch_root
+    harness.close()
+    assert _wait_until(lambda: not any(_alive(pid) for pid in pids))
+    assert scratch_root is not None and not scratch_root.exists()
+
+
+def test_healthz_answers_while_every_worker_is_busy() -> None:
+    settings = make_settings(sandbox_enabled=True, workers=2, queue_size=4)
+    with TestClient(create_app(settings)) as client:
+        runs = [
+            threading.Thread(
+                target=client.post,
+                args=("/api/run",),
+                kwargs={"json": {"code": SLEEP.format(seconds=2)}},
+            )
+            for _ in range(3)
+        ]
+        for thread in runs:
+            thread.start()
+        assert _wait_until(lambda: client.get("/healthz").json()["sandbox"]["busy"] == 2)
+        health = client.get("/healthz").json()
+        assert health["status"] == "ok"
+        assert health["sandbox"]["queued"] == 1
+        for thread in runs:
+            thread.join()
+        assert client.get("/healthz").json()["sandbox"]["busy"] == 0
+
+
+def test_a_full_queue_answers_503_with_retry_after() -> None:
+    settings = make_settings(sandbox_enabled=True, workers=1, queue_size=0)
+    with TestClient(create_app(settings)) as client:
+        busy = threading.Thread(
+            target=client.post,
+            args=("/api/run",),
+            kwargs={"json": {"code": SLEEP.format(seconds=2)}},
+        )
+        busy.start()
+        assert _wait_until(lambda: client.get("/healthz").json()["sandbox"]["busy"] == 1)
+        answer = client.post("/api/run", json={"code": "print(1)"})
+        assert answer.status_code == 503
+        assert answer.headers["retry-after"] == "1"
+        busy.join()
+        assert client.post("/api/run", json={"code": "print(1)"}).json()["stdout"] == "1\n"
+
+
+def test_secrets_in_the_server_environment_never_reach_a_snippet(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("GRADLAB_DATABASE_URL", "postgresql://user:hunter2@db/gradlab")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "hunter2")
+    harness = SandboxHarness(make_settings(sandbox_enabled=True))
+    try:
+        result = harness.run("import os\nprint(dict(os.environ))\n")
+        assert "hunter2" not in result.stdout
+        zygote = harness.sandbox._zygote
+        assert zygote is not None
+        environ = Path(f"/proc/{zygote.process.pid}/environ").read_bytes()
+        assert b"hunter2" not in environ
+    finally:
+        harness.close()
