@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import difflib
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,9 +94,12 @@ def _outcome(result: RunResult) -> tuple[str, str, str]:
     return result.status, result.stdout, error
 
 
-async def check_lesson(lesson: Lesson, sandbox: Sandbox) -> list[Failure]:
+Runner = Callable[[str], Awaitable[RunResult]]
+
+
+async def check_lesson(lesson: Lesson, run: Runner) -> list[Failure]:
     labelled = lesson.snippets()
-    results = await asyncio.gather(*(sandbox.run(snippet.code) for _, snippet in labelled))
+    results = await asyncio.gather(*(run(snippet.code) for _, snippet in labelled))
     by_snippet = {
         id(snippet): result for (_, snippet), result in zip(labelled, results, strict=True)
     }
@@ -146,9 +150,16 @@ def _installed_torch() -> str:
 
 async def check_lessons(lessons: list[Lesson], settings: Settings) -> list[Failure]:
     sandbox = Sandbox(settings)
+    # Never more runs waiting than the sandbox has workers: its queue is for web traffic.
+    slots = asyncio.Semaphore(settings.workers)
+
+    async def run(code: str) -> RunResult:
+        async with slots:
+            return await sandbox.run(code)
+
     await sandbox.start()
     try:
-        outcomes = await asyncio.gather(*(check_lesson(lesson, sandbox) for lesson in lessons))
+        outcomes = await asyncio.gather(*(check_lesson(lesson, run) for lesson in lessons))
     finally:
         await sandbox.stop()
     return [failure for failures in outcomes for failure in failures]
