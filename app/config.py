@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -26,6 +26,21 @@ class Settings(BaseSettings):
     # --- content ---
     lessons_dir: Path = Field(
         default=PROJECT_ROOT / "lessons", description="Folder of lesson YAML files."
+    )
+
+    # --- learner progress ---
+    database_url: str = Field(
+        default=f"sqlite:///{PROJECT_ROOT / 'var' / 'gradlab.db'}",
+        description="SQLAlchemy URL of the progress database (SQLite file by default).",
+    )
+    secret_key: SecretStr | None = Field(
+        default=None,
+        description=(
+            "Key that signs the learner cookie; by default one is made and kept in the database."
+        ),
+    )
+    cookie_secure: bool = Field(
+        default=False, description="Send the learner cookie over HTTPS only (behind TLS)."
     )
 
     # --- snippet sandbox ---

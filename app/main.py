@@ -8,10 +8,13 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
+from starlette.middleware.sessions import SessionMiddleware
 
 from app.config import PROJECT_ROOT, Settings
 from app.lessons.loader import load_catalog
-from app.routes import api, pages
+from app.progress.database import make_engine, migrate
+from app.progress.store import ProgressStore
+from app.routes import api, learning, pages
 from app.sandbox.service import Sandbox
 from app.web import templates
 from app.web.body_limit import BodyLimitMiddleware
@@ -24,6 +27,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     start-up with a message naming the file and the field."""
     settings = settings or Settings()
     catalog = load_catalog(settings.lessons_dir)
+    engine = make_engine(settings.database_url)
+    migrate(engine)
+    store = ProgressStore(engine)
+    secret_key = (
+        settings.secret_key.get_secret_value()
+        if settings.secret_key
+        else store.secret("cookie-signing-key")
+    )
     sandbox = Sandbox(settings) if settings.sandbox_enabled else None
 
     @asynccontextmanager
@@ -35,6 +46,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             if sandbox is not None:
                 await sandbox.stop()
+            engine.dispose()
 
     app = FastAPI(
         title="gradlab",
@@ -45,10 +57,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.catalog = catalog
     app.state.sandbox = sandbox
+    app.state.store = store
+    app.state.real_grads = {}
+    app.add_middleware(
+        SessionMiddleware,
+        secret_key=secret_key,
+        session_cookie="gradlab_learner",
+        max_age=365 * 24 * 3600,
+        same_site="lax",
+        https_only=settings.cookie_secure,
+    )
     # JSON may escape every character of a snippet as \uXXXX: leave room for that, no more.
     app.add_middleware(BodyLimitMiddleware, max_bytes=6 * settings.code_bytes + 64 * 1024)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     app.include_router(api.router)
+    app.include_router(learning.router)
     app.include_router(pages.router)
     templates.install_error_pages(app)
     log.info("gradlab: %d lessons from %s", len(catalog), settings.lessons_dir)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import tempfile
 import threading
 from collections.abc import Iterator
 from concurrent.futures import Future
@@ -21,7 +22,13 @@ FIXTURE_LESSONS = Path(__file__).parent / "fixtures" / "lessons"
 
 
 def make_settings(**overrides: Any) -> Settings:
-    values: dict[str, Any] = {"lessons_dir": FIXTURE_LESSONS, "sandbox_enabled": False}
+    """Settings for a test app: the fixture lessons, a fresh SQLite file, no sandbox."""
+    database = Path(tempfile.mkdtemp(prefix="gradlab-test-")) / "progress.db"
+    values: dict[str, Any] = {
+        "lessons_dir": FIXTURE_LESSONS,
+        "sandbox_enabled": False,
+        "database_url": f"sqlite:///{database}",
+    }
     values.update(overrides)
     return Settings(**values)
 

@@ -2,35 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 
-from app.lessons.loader import Catalog
 from app.lessons.public import lesson_summary, public_lesson
+from app.routes.deps import CatalogDep, SandboxDep, get_store, learner_for_writing
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox, SandboxBusy, SandboxUnavailable, SnippetTooLarge
 
 router = APIRouter()
-
-
-def get_catalog(request: Request) -> Catalog:
-    catalog: Catalog = request.app.state.catalog
-    return catalog
-
-
-def get_sandbox(request: Request) -> Sandbox:
-    sandbox: Sandbox | None = request.app.state.sandbox
-    if sandbox is None:
-        raise HTTPException(
-            503, "The sandbox is disabled on this server (GRADLAB_SANDBOX_ENABLED)."
-        )
-    return sandbox
-
-
-CatalogDep = Annotated[Catalog, Depends(get_catalog)]
-SandboxDep = Annotated[Sandbox, Depends(get_sandbox)]
 
 
 class LessonSummary(BaseModel):
@@ -83,11 +66,12 @@ def get_lesson(slug: str, catalog: CatalogDep) -> dict[str, Any]:
         },
     },
 )
-async def run_snippet(body: RunRequest, sandbox: SandboxDep) -> RunResult:
+async def run_snippet(body: RunRequest, request: Request, sandbox: SandboxDep) -> RunResult:
     """Run a snippet in a fresh sandboxed process. A failing snippet is not an HTTP error:
-    `status` says how it ended."""
+    `status` says how it ended. With `lesson` and `step`, a step that asks for no prediction
+    counts as done once its code has run."""
     try:
-        return await sandbox.run(body.code)
+        result = await sandbox.run(body.code)
     except SnippetTooLarge as exc:
         raise HTTPException(413, str(exc)) from exc
     except SandboxBusy as exc:
@@ -96,3 +80,16 @@ async def run_snippet(body: RunRequest, sandbox: SandboxDep) -> RunResult:
         raise HTTPException(
             503, f"The sandbox is not running snippets: {exc}", headers={"Retry-After": "5"}
         ) from exc
+    await _mark_step_run(request, body.lesson, body.step)
+    return result
+
+
+async def _mark_step_run(request: Request, slug: str | None, number: int | None) -> None:
+    """Running a step's code completes a step that asks for no prediction."""
+    lesson = request.app.state.catalog.get(slug) if slug else None
+    if lesson is None or number is None or not 1 <= number <= len(lesson.steps):
+        return
+    if lesson.steps[number - 1].prediction is None:
+        store = get_store(request)
+        learner = learner_for_writing(request)
+        await run_in_threadpool(store.mark_done, learner, lesson.slug, number)

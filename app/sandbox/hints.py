@@ -91,7 +91,7 @@ HINTS = (
     ),
     Hint(
         "RuntimeError",
-        "One of the differentiated Tensors appears to not have been used in the graph",
+        "appears to not have been used in the graph",
         "torch.autograd.grad was asked for the gradient of an input the output does not depend "
         "on. Pass `allow_unused=True` to get None for it instead of this error.",
         "autograd-grad",

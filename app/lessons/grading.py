@@ -1,0 +1,65 @@
+"""Grade a learner's answers against a lesson. Pure functions: no web, no database."""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+from app.lessons.numeric import Comparison, compare, shape_of
+
+MAX_TYPED_CHARS = 2000
+_TENSOR_WRAPPER = re.compile(r"^\s*tensor\s*\((.*)\)\s*$", re.DOTALL)
+_TRAILING_ARGS = re.compile(r",\s*(requires_grad|grad_fn|dtype|device)\s*=.*$", re.DOTALL)
+
+
+class TypedValueError(ValueError):
+    """The learner's text is not a number or a (nested) list of numbers."""
+
+
+def parse_typed_value(text: str) -> Any:
+    """`4`, `[4, 6]`, `tensor([4., 6.])`, `tensor(3.)`, `None` → a number, nested list or None.
+
+    Only literals are accepted (ast.literal_eval), never code.
+    """
+    if len(text) > MAX_TYPED_CHARS:
+        raise TypedValueError(f"that is longer than {MAX_TYPED_CHARS} characters")
+    body = text.strip()
+    wrapped = _TENSOR_WRAPPER.match(body)
+    if wrapped:
+        body = _TRAILING_ARGS.sub("", wrapped.group(1)).strip()
+    if body in ("None", "none", "null"):
+        return None
+    # torch prints `4.` for 4.0; Python needs `4.0`.
+    body = re.sub(r"(\d)\.(?![\d])", r"\1.0", body)
+    body = re.sub(r"(-?)\b(nan|inf)\b", r"'\1\2'", body)
+    try:
+        value = ast.literal_eval(body)
+    except (ValueError, SyntaxError) as exc:
+        raise TypedValueError(
+            "write a number or a list of numbers, e.g. 4.0, [4, 6] or tensor([4., 6.])"
+        ) from exc
+    value = _normalise(value)
+    if shape_of(value) is None:
+        raise TypedValueError("the rows of that list have different lengths")
+    return value
+
+
+def _normalise(value: Any) -> Any:
+    if isinstance(value, tuple):
+        value = list(value)
+    if isinstance(value, list):
+        return [_normalise(item) for item in value]
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise TypedValueError("only numbers may appear in the value")
+    if isinstance(value, str):
+        if value not in ("nan", "inf", "-inf", "-nan"):
+            raise TypedValueError("only numbers may appear in the value")
+        return float(value)
+    return float(value)
+
+
+def grade_value(actual: Any, typed: str) -> tuple[Comparison, Any]:
+    """Compare what the learner typed with the real `.grad`; returns (comparison, parsed)."""
+    parsed = parse_typed_value(typed)
+    return compare(parsed, actual), parsed

@@ -1,0 +1,175 @@
+"""Grading and progress through the HTTP API, on a real SQLite database."""
+
+from __future__ import annotations
+
+import pytest
+from alembic import command
+from fastapi.testclient import TestClient
+
+from app.lessons.grading import TypedValueError, parse_typed_value
+from app.main import create_app
+from app.progress.database import alembic_config, make_engine
+from tests.conftest import make_settings
+
+LESSON = "/api/lessons/first-steps"
+
+
+def test_a_prediction_reveals_the_answer_explanation_and_output(client: TestClient) -> None:
+    wrong = client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None",
+                                                              "confidence": "certain"})
+    assert wrong.status_code == 200
+    assert wrong.json() == {
+        "correct": False, "answer": "tensor([4., 6.])", "explanation_html": "<p>2x at [2, 3].</p>\n",
+        "output": "tensor([4., 6.])\n", "error": None, "attempt": 1,
+    }
+    right = client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])"})
+    assert right.json()["correct"] is True
+    assert right.json()["attempt"] == 2
+    state = client.get(f"{LESSON}/progress").json()["steps"]["1"]["prediction"]
+    assert (state["choice"], state["confidence"], state["correct"]) == (
+        "tensor([4., 6.])", "fairly_sure", True)
+
+
+def test_a_prediction_must_be_one_of_the_choices(client: TestClient) -> None:
+    answer = client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([1.])"})
+    assert answer.status_code == 422
+    assert client.post(f"{LESSON}/steps/1/prediction",
+                       json={"choice": "None", "confidence": "sure"}).status_code == 422
+
+
+def test_unknown_lessons_steps_and_myths_are_404(client: TestClient) -> None:
+    assert client.post("/api/lessons/nope/steps/1/prediction",
+                       json={"choice": "None"}).status_code == 404
+    assert client.post(f"{LESSON}/steps/9/prediction", json={"choice": "None"}).status_code == 404
+    assert client.post(f"{LESSON}/steps/0/value", json={"value": "1"}).status_code == 404
+    assert client.post(f"{LESSON}/myths/2/answer", json={"answer": "yes"}).status_code == 404
+    second = "/api/lessons/second-steps/steps/1/prediction"
+    assert client.post(second, json={"choice": "x"}).status_code == 404
+
+
+def test_a_value_is_checked_element_by_element(client: TestClient) -> None:
+    answer = client.post(f"{LESSON}/steps/1/value", json={"value": "[4, 5]"}).json()
+    assert answer["correct"] is False
+    assert answer["elements"] == [True, False]
+    assert answer["shape_ok"] is True
+    assert answer["expected"] is None and answer["explanation_html"] is None  # not given away
+    right = client.post(f"{LESSON}/steps/1/value", json={"value": "tensor([4., 6.])"}).json()
+    assert right["correct"] is True
+    assert right["expected"] == [4.0, 6.0]
+    assert right["explanation_html"] == "<p>2x.</p>\n"
+
+
+def test_a_value_of_the_wrong_shape_says_so(client: TestClient) -> None:
+    answer = client.post(f"{LESSON}/steps/1/value", json={"value": "[[4, 6]]"}).json()
+    assert answer["correct"] is False and answer["shape_ok"] is False
+    assert answer["your_shape"] == [1, 2] and answer["expected_shape"] == [2]
+    assert "shape [1, 2]" in answer["problem"]
+
+
+def test_an_unreadable_value_gets_a_clear_problem(client: TestClient) -> None:
+    answer = client.post(f"{LESSON}/steps/1/value", json={"value": "__import__('os')"}).json()
+    assert answer["parsed"] is False
+    assert "a number or a list of numbers" in answer["problem"]
+
+
+def test_show_answer_reveals_the_value(client: TestClient) -> None:
+    answer = client.post(f"{LESSON}/steps/1/value", json={"value": "", "reveal": True}).json()
+    assert answer["expected"] == [4.0, 6.0]
+    assert answer["correct"] is False
+
+
+def test_a_value_is_graded_against_the_real_run(sandbox_client: TestClient) -> None:
+    answer = sandbox_client.post(f"{LESSON}/steps/1/value", json={"value": "[4., 6.]"}).json()
+    assert answer["correct"] is True
+    assert sandbox_client.app.state.real_grads[("first-steps", 1)] == [4.0, 6.0]  # type: ignore[attr-defined]
+
+
+def test_myth_answers_are_graded_by_the_server_and_scored(client: TestClient) -> None:
+    page = client.get("/lessons/first-steps").text
+    assert "It is None until a backward pass reaches it." not in page  # not before answering
+    wrong = client.post(f"{LESSON}/myths/1/answer", json={"answer": "yes"}).json()
+    assert wrong["correct"] is False and wrong["answer"] == "no"
+    assert wrong["reality_html"] == "<p>It is None until a backward pass reaches it.</p>\n"
+    assert wrong["demo"]["output"] == "True\n"
+    assert wrong["score"] == {"answered": 1, "correct": 0, "total": 1}
+    right = client.post(f"{LESSON}/myths/1/answer", json={"answer": "no"}).json()
+    assert right["score"] == {"answered": 1, "correct": 1, "total": 1}
+    assert client.post(f"{LESSON}/myths/1/answer", json={"answer": "maybe"}).status_code == 422
+
+
+def test_edited_code_is_kept_and_reset(client: TestClient) -> None:
+    assert client.put(f"{LESSON}/steps/1/code", json={"code": "print('mine')"}).status_code == 204
+    assert client.get(f"{LESSON}/progress").json()["steps"]["1"]["code"] == "print('mine')"
+    assert client.delete(f"{LESSON}/steps/1/code").status_code == 204
+    assert client.get(f"{LESSON}/progress").json()["steps"]["1"]["code"] is None
+    assert client.put(f"{LESSON}/steps/1/code", json={"code": "x" * 20_001}).status_code == 422
+
+
+def test_the_catalog_summarises_progress(client: TestClient) -> None:
+    assert "0/1 steps, 0/1 myths" in client.get("/").text
+    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"})
+    client.post(f"{LESSON}/myths/1/answer", json={"answer": "no"})
+    assert "1/1 steps, 1/1 myths" in client.get("/").text
+    summary = client.get("/api/progress").json()["lessons"]["first-steps"]
+    assert summary == {"steps_done": 1, "steps_total": 1, "myths_answered": 1,
+                       "myths_correct": 1, "myths_total": 1}
+
+
+def test_reset_forgets_everything(client: TestClient) -> None:
+    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"})
+    assert client.post("/api/progress/reset").status_code == 204
+    assert client.get(f"{LESSON}/progress").json()["steps"] == {}
+    client.post(f"{LESSON}/myths/1/answer", json={"answer": "no"})
+    assert client.post("/progress/reset", follow_redirects=False).status_code == 303
+    assert client.get(f"{LESSON}/progress").json()["myths"] == {}
+
+
+def test_progress_survives_a_restart_of_the_server() -> None:
+    settings = make_settings()
+    with TestClient(create_app(settings)) as first:
+        first.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"})
+        cookie = first.cookies["gradlab_learner"]
+    with TestClient(create_app(settings), cookies={"gradlab_learner": cookie}) as second:
+        assert second.get(f"{LESSON}/progress").json()["steps_done"] == 1
+
+
+def test_a_forged_cookie_is_a_stranger(client: TestClient) -> None:
+    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"})
+    client.cookies.set("gradlab_learner", "forged." + client.cookies["gradlab_learner"][7:])
+    assert client.get(f"{LESSON}/progress").json()["steps"] == {}
+
+
+def test_reading_progress_creates_no_learner(client: TestClient) -> None:
+    client.get("/")
+    client.get(f"{LESSON}/progress")
+    assert "gradlab_learner" not in client.cookies
+
+
+def test_running_a_step_without_prediction_marks_it_done(sandbox_client: TestClient) -> None:
+    code = "import torch\nw = torch.tensor(1.0, requires_grad=True)\n"
+    sandbox_client.post("/api/run", json={"code": code, "lesson": "second-steps", "step": 1})
+    assert sandbox_client.get("/api/lessons/second-steps/progress").json()["steps_done"] == 1
+
+
+def test_the_models_match_the_migrations(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    engine = make_engine(f"sqlite:///{tmp_path / 'check.db'}")
+    config = alembic_config(engine)
+    command.upgrade(config, "head")
+    command.check(config)  # raises when a model changed without a migration
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("4", 4.0), ("-3.5e-2", -0.035), ("[4, 6]", [4.0, 6.0]), ("tensor([4., 6.])", [4.0, 6.0]),
+    ("tensor(3.)", 3.0), ("tensor([[1., 2.], [3., 4.]], requires_grad=True)",
+                          [[1.0, 2.0], [3.0, 4.0]]),
+    ("None", None), ("(1, 2)", [1.0, 2.0]),
+])
+def test_typed_values_are_read_like_torch_prints_them(text: str, value: object) -> None:
+    assert parse_typed_value(text) == value
+
+
+@pytest.mark.parametrize("text", ["", "x", "__import__('os')", "[1, [2]]", "[1, 'a']",
+                                  "{1: 2}", "True", "1" * 3000])
+def test_anything_but_numbers_is_refused(text: str) -> None:
+    with pytest.raises(TypedValueError):
+        parse_typed_value(text)
