@@ -88,11 +88,12 @@ function buildTheme(p, dark) {
     "&": {
       color: p.foreground,
       backgroundColor: p.background,
-      border: `1px solid ${p.border}`,
-      borderRadius: "6px",
+      // Border, focus ring and radius follow the page's interactive.css when present.
+      border: `1px solid var(--gl-border, ${p.border})`,
+      borderRadius: "var(--gl-radius, 6px)",
       fontSize: "0.95rem",
     },
-    "&.cm-focused": {outline: `2px solid ${p.focus}`, outlineOffset: "1px"},
+    "&.cm-focused": {outline: `2px solid var(--gl-focus, ${p.focus})`, outlineOffset: "1px"},
     ".cm-scroller": {
       fontFamily: "ui-monospace, SFMono-Regular, Menlo, Consolas, 'Liberation Mono', monospace",
       lineHeight: "1.5",
@@ -106,7 +107,7 @@ function buildTheme(p, dark) {
       color: p.gutterFg,
       border: "none",
       borderRight: `1px solid ${p.border}`,
-      borderRadius: "6px 0 0 6px",
+      borderRadius: "var(--gl-radius, 6px) 0 0 var(--gl-radius, 6px)",
     },
     ".cm-activeLine": {backgroundColor: p.activeLine},
     ".cm-activeLineGutter": {backgroundColor: p.activeLine, color: p.foreground},

@@ -320,7 +320,7 @@ export function renderGraph(container, graph) {
   const x = assignX(items, layers, up, down);
 
   // Vertical placement: every layer as tall as its tallest box.
-  const layerHeight = layers.map((row) => Math.max(...row.map((id) => items.get(id).height)));
+  const layerHeight = layers.map((row) => Math.max(0, ...row.map((id) => items.get(id).height)));
   const layerTop = [];
   let y = MARGIN;
   for (const height of layerHeight) {
@@ -397,6 +397,14 @@ export function renderGraph(container, graph) {
   scroller.className = "graph-scroll";
   scroller.append(root);
   container.replaceChildren(scroller, legend(new Set(nodes.map((n) => n.kind))));
+
+  // A graph wider than its wrapper opens scrolled to the first output, not
+  // to its left edge (skipped while the container is hidden: no layout yet).
+  const shown = root.getBoundingClientRect().width;
+  if (shown > scroller.clientWidth && shown > 0) {
+    const first = ids.find((id) => pred.get(id).length === 0) ?? ids[0];
+    scroller.scrollLeft = box(first).cx * (shown / width) - scroller.clientWidth / 2;
+  }
 }
 
 function legend(kinds) {

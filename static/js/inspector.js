@@ -90,7 +90,7 @@ const pythonBool = (flag) => el("code", {class: flag ? "py-true" : "py-false"}, 
 
 function formatShape(shape) {
   if (!Array.isArray(shape)) return "?";
-  return shape.length === 0 ? "[] (scalar)" : `[${shape.join(", ")}]`;
+  return `[${shape.join(", ")}]`;
 }
 
 function previewNote(tensor, value) {
@@ -140,7 +140,12 @@ export function renderInspector(container, tensors) {
   const table = el("table", {class: "inspector-table"},
     el("caption", {id: captionId}, ".grad inspector"));
   const headRow = el("tr");
-  for (const column of COLUMNS) headRow.append(el("th", {scope: "col"}, column));
+  for (const column of COLUMNS) {
+    // The long header may break after its underscore when space is short.
+    const th = el("th", {scope: "col"}, column);
+    if (column === "requires_grad") th.replaceChildren("requires_", document.createElement("wbr"), "grad");
+    headRow.append(th);
+  }
   table.append(el("thead", {}, headRow));
 
   const body = el("tbody");
@@ -148,8 +153,10 @@ export function renderInspector(container, tensors) {
     const row = el("tr", {class: tensor.is_leaf && tensor.requires_grad ? "inspector-row--leaf" : null});
     row.append(
       el("th", {scope: "row"}, el("code", {}, String(tensor.name))),
-      el("td", {}, el("code", {}, formatShape(tensor.shape))),
-      el("td", {}, el("code", {}, String(tensor.dtype ?? "?"))),
+      el("td", {}, el("code", {title: Array.isArray(tensor.shape) && tensor.shape.length === 0
+        ? "0-dimensional: a scalar tensor" : null}, formatShape(tensor.shape))),
+      // "float32" rather than "torch.float32": the column says what it is.
+      el("td", {}, el("code", {title: tensor.dtype ?? null}, String(tensor.dtype ?? "?").replace(/^torch\./, ""))),
       el("td", {}, pythonBool(tensor.requires_grad)),
       el("td", {}, pythonBool(tensor.is_leaf)),
       el("td", {}, el("code", {}, tensor.grad_fn ?? "None")),
