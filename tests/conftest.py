@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import tempfile
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,17 @@ from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox
 
 FIXTURE_LESSONS = Path(__file__).parent / "fixtures" / "lessons"
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
+    """Poll `predicate` until it holds or `timeout` passes (for effects that happen after a
+    response, like the removal of a finished run's scratch directory)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
 
 
 def make_settings(**overrides: Any) -> Settings:

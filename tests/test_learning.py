@@ -15,31 +15,45 @@ LESSON = "/api/lessons/first-steps"
 
 
 def test_a_prediction_reveals_the_answer_explanation_and_output(client: TestClient) -> None:
-    wrong = client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None",
-                                                              "confidence": "certain"})
+    wrong = client.post(
+        f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "certain"}
+    )
     assert wrong.status_code == 200
     assert wrong.json() == {
-        "correct": False, "answer": "tensor([4., 6.])", "explanation_html": "<p>2x at [2, 3].</p>\n",
-        "output": "tensor([4., 6.])\n", "error": None, "attempt": 1,
+        "correct": False,
+        "answer": "tensor([4., 6.])",
+        "explanation_html": "<p>2x at [2, 3].</p>\n",
+        "output": "tensor([4., 6.])\n",
+        "error": None,
+        "attempt": 1,
     }
     right = client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])"})
     assert right.json()["correct"] is True
     assert right.json()["attempt"] == 2
     state = client.get(f"{LESSON}/progress").json()["steps"]["1"]["prediction"]
     assert (state["choice"], state["confidence"], state["correct"]) == (
-        "tensor([4., 6.])", "fairly_sure", True)
+        "tensor([4., 6.])",
+        "fairly_sure",
+        True,
+    )
 
 
 def test_a_prediction_must_be_one_of_the_choices(client: TestClient) -> None:
     answer = client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([1.])"})
     assert answer.status_code == 422
-    assert client.post(f"{LESSON}/steps/1/prediction",
-                       json={"choice": "None", "confidence": "sure"}).status_code == 422
+    assert (
+        client.post(
+            f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "sure"}
+        ).status_code
+        == 422
+    )
 
 
 def test_unknown_lessons_steps_and_myths_are_404(client: TestClient) -> None:
-    assert client.post("/api/lessons/nope/steps/1/prediction",
-                       json={"choice": "None"}).status_code == 404
+    assert (
+        client.post("/api/lessons/nope/steps/1/prediction", json={"choice": "None"}).status_code
+        == 404
+    )
     assert client.post(f"{LESSON}/steps/9/prediction", json={"choice": "None"}).status_code == 404
     assert client.post(f"{LESSON}/steps/0/value", json={"value": "1"}).status_code == 404
     assert client.post(f"{LESSON}/myths/2/answer", json={"answer": "yes"}).status_code == 404
@@ -111,8 +125,13 @@ def test_the_catalog_summarises_progress(client: TestClient) -> None:
     client.post(f"{LESSON}/myths/1/answer", json={"answer": "no"})
     assert "1/1 steps, 1/1 myths" in client.get("/").text
     summary = client.get("/api/progress").json()["lessons"]["first-steps"]
-    assert summary == {"steps_done": 1, "steps_total": 1, "myths_answered": 1,
-                       "myths_correct": 1, "myths_total": 1}
+    assert summary == {
+        "steps_done": 1,
+        "steps_total": 1,
+        "myths_answered": 1,
+        "myths_correct": 1,
+        "myths_total": 1,
+    }
 
 
 def test_reset_forgets_everything(client: TestClient) -> None:
@@ -158,18 +177,26 @@ def test_the_models_match_the_migrations(tmp_path) -> None:  # type: ignore[no-u
     command.check(config)  # raises when a model changed without a migration
 
 
-@pytest.mark.parametrize(("text", "value"), [
-    ("4", 4.0), ("-3.5e-2", -0.035), ("[4, 6]", [4.0, 6.0]), ("tensor([4., 6.])", [4.0, 6.0]),
-    ("tensor(3.)", 3.0), ("tensor([[1., 2.], [3., 4.]], requires_grad=True)",
-                          [[1.0, 2.0], [3.0, 4.0]]),
-    ("None", None), ("(1, 2)", [1.0, 2.0]),
-])
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("4", 4.0),
+        ("-3.5e-2", -0.035),
+        ("[4, 6]", [4.0, 6.0]),
+        ("tensor([4., 6.])", [4.0, 6.0]),
+        ("tensor(3.)", 3.0),
+        ("tensor([[1., 2.], [3., 4.]], requires_grad=True)", [[1.0, 2.0], [3.0, 4.0]]),
+        ("None", None),
+        ("(1, 2)", [1.0, 2.0]),
+    ],
+)
 def test_typed_values_are_read_like_torch_prints_them(text: str, value: object) -> None:
     assert parse_typed_value(text) == value
 
 
-@pytest.mark.parametrize("text", ["", "x", "__import__('os')", "[1, [2]]", "[1, 'a']",
-                                  "{1: 2}", "True", "1" * 3000])
+@pytest.mark.parametrize(
+    "text", ["", "x", "__import__('os')", "[1, [2]]", "[1, 'a']", "{1: 2}", "True", "1" * 3000]
+)
 def test_anything_but_numbers_is_refused(text: str) -> None:
     with pytest.raises(TypedValueError):
         parse_typed_value(text)

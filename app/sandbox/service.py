@@ -30,7 +30,7 @@ from pydantic import ValidationError
 from app.config import ISOLATION_LAYERS, PROJECT_ROOT, Settings
 from app.sandbox.hints import hint_for
 from app.sandbox.result import ChildReport, ErrorInfo, RunResult
-from app.sandbox.zygote import SANDBOX_FAILED_EXIT, ZygoteConfig
+from app.sandbox.zygote import SANDBOX_FAILED_EXIT, ZygoteConfig, tree_size
 
 log = logging.getLogger("gradlab.sandbox")
 
@@ -336,17 +336,38 @@ class Sandbox:
                         json.dumps({"op": "kill", "id": run_id, "reason": reason}).encode()
                     )
 
-        readers = asyncio.gather(
-            _read_pipe(stdout_fd, output, "stdout", kill),
-            _read_pipe(stderr_fd, output, "stderr", kill),
-            _read_limited(result_fd, MAX_RESULT_BYTES),
-        )
-        backstop = self.settings.wall_time_s + BACKSTOP_GRACE_S
-        try:
-            exited, _ = await asyncio.wait_for(
-                asyncio.gather(events.get(), readers), timeout=backstop
+        readers = asyncio.ensure_future(
+            asyncio.gather(
+                _read_pipe(stdout_fd, output, "stdout", kill),
+                _read_pipe(stderr_fd, output, "stderr", kill),
+                _read_limited(result_fd, MAX_RESULT_BYTES),
             )
+        )
+        exit_event = asyncio.ensure_future(events.get())
+        deadline = time.monotonic() + self.settings.wall_time_s + BACKSTOP_GRACE_S
+        try:
+            waiting: set[asyncio.Future[Any]] = {readers, exit_event}
+            done, _ = await asyncio.wait(
+                waiting,
+                timeout=deadline - time.monotonic(),
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+            if exit_event not in done and readers in done:
+                report = _parse_report(readers.result()[2])
+                if report is not None and output.flood_reason is None:
+                    # A complete result and closed output: answer now rather than wait for
+                    # the process's exit, which takes milliseconds to unmap its memory.
+                    exit_event.cancel()
+                    reason = None
+                    if tree_size(Path(message["scratch"])) > self.settings.scratch_bytes:
+                        reason = "scratch"
+                        kill(reason)
+                    finished = {"event": "finished", "status": 0, "reason": reason}
+                    return self._verdict(finished, report, output, started_at)
+            exited, _ = await asyncio.wait_for(exit_event, deadline - time.monotonic())
+            await asyncio.wait_for(readers, deadline - time.monotonic())
         except TimeoutError:
+            exit_event.cancel()
             log.error("sandbox: run %s outlived the zygote's wall clock; restarting it", run_id)
             kill("timeout")
             self._discard_zygote("the sandbox stalled")
@@ -358,14 +379,12 @@ class Sandbox:
                 truncated=output.truncated,
                 duration_ms=_elapsed_ms(started_at),
             )
-        exit_message, _ = exited
-        raw_result = readers.result()[2]
-        return self._verdict(exit_message, raw_result, output, started_at)
+        return self._verdict(exited, _parse_report(readers.result()[2]), output, started_at)
 
     def _verdict(
         self,
         exited: dict[str, Any],
-        raw_result: bytes | None,
+        report: ChildReport | None,
         output: _OutputBudget,
         started_at: float,
     ) -> RunResult:
@@ -386,7 +405,6 @@ class Sandbox:
         reason = exited.get("reason") or output.flood_reason
         signalled = os.WIFSIGNALED(status_code)
         signal_number = os.WTERMSIG(status_code) if signalled else None
-        report = _parse_report(raw_result)
         if report is not None:
             common["tensors"] = report.tensors
             common["graph"] = report.graph

@@ -19,6 +19,7 @@ clock and the scratch-space cap; the server reads the pipes and caps the output.
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
 import json
 import os
@@ -123,6 +124,38 @@ def _warm_up_torch() -> None:
     torch.load(buffer)
 
 
+_MADV_HUGEPAGE = 14
+_MADV_COLLAPSE = 25  # Linux 6.1+
+_HUGE_PAGE = 1 << 21
+
+
+def _collapse_into_huge_pages() -> int:
+    """Back the zygote's anonymous memory (about 200 MiB after importing torch) with 2 MiB pages.
+
+    fork() copies one entry per page of it, and a run's exit frees as many: with huge pages
+    both take about a quarter of the time. A child's first write to such a page still copies
+    only 4 KiB (the kernel splits the huge page). Best effort: returns the bytes collapsed."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    collapsed = 0
+    with open("/proc/self/maps") as maps:
+        regions = [line.split() for line in maps]
+    for fields in regions:
+        if fields[1] != "rw-p" or (len(fields) > 5 and not fields[5].startswith("[heap")):
+            continue  # only private anonymous memory and the heap
+        low, high = (int(bound, 16) for bound in fields[0].split("-"))
+        start = (low + _HUGE_PAGE - 1) & ~(_HUGE_PAGE - 1)
+        end = high & ~(_HUGE_PAGE - 1)
+        if end - start < _HUGE_PAGE:
+            continue
+        libc.madvise(start, end - start, _MADV_HUGEPAGE)
+        if libc.madvise(start, end - start, _MADV_COLLAPSE) == 0:
+            collapsed += end - start
+    return collapsed
+
+
 def _thread_count() -> int:
     return len(os.listdir("/proc/self/task"))
 
@@ -156,10 +189,12 @@ class Zygote:
     # --- messages -------------------------------------------------------------------------
     def send(self, message: dict[str, Any], fds: list[int] | None = None) -> None:
         data = json.dumps(message).encode()
-        if fds:
-            socket.send_fds(self.control, [data], fds)
-        else:
-            self.control.send(data)
+        # A server that went away is noticed by the main loop (end of file on the socket).
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            if fds:
+                socket.send_fds(self.control, [data], fds)
+            else:
+                self.control.send(data)
 
     # --- children ---------------------------------------------------------------------------
     def _make_scratch(self) -> Path:
@@ -225,6 +260,10 @@ class Zygote:
         source = b"".join(chunks).decode("utf-8", errors="replace")
         with os.fdopen(3, "wb") as channel:
             execute.write_result(execute.run_code(source), channel)
+        # Closing the output tells the server the run is over before the (slower) exit.
+        for fd in (1, 2):
+            with contextlib.suppress(OSError):
+                os.close(fd)
         return 0
 
     def probe(self) -> dict[str, str]:
@@ -287,7 +326,10 @@ class Zygote:
             os.write(child.code_w, code.encode("utf-8", errors="replace"))
         os.close(child.code_w)
         child.code_w = -1
-        self.send({"event": "started", "id": run_id, "pid": child.pid}, child.pipes)
+        self.send(
+            {"event": "started", "id": run_id, "pid": child.pid, "scratch": str(child.scratch)},
+            child.pipes,
+        )
         for fd in child.pipes:
             os.close(fd)
         child.pipes = []
@@ -314,7 +356,7 @@ class Zygote:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, signal.SIGKILL)
             # A run can fill its scratch space between two polls and finish: judge it at the end.
-            if child.reason is None and _tree_size(child.scratch) > self.config.scratch_bytes:
+            if child.reason is None and tree_size(child.scratch) > self.config.scratch_bytes:
                 child.reason = "scratch"
             shutil.rmtree(child.scratch, ignore_errors=True)
             for fd in [*child.pipes, child.code_w]:
@@ -350,7 +392,7 @@ class Zygote:
                 continue
             if now >= child.deadline:
                 self.kill(child, "timeout")
-            elif _tree_size(child.scratch) > self.config.scratch_bytes:
+            elif tree_size(child.scratch) > self.config.scratch_bytes:
                 self.kill(child, "scratch")
 
     def handle(self, message: dict[str, Any]) -> None:
@@ -395,7 +437,7 @@ class Zygote:
             time.sleep(0.01)
 
 
-def _tree_size(path: Path) -> int:
+def tree_size(path: Path) -> int:
     total = 0
     try:
         with os.scandir(path) as entries:
@@ -451,6 +493,11 @@ def main() -> None:
     for name in PRELOADED_MODULES:
         importlib.import_module(name)
     _warm_up_torch()
+    gc.collect()
+    # Objects that exist now are never traversed by a child's collector: fewer copied pages.
+    gc.freeze()
+    huge = _collapse_into_huge_pages()
+    print(f"gradlab zygote: {huge >> 20} MiB in huge pages", file=sys.stderr)
     control = socket.socket(fileno=control_fd)
     zygote = Zygote(control, config)
     layers = zygote.probe()

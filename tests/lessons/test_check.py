@@ -31,63 +31,119 @@ def pitfall(data: dict[str, Any]) -> dict[str, Any]:
 
 
 LIES: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
-    ("wrong output",
-     lambda d: step(d)["snippet"].update(output="tensor([4., 7.])\n"),
-     "step 1 (Squares)", "stdout differs from the claimed output"),
-    ("output without its newline",
-     lambda d: step(d)["snippet"].update(output="tensor([4., 6.])"),
-     "step 1 (Squares)", "stdout differs"),
-    ("the seed's 3.0 for tensor(3.)",
-     lambda d: step(d)["snippet"].update(code="import torch\nprint(torch.tensor(3.0))\n",
-                                         output="3.0\n", grads={}),
-     "step 1 (Squares)", "+tensor(3.)"),
-    ("wrong grad value",
-     lambda d: step(d)["snippet"]["grads"].update(x=[4.0, 5.0]),
-     "step 1 (Squares)", "grads: x.grad is claimed [4.0, 5.0] but torch holds [4.0, 6.0]"),
-    ("grad claimed None but filled",
-     lambda d: step(d)["snippet"]["grads"].update(x=None),
-     "step 1 (Squares)", "torch holds a tensor"),
-    ("grad claimed for a non-leaf",
-     lambda d: step(d)["snippet"]["grads"].update(y=13.0),
-     "step 1 (Squares)", "y.grad is claimed 13.0 but torch holds None"),
-    ("grad of a tensor that does not exist",
-     lambda d: step(d)["snippet"]["grads"].update(z=1.0),
-     "step 1 (Squares)", "no tensor named 'z'"),
-    ("claims clean but raises",
-     lambda d: step(d)["snippet"].update(code="import torch\nprint(torch.tensor(1.0) + None)\n",
-                                         output="", grads={}),
-     "step 1 (Squares)", "but the lesson claims it runs cleanly"),
-    ("claims an error that never comes",
-     lambda d: pitfall(d)["wrong"].update(code="import torch\nprint('fine')\n", output="fine\n"),
-     "pitfall 1 wrong code", "claimed to raise RuntimeError but ran without error"),
-    ("wrong error type",
-     lambda d: pitfall(d)["wrong"]["error"].update(type="ValueError"),
-     "pitfall 1 wrong code", "claimed to raise ValueError but raised RuntimeError"),
-    ("wrong error message",
-     lambda d: pitfall(d)["wrong"]["error"].update(message_contains="may fail"),
-     "pitfall 1 wrong code", "message does not contain 'may fail'"),
-    ("wrong value-prediction answer",
-     lambda d: step(d)["value_prediction"].update(expected=[2.0, 3.0]),
-     "step 1 (Squares) value prediction", "the answer [2.0, 3.0] is wrong"),
-    ("value prediction of a missing tensor",
-     lambda d: step(d)["value_prediction"].update(tensor="w"),
-     "step 1 (Squares) value prediction", "no tensor named 'w'"),
-    ("pitfall whose wrong code is not wrong",
-     lambda d: pitfall(d).update(wrong={
-         "code": pitfall(d)["correct"]["code"].replace("(x * 2)", "(2 * x)"),
-         "output": "tensor([2., 2.])\n"}),
-     "pitfall 1 (Backward on a vector)", "behave the same"),
-    ("myth demo that says the opposite",
-     lambda d: d["myths"][0]["demo"].update(output="False\n"),
-     "myth 1 demo", "stdout differs"),
-    ("snippet that never ends",
-     lambda d: step(d)["snippet"].update(code="while True:\n    pass\n", output="", grads={}),
-     "step 1 (Squares)", "status 'timeout'"),
+    (
+        "wrong output",
+        lambda d: step(d)["snippet"].update(output="tensor([4., 7.])\n"),
+        "step 1 (Squares)",
+        "stdout differs from the claimed output",
+    ),
+    (
+        "output without its newline",
+        lambda d: step(d)["snippet"].update(output="tensor([4., 6.])"),
+        "step 1 (Squares)",
+        "stdout differs",
+    ),
+    (
+        "the seed's 3.0 for tensor(3.)",
+        lambda d: step(d)["snippet"].update(
+            code="import torch\nprint(torch.tensor(3.0))\n", output="3.0\n", grads={}
+        ),
+        "step 1 (Squares)",
+        "+tensor(3.)",
+    ),
+    (
+        "wrong grad value",
+        lambda d: step(d)["snippet"]["grads"].update(x=[4.0, 5.0]),
+        "step 1 (Squares)",
+        "grads: x.grad is claimed [4.0, 5.0] but torch holds [4.0, 6.0]",
+    ),
+    (
+        "grad claimed None but filled",
+        lambda d: step(d)["snippet"]["grads"].update(x=None),
+        "step 1 (Squares)",
+        "torch holds a tensor",
+    ),
+    (
+        "grad claimed for a non-leaf",
+        lambda d: step(d)["snippet"]["grads"].update(y=13.0),
+        "step 1 (Squares)",
+        "y.grad is claimed 13.0 but torch holds None",
+    ),
+    (
+        "grad of a tensor that does not exist",
+        lambda d: step(d)["snippet"]["grads"].update(z=1.0),
+        "step 1 (Squares)",
+        "no tensor named 'z'",
+    ),
+    (
+        "claims clean but raises",
+        lambda d: step(d)["snippet"].update(
+            code="import torch\nprint(torch.tensor(1.0) + None)\n", output="", grads={}
+        ),
+        "step 1 (Squares)",
+        "but the lesson claims it runs cleanly",
+    ),
+    (
+        "claims an error that never comes",
+        lambda d: pitfall(d)["wrong"].update(code="import torch\nprint('fine')\n", output="fine\n"),
+        "pitfall 1 wrong code",
+        "claimed to raise RuntimeError but ran without error",
+    ),
+    (
+        "wrong error type",
+        lambda d: pitfall(d)["wrong"]["error"].update(type="ValueError"),
+        "pitfall 1 wrong code",
+        "claimed to raise ValueError but raised RuntimeError",
+    ),
+    (
+        "wrong error message",
+        lambda d: pitfall(d)["wrong"]["error"].update(message_contains="may fail"),
+        "pitfall 1 wrong code",
+        "message does not contain 'may fail'",
+    ),
+    (
+        "wrong value-prediction answer",
+        lambda d: step(d)["value_prediction"].update(expected=[2.0, 3.0]),
+        "step 1 (Squares) value prediction",
+        "the answer [2.0, 3.0] is wrong",
+    ),
+    (
+        "value prediction of a missing tensor",
+        lambda d: step(d)["value_prediction"].update(tensor="w"),
+        "step 1 (Squares) value prediction",
+        "no tensor named 'w'",
+    ),
+    (
+        "pitfall whose wrong code is not wrong",
+        lambda d: pitfall(d).update(
+            wrong={
+                "code": pitfall(d)["correct"]["code"].replace("(x * 2)", "(2 * x)"),
+                "output": "tensor([2., 2.])\n",
+            }
+        ),
+        "pitfall 1 (Backward on a vector)",
+        "behave the same",
+    ),
+    (
+        "myth demo that says the opposite",
+        lambda d: d["myths"][0]["demo"].update(output="False\n"),
+        "myth 1 demo",
+        "stdout differs",
+    ),
+    (
+        "snippet that never ends",
+        lambda d: step(d)["snippet"].update(code="while True:\n    pass\n", output="", grads={}),
+        "step 1 (Squares)",
+        "status 'timeout'",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("mutate", "where", "problem"),
-                         [(m, w, p) for _, m, w, p in LIES], ids=[name for name, *_ in LIES])
+@pytest.mark.parametrize(
+    ("mutate", "where", "problem"),
+    [(m, w, p) for _, m, w, p in LIES],
+    ids=[name for name, *_ in LIES],
+)
 def test_check_catches_the_lie(sandbox: SandboxHarness, mutate, where: str, problem: str) -> None:  # type: ignore[no-untyped-def]
     data = fixture_data()
     mutate(data)

@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from tests.conftest import SandboxHarness
+from tests.conftest import SandboxHarness, wait_until
 
 
 def run(sandbox: SandboxHarness, code: str):  # type: ignore[no-untyped-def]
@@ -304,7 +304,8 @@ def test_cant_leave_files_or_state_for_the_next_run(sandbox: SandboxHarness) -> 
     listing, math_leak, torch_leak, cwd = second.stdout.rsplit(" ", 3)
     assert (listing, math_leak, torch_leak) == ("[]", "False", "False")
     assert cwd.strip() != first.stdout.strip()
-    assert not os.path.exists(first.stdout.strip())
+    # The finished run's directory is removed once its process has exited.
+    assert wait_until(lambda: not os.path.exists(first.stdout.strip()))
 
 
 def test_no_file_descriptors_are_inherited(sandbox: SandboxHarness) -> None:

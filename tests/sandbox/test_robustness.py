@@ -5,13 +5,12 @@ from __future__ import annotations
 import os
 import signal
 import threading
-import time
 from pathlib import Path
 
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from tests.conftest import SandboxHarness, make_settings
+from tests.conftest import SandboxHarness, make_settings, wait_until
 
 SLEEP = "import time\ntime.sleep({seconds})\nprint('woke')\n"
 
@@ -38,22 +37,13 @@ def _alive(pid: int) -> bool:
     return stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def _wait_until(predicate, timeout: float = 10.0) -> bool:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
-
-
 def test_a_dead_zygote_is_replaced_and_the_next_run_works() -> None:
     harness = SandboxHarness(make_settings(sandbox_enabled=True))
     try:
         first = harness.sandbox._zygote
         assert first is not None
         os.kill(first.process.pid, signal.SIGKILL)
-        assert _wait_until(
+        assert wait_until(
             lambda: harness.sandbox._zygote is not first and harness.sandbox.health()["ready"],
             timeout=60,
         )
@@ -108,7 +98,7 @@ def test_nothing_outlives_its_run(sandbox: SandboxHarness) -> None:
     )
     assert result.stdout == "bye\n"
     # Only the spare child (ready for the next run) may remain.
-    assert _wait_until(lambda: len(set(_children_of(zygote.process.pid)) - before) <= 1)
+    assert wait_until(lambda: len(set(_children_of(zygote.process.pid)) - before) <= 1)
     assert len(_children_of(zygote.process.pid)) <= 1
 
 
@@ -116,11 +106,11 @@ def test_stopping_the_sandbox_stops_the_zygote_and_its_children() -> None:
     harness = SandboxHarness(make_settings(sandbox_enabled=True))
     zygote = harness.sandbox._zygote
     assert zygote is not None
-    assert _wait_until(lambda: len(_children_of(zygote.process.pid)) >= 1)  # the spare
+    assert wait_until(lambda: len(_children_of(zygote.process.pid)) >= 1)  # the spare
     pids = [zygote.process.pid, *_children_of(zygote.process.pid)]
     scratch_root = harness.sandbox._scratch_root
     harness.close()
-    assert _wait_until(lambda: not any(_alive(pid) for pid in pids))
+    assert wait_until(lambda: not any(_alive(pid) for pid in pids))
     assert scratch_root is not None and not scratch_root.exists()
 
 
@@ -137,7 +127,7 @@ def test_healthz_answers_while_every_worker_is_busy() -> None:
         ]
         for thread in runs:
             thread.start()
-        assert _wait_until(lambda: client.get("/healthz").json()["sandbox"]["busy"] == 2)
+        assert wait_until(lambda: client.get("/healthz").json()["sandbox"]["busy"] == 2)
         health = client.get("/healthz").json()
         assert health["status"] == "ok"
         assert health["sandbox"]["queued"] == 1
@@ -155,7 +145,7 @@ def test_a_full_queue_answers_503_with_retry_after() -> None:
             kwargs={"json": {"code": SLEEP.format(seconds=2)}},
         )
         busy.start()
-        assert _wait_until(lambda: client.get("/healthz").json()["sandbox"]["busy"] == 1)
+        assert wait_until(lambda: client.get("/healthz").json()["sandbox"]["busy"] == 1)
         answer = client.post("/api/run", json={"code": "print(1)"})
         assert answer.status_code == 503
         assert answer.headers["retry-after"] == "1"
