@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -547,9 +548,9 @@ async def _wait_readable(fd: int) -> None:
         loop.remove_reader(fd)
 
 
-async def _read_pipe(fd: int, budget: _OutputBudget, stream: str, kill: Any) -> None:
+async def _chunks(fd: int) -> AsyncIterator[bytes]:
+    """What arrives on a pipe, chunk by chunk, until end of file; the pipe is closed after."""
     os.set_blocking(fd, False)
-    flooding = False
     try:
         while True:
             try:
@@ -559,30 +560,25 @@ async def _read_pipe(fd: int, budget: _OutputBudget, stream: str, kill: Any) -> 
                 continue
             if not chunk:
                 return
-            if not budget.take(stream, chunk) and not flooding:
-                flooding = True
-                kill("output")
+            yield chunk
     finally:
         os.close(fd)
+
+
+async def _read_pipe(fd: int, budget: _OutputBudget, stream: str, kill: Any) -> None:
+    flooding = False
+    async for chunk in _chunks(fd):
+        if not budget.take(stream, chunk) and not flooding:
+            flooding = True
+            kill("output")
 
 
 async def _read_limited(fd: int, limit: int) -> bytes | None:
     """Read the result channel; None when it is larger than `limit` (a forged or broken result)."""
-    os.set_blocking(fd, False)
     parts: list[bytes] = []
     size = 0
-    try:
-        while True:
-            try:
-                chunk = os.read(fd, 65536)
-            except BlockingIOError:
-                await _wait_readable(fd)
-                continue
-            if not chunk:
-                break
-            size += len(chunk)
-            if size <= limit:
-                parts.append(chunk)
-    finally:
-        os.close(fd)
+    async for chunk in _chunks(fd):
+        size += len(chunk)
+        if size <= limit:
+            parts.append(chunk)
     return b"".join(parts) if size <= limit else None

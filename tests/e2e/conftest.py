@@ -1,0 +1,139 @@
+"""A real gradlab server on a free loopback port, and headless Chromium driven by Playwright."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from app.config import PROJECT_ROOT
+from tests.conftest import FIXTURE_LESSONS
+
+CHROMIUM = os.environ.get("GRADLAB_CHROMIUM", "/usr/bin/chromium")
+SCREENSHOTS = PROJECT_ROOT / "test-artifacts" / "screenshots"
+
+pytestmark = pytest.mark.browser
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    if not Path(CHROMIUM).exists():
+        skip = pytest.mark.skip(reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+        for item in items:
+            if "e2e" in str(item.fspath):
+                item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args() -> dict[str, Any]:
+    return {
+        "executable_path": CHROMIUM,
+        "args": [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+        ],
+    }
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class LiveServer:
+    def __init__(self, lessons: Path) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="gradlab-e2e-"))
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {
+            **os.environ,
+            "GRADLAB_LESSONS_DIR": str(lessons),
+            "GRADLAB_DATABASE_URL": f"sqlite:///{self.folder / 'e2e.db'}",
+        }
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "app.cli",
+                "serve",
+                "--port",
+                str(self.port),
+                "--log-level",
+                "warning",
+            ],
+            cwd=PROJECT_ROOT,
+            env=env,
+        )
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{self.url}/healthz", timeout=1).json()["sandbox"]["ready"]:
+                    return
+            except (httpx.HTTPError, KeyError, ValueError):
+                pass
+            if self.process.poll() is not None:
+                raise RuntimeError("the server exited during start-up")
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError("the server did not become ready")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[LiveServer]:
+    """The test lessons (stable text to assert on)."""
+    live = LiveServer(FIXTURE_LESSONS)
+    yield live
+    live.stop()
+
+
+@pytest.fixture(scope="session")
+def bundled_server() -> Iterator[LiveServer]:
+    """The real curriculum."""
+    live = LiveServer(PROJECT_ROOT / "lessons")
+    yield live
+    live.stop()
+
+
+@pytest.fixture
+def shot(page) -> Any:  # type: ignore[no-untyped-def]
+    """Save a screenshot to test-artifacts/screenshots/<name>.png."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    def take(name: str, full_page: bool = True) -> Path:
+        path = SCREENSHOTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=full_page)
+        return path
+
+    return take
+
+
+@pytest.fixture
+def page(page):  # type: ignore[no-untyped-def]
+    """Every page fails the test on a JavaScript error."""
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    assert not errors, f"JavaScript errors: {errors}"
