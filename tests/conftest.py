@@ -45,6 +45,29 @@ def make_settings(**overrides: Any) -> Settings:
     return Settings(**values)
 
 
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Any]:
+    """One PostgreSQL server for the session (skipped where PostgreSQL is not installed)."""
+    from tests import postgres as pg
+
+    if not pg.available():
+        pytest.skip("PostgreSQL is not installed (apt-get install postgresql)")
+    server = pg.PostgresServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest) -> str:
+    """Each progress test runs on SQLite and on a real PostgreSQL server."""
+    if request.param == "sqlite":
+        folder = Path(tempfile.mkdtemp(prefix="gradlab-test-"))
+        return f"sqlite:///{folder / 'progress.db'}"
+    server = request.getfixturevalue("postgres")
+    url: str = server.new_database()
+    return url
+
+
 @pytest.fixture
 def client() -> Iterator[TestClient]:
     """Pages and lesson API, without a sandbox."""

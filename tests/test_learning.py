@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from alembic import command
 from fastapi.testclient import TestClient
@@ -12,6 +14,13 @@ from app.progress.database import alembic_config, make_engine
 from tests.conftest import make_settings
 
 LESSON = "/api/lessons/first-steps"
+
+
+@pytest.fixture
+def client(database_url: str) -> Iterator[TestClient]:
+    """The app on SQLite and on PostgreSQL (see `database_url`)."""
+    with TestClient(create_app(make_settings(database_url=database_url))) as test_client:
+        yield test_client
 
 
 def test_a_prediction_reveals_the_answer_explanation_and_output(client: TestClient) -> None:
@@ -143,8 +152,8 @@ def test_reset_forgets_everything(client: TestClient) -> None:
     assert client.get(f"{LESSON}/progress").json()["myths"] == {}
 
 
-def test_progress_survives_a_restart_of_the_server() -> None:
-    settings = make_settings()
+def test_progress_survives_a_restart_of_the_server(database_url: str) -> None:
+    settings = make_settings(database_url=database_url)
     with TestClient(create_app(settings)) as first:
         first.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"})
         cookie = first.cookies["gradlab_learner"]
@@ -170,8 +179,8 @@ def test_running_a_step_without_prediction_marks_it_done(sandbox_client: TestCli
     assert sandbox_client.get("/api/lessons/second-steps/progress").json()["steps_done"] == 1
 
 
-def test_the_models_match_the_migrations(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    engine = make_engine(f"sqlite:///{tmp_path / 'check.db'}")
+def test_the_models_match_the_migrations(database_url: str) -> None:
+    engine = make_engine(database_url)
     config = alembic_config(engine)
     command.upgrade(config, "head")
     command.check(config)  # raises when a model changed without a migration

@@ -38,12 +38,36 @@ def _snippet_line(exc: BaseException) -> int | None:
     return line
 
 
-def _without_runner_frames(exc: BaseException) -> TracebackType | None:
-    """Drop this module's frames so the traceback starts in the snippet, as plain python's does."""
-    tb = exc.__traceback__
-    while tb is not None and tb.tb_frame.f_code.co_filename != SNIPPET_FILENAME:
-        tb = tb.tb_next
-    return tb
+def _only_snippet_frames(report: traceback.TracebackException) -> None:
+    """Keep the learner's own frames: library frames are noise to a learner and would show
+    the server's file paths. Says how many were hidden, in place of them."""
+    seen: set[int] = set()
+    current: traceback.TracebackException | None = report
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        frames = list(current.stack)
+        # Frames before the snippet's first are this runner's: plain python has none.
+        first = next((i for i, f in enumerate(frames) if f.filename == SNIPPET_FILENAME), 0)
+        mine = [frame for frame in frames if frame.filename == SNIPPET_FILENAME]
+        hidden = len(frames) - first - len(mine)
+        if hidden and mine:
+            last = mine[-1]
+            note = f"[{hidden} frame{'s' * (hidden != 1)} inside torch or Python hidden]"
+            mine.append(traceback.FrameSummary(note, last.lineno, "<hidden>", line=""))
+        current.stack = traceback.StackSummary.from_list(mine)
+        current = current.__cause__ or current.__context__
+
+
+def _print_traceback(exc: BaseException) -> None:
+    report = traceback.TracebackException.from_exception(exc)
+    _only_snippet_frames(report)
+    lines = []
+    for line in report.format():
+        if "<hidden>" in line:  # render the note as a line of its own
+            note = line.split('"')[1]
+            line = f"  {note}\n"
+        lines.append(line)
+    sys.stderr.write("".join(lines))
 
 
 def run_code(code: str) -> dict[str, Any]:
@@ -64,8 +88,7 @@ def run_code(code: str) -> dict[str, Any]:
             "message": str(exc)[:MAX_MESSAGE_CHARS],
             "line": _snippet_line(exc),
         }
-        exc.__traceback__ = _without_runner_frames(exc)
-        traceback.print_exception(exc)
+        _print_traceback(exc)
     elapsed_ms = (time.perf_counter() - started) * 1000
     for stream in (sys.stdout, sys.stderr):
         # The snippet may have closed or replaced its streams.

@@ -338,3 +338,13 @@ def test_big_tensors_are_previewed(sandbox: SandboxHarness) -> None:
     (big,) = result.tensors
     assert big.preview is True and big.numel == 10_000
     assert isinstance(big.value, list) and len(big.value) == 64
+
+
+def test_tracebacks_show_the_learners_frames_and_no_server_paths(sandbox: SandboxHarness) -> None:
+    result = sandbox.run(
+        "import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\n(x * 2).backward()\n"
+    )
+    assert result.stderr.startswith("Traceback (most recent call last):\n")
+    assert '  File "snippet.py", line 3, in <module>\n' in result.stderr
+    assert "frames inside torch or Python hidden" in result.stderr
+    assert "site-packages" not in result.stderr and "/root" not in result.stderr

@@ -1,0 +1,648 @@
+// The interactive lesson page: runnable cells, committed predictions, typed
+// value predictions, myth busters, saved progress and keyboard navigation.
+//
+//   initLesson(article)          wire up one <article class="lesson">; returns {runnables, refreshProgress}
+//   progressText(progress)       "3/7 steps done · myths 2/4"
+//   scoreText(score)             "Score: 2 / 4 answered, 2 correct"
+//   handleLessonNavigation(e)    the Alt+Shift+Arrow keydown handler
+//
+// Contract: helper-notes/frontend-contract.md. HTML from the server goes in
+// with innerHTML only for fields named *_html; everything else is text.
+
+import {apiFetch, el, mountRunnable, networkMessage} from "./runnable.js";
+import {formatTensorValue} from "./inspector.js";
+
+let uidCounter = 0;
+const uid = (prefix) => `${prefix}-${++uidCounter}`;
+
+const CONFIDENCE_WORDS = {guess: "a guess", fairly_sure: "fairly sure", certain: "certain"};
+
+// ---- Text helpers -----------------------------------------------------------
+
+export function progressText(progress) {
+  if (!progress || typeof progress !== "object") return "";
+  const parts = [];
+  if (Number.isInteger(progress.steps_total)) {
+    parts.push(`${progress.steps_done ?? 0}/${progress.steps_total} steps done`);
+  }
+  // Myths count when answered correctly, as the server renders this line.
+  const score = progress.score;
+  if (score && score.total) parts.push(`myths ${score.correct ?? 0}/${score.total}`);
+  return parts.join(" · ");
+}
+
+export function scoreText(score) {
+  if (!score || !score.total || !score.answered) return "";
+  return `Score: ${score.answered ?? 0} / ${score.total} answered, ${score.correct ?? 0} correct`;
+}
+
+function capitalise(text) {
+  const s = String(text ?? "");
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** Fill `node` with trusted server HTML (only for *_html fields). */
+function setServerHtml(node, html) {
+  node.innerHTML = typeof html === "string" ? html : "";
+  return node;
+}
+
+function ensureStop(text) {
+  const trimmed = String(text).trim();
+  return /[.!?…)]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
+
+function describeShape(shape) {
+  if (!Array.isArray(shape)) return "an unknown shape";
+  if (shape.length === 0) return "a single number (shape [])";
+  const count = shape.reduce((a, b) => a * b, 1);
+  return `shape [${shape.join(", ")}] (${count} number${count === 1 ? "" : "s"})`;
+}
+
+/** Silence live regions while `fill` restores saved state on load. */
+function quietly(regions, fill) {
+  const saved = regions.map((r) => [r, r.getAttribute("aria-live")]);
+  for (const [r] of saved) r.setAttribute("aria-live", "off");
+  try {
+    fill();
+  } finally {
+    setTimeout(() => {
+      for (const [r, value] of saved) {
+        if (value === null) r.removeAttribute("aria-live");
+        else r.setAttribute("aria-live", value);
+      }
+    }, 700);
+  }
+}
+
+/** Move focus to `target` only if the action left it nowhere useful. */
+function rescueFocus(previous, target) {
+  const active = document.activeElement;
+  const lost = !active || active === document.body || active === previous
+    || (active instanceof HTMLButtonElement && active.disabled);
+  if (lost && target) target.focus({preventScroll: false});
+}
+
+function feedbackTitle(text) {
+  // A focus target for after a committed answer disables the buttons.
+  return el("p", {class: "feedback-title", tabindex: "-1"}, text);
+}
+
+// ---- Predictions (choice) -----------------------------------------------------
+
+function calibration(correct, confidence) {
+  if (correct && confidence === "certain") return "You were certain, and rightly so.";
+  if (correct && confidence === "guess") return "You were only guessing: read why, so next time you know.";
+  if (!correct && confidence === "certain") return "You were certain: this is exactly the kind of surprise worth understanding. Read why below.";
+  if (!correct && confidence === "guess") return "You were guessing, so this is new ground.";
+  return "";
+}
+
+function choiceContent(prediction, choice) {
+  // The server rendered each choice (markdown) inside its button: reuse that.
+  for (const button of prediction.querySelectorAll(".choice")) {
+    if (button.dataset.choice === choice) {
+      const span = el("span", {class: "feedback-choice"});
+      for (const child of button.childNodes) span.append(child.cloneNode(true));
+      return span;
+    }
+  }
+  return el("code", {}, String(choice ?? ""));
+}
+
+function renderPredictionFeedback(prediction, feedback, result, {choice, confidence, restored}) {
+  const correct = Boolean(result.correct);
+  feedback.replaceChildren();
+  feedback.dataset.result = correct ? "right" : "wrong";
+  const title = feedbackTitle(correct ? "Right." : "Not quite.");
+  const calibrationText = calibration(correct, confidence);
+  if (calibrationText) title.append(" ", el("span", {class: "feedback-calibration"}, calibrationText));
+  feedback.append(title);
+
+  const meta = el("p", {class: "feedback-meta"},
+    restored ? "Your committed answer: " : "You answered ", choiceContent(prediction, choice));
+  if (confidence && CONFIDENCE_WORDS[confidence]) meta.append(` (${CONFIDENCE_WORDS[confidence]})`);
+  if (Number.isInteger(result.attempt) && result.attempt > 1) meta.append(`, attempt ${result.attempt}`);
+  meta.append(".");
+  feedback.append(meta);
+
+  if (result.answer !== undefined && result.answer !== null) {
+    feedback.append(el("p", {class: "feedback-answer"}, el("strong", {}, "Answer: "),
+      choiceContent(prediction, result.answer)));
+  }
+  if (result.explanation_html) {
+    feedback.append(setServerHtml(el("div", {class: "feedback-explanation"}), result.explanation_html));
+  }
+  if (typeof result.output === "string" && result.output !== "") {
+    const id = uid("pred-output");
+    feedback.append(
+      el("p", {class: "feedback-label", id}, "What the code really prints:"),
+      el("pre", {class: "feedback-output", tabindex: "0", role: "region", "aria-labelledby": id}, result.output),
+    );
+  }
+  if (result.error && typeof result.error === "object" && result.error.type) {
+    const raises = el("p", {class: "feedback-raises"}, "The code raises ", el("code", {}, String(result.error.type)));
+    if (result.error.message_contains) {
+      raises.append(", with a message containing ", el("code", {}, String(result.error.message_contains)));
+    }
+    raises.append(".");
+    feedback.append(raises);
+  }
+  return title;
+}
+
+function setupPrediction(prediction, context) {
+  const step = Number(prediction.dataset.step || prediction.closest(".step")?.dataset.step);
+  const choices = [...prediction.querySelectorAll(".choice")];
+  const feedback = prediction.querySelector(".prediction-feedback")
+    ?? prediction.appendChild(el("div", {class: "prediction-feedback", role: "status", "aria-live": "polite"}));
+  let tryAgain = prediction.querySelector(".try-again");
+  if (!tryAgain) {
+    tryAgain = el("button", {type: "button", class: "try-again", hidden: true}, "Try again");
+    feedback.after(tryAgain);
+  }
+  const fieldset = prediction.querySelector("fieldset.confidence");
+  const question = prediction.querySelector(".prediction-question");
+  if (question) {
+    question.id ||= uid("prediction-q");
+    tryAgain.setAttribute("aria-describedby", question.id);
+  }
+  tryAgain.classList.add("btn");
+  let busy = false;
+
+  const confidence = () => {
+    const checked = prediction.querySelector(`input[type="radio"]:checked`);
+    return checked ? checked.value : "fairly_sure";
+  };
+
+  const markCommitted = (choice, answer) => {
+    for (const button of choices) {
+      button.disabled = true;
+      button.setAttribute("aria-pressed", String(button.dataset.choice === choice));
+      button.classList.toggle("choice--chosen", button.dataset.choice === choice);
+      button.classList.toggle("choice--answer", answer !== undefined && button.dataset.choice === answer);
+    }
+    if (fieldset) fieldset.disabled = true;
+    prediction.dataset.committed = "true";
+    tryAgain.hidden = false;
+    context.unlockStep(step);
+  };
+
+  const reopen = () => {
+    for (const button of choices) {
+      button.disabled = false;
+      button.removeAttribute("aria-pressed");
+      button.classList.remove("choice--chosen", "choice--answer");
+    }
+    if (fieldset) fieldset.disabled = false;
+    feedback.replaceChildren();
+    delete feedback.dataset.result;
+    delete prediction.dataset.committed;
+    tryAgain.hidden = true;
+  };
+
+  const commit = async (button) => {
+    if (busy || button.disabled) return;
+    busy = true;
+    const choice = button.dataset.choice ?? button.textContent.trim();
+    const level = confidence();
+    prediction.setAttribute("aria-busy", "true");
+    feedback.dataset.result = "pending";
+    const response = await apiFetch(
+      `/api/lessons/${encodeURIComponent(context.slug)}/steps/${step}/prediction`,
+      {method: "POST", body: {choice, confidence: level}},
+    );
+    prediction.removeAttribute("aria-busy");
+    busy = false;
+    if (!response.ok || !response.data) {
+      feedback.replaceChildren(el("p", {class: "feedback-error"},
+        networkMessage(response, "Checking your prediction")));
+      feedback.dataset.result = "error";
+      return;
+    }
+    const title = renderPredictionFeedback(prediction, feedback, response.data, {choice, confidence: level});
+    markCommitted(choice, response.data.answer);
+    rescueFocus(button, title);
+    context.refreshProgress();
+  };
+
+  for (const button of choices) {
+    button.addEventListener("click", () => commit(button));
+  }
+  tryAgain.addEventListener("click", () => {
+    reopen();
+    const chosen = choices.find((b) => !b.disabled) ?? choices[0];
+    if (chosen) chosen.focus();
+  });
+
+  return {
+    step,
+    regions: [feedback],
+    restore(saved) {
+      if (!saved || !saved.choice) return;
+      const reveal = saved.reveal && typeof saved.reveal === "object" ? saved.reveal : {};
+      const result = {...reveal, correct: saved.correct ?? reveal.correct};
+      const radio = fieldset?.querySelector(`input[value="${CSS.escape(String(saved.confidence ?? ""))}"]`);
+      if (radio) radio.checked = true;
+      renderPredictionFeedback(prediction, feedback, result,
+        {choice: saved.choice, confidence: saved.confidence, restored: true});
+      markCommitted(saved.choice, result.answer);
+    },
+  };
+}
+
+// ---- Value predictions --------------------------------------------------------
+
+function renderValueFeedback(form, feedback, result, {revealed, typed}) {
+  feedback.replaceChildren();
+  const correct = Boolean(result.correct);
+  feedback.dataset.result = correct ? "right" : (revealed ? "revealed" : "wrong");
+  const tensorName = form.dataset.tensor;
+  let title = correct ? "Correct." : "Not yet.";
+  if (revealed) title = typed ? "Not yet. Here is the answer." : "Here is the answer.";
+  feedback.append(el("p", {class: "feedback-title"}, title));
+
+  // How the typed value compares: only when something was typed.
+  const elements = Array.isArray(result.elements) ? result.elements : [];
+  if (typed && result.parsed === false) {
+    feedback.append(result.problem
+      ? el("p", {class: "value-problem"}, `That could not be read: ${ensureStop(result.problem)}`)
+      : el("p", {class: "value-problem"},
+        "That could not be read as a number or a list of numbers. Type for example ",
+        el("code", {}, "4.0"), ", ", el("code", {}, "[4, 6]"), " or ", el("code", {}, "tensor([4., 6.])"), "."));
+  } else if (typed && result.shape_ok === false) {
+    feedback.append(el("p", {class: "value-problem"},
+      `The shape does not match: you typed ${describeShape(result.your_shape)}, `
+      + `but the answer has ${describeShape(result.expected_shape)}.`));
+  } else if (typed) {
+    // Per-element marks say what the server's problem text would; it is shown when there are none.
+    if (result.problem && !(elements.length > 0 && !correct)) {
+      feedback.append(el("p", {class: "value-problem"}, ensureStop(result.problem)));
+    }
+    if (elements.length > 0 && !correct) {
+      const right = elements.filter(Boolean).length;
+      const summaryId = uid("value-summary");
+      feedback.append(el("p", {class: "value-summary", id: summaryId},
+        elements.length === 1
+          ? "That number is not right."
+          : `The shape is right; ${right} of ${elements.length} numbers are right:`));
+      if (elements.length > 1) {
+        const shown = elements.slice(0, 64);
+        const list = el("ol", {class: "value-elements", "aria-labelledby": summaryId});
+        shown.forEach((ok, i) => {
+          list.append(el("li", {class: ok ? "value-el value-el--ok" : "value-el value-el--bad"},
+            el("span", {class: "value-el-index"}, `#${i + 1}`),
+            el("span", {class: "value-el-mark", "aria-hidden": "true"}, ok ? "✓" : "✗"),
+            el("span", {class: "visually-hidden"}, ok ? "right" : "wrong")));
+        });
+        feedback.append(list);
+        if (elements.length > shown.length) {
+          feedback.append(el("p", {class: "value-more"}, `…and ${elements.length - shown.length} more.`));
+        }
+      }
+    }
+  }
+
+  if (result.expected !== null && result.expected !== undefined) {
+    const name = tensorName ? `${tensorName}.grad = ` : "";
+    feedback.append(el("p", {class: "feedback-answer"}, el("strong", {}, "Answer: "),
+      el("code", {}, `${name}${formatTensorValue(result.expected)}`)));
+  }
+  if (result.explanation_html) {
+    feedback.append(setServerHtml(el("div", {class: "feedback-explanation"}), result.explanation_html));
+  }
+}
+
+function setupValuePrediction(form, context) {
+  const step = Number(form.dataset.step || form.closest(".step")?.dataset.step);
+  const input = form.querySelector('input[name="value"]') ?? form.querySelector("input");
+  const check = form.querySelector('button[type="submit"]');
+  const show = form.querySelector(".show-answer");
+  const feedback = form.querySelector(".value-feedback")
+    ?? form.appendChild(el("div", {class: "value-feedback", role: "status", "aria-live": "polite"}));
+  feedback.id ||= uid("value-feedback");
+  if (input) {
+    const described = new Set((input.getAttribute("aria-describedby") || "").split(/\s+/).filter(Boolean));
+    described.add(feedback.id);
+    input.setAttribute("aria-describedby", [...described].join(" "));
+  }
+  const labelText = form.querySelector("label")?.textContent.trim();
+  if (show && labelText && !show.getAttribute("aria-describedby")) {
+    const label = form.querySelector("label");
+    label.id ||= uid("value-label");
+    show.setAttribute("aria-describedby", label.id);
+    if (check) check.setAttribute("aria-describedby", label.id);
+  }
+  let busy = false;
+
+  const send = async (reveal, trigger) => {
+    if (busy) return;
+    const value = input ? input.value.trim() : "";
+    if (!reveal && value === "") {
+      feedback.replaceChildren(el("p", {class: "value-problem"},
+        "Type a value first, for example ", el("code", {}, "4.0"), " or ", el("code", {}, "[4, 6]"), "."));
+      feedback.dataset.result = "wrong";
+      if (input) {
+        input.setAttribute("aria-invalid", "true");
+        input.focus();
+      }
+      return;
+    }
+    busy = true;
+    form.setAttribute("aria-busy", "true");
+    const response = await apiFetch(
+      `/api/lessons/${encodeURIComponent(context.slug)}/steps/${step}/value`,
+      {method: "POST", body: {value, reveal}},
+    );
+    form.removeAttribute("aria-busy");
+    busy = false;
+    if (!response.ok || !response.data) {
+      feedback.replaceChildren(el("p", {class: "feedback-error"},
+        networkMessage(response, reveal ? "Fetching the answer" : "Checking your value")));
+      feedback.dataset.result = "error";
+      return;
+    }
+    const result = response.data;
+    renderValueFeedback(form, feedback, result, {revealed: reveal && !result.correct, typed: value !== ""});
+    if (input) {
+      if (result.correct || reveal) input.removeAttribute("aria-invalid");
+      else input.setAttribute("aria-invalid", "true");
+    }
+    form.dataset.correct = result.correct ? "true" : "false";
+    // Focus stays where it was (the input after Enter, or the clicked button).
+    if (trigger && document.activeElement === document.body) trigger.focus();
+    context.refreshProgress();
+  };
+
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    send(false, event.submitter ?? check);
+  });
+  if (show) show.addEventListener("click", () => send(true, show));
+  if (input) input.addEventListener("input", () => input.removeAttribute("aria-invalid"));
+
+  return {
+    step,
+    regions: [feedback],
+    restore(saved) {
+      if (!saved || typeof saved.value !== "string") return;
+      if (input) input.value = saved.value;
+      if (saved.correct) {
+        form.dataset.correct = "true";
+        feedback.dataset.result = "right";
+        feedback.replaceChildren(el("p", {class: "feedback-title"}, "Correct."),
+          el("p", {class: "feedback-meta"}, "You answered ", el("code", {}, saved.value), " earlier."));
+      }
+    },
+  };
+}
+
+// ---- Myths ----------------------------------------------------------------------
+
+function renderMythFeedback(feedback, result, {mine, restored}) {
+  feedback.replaceChildren();
+  const correct = Boolean(result.correct);
+  // The true answer follows from the learner's and whether it was right.
+  const other = mine === "yes" ? "no" : "yes";
+  const truth = mine ? (correct ? mine : other) : result.answer;
+  feedback.dataset.result = correct ? "right" : "wrong";
+  const title = feedbackTitle(correct ? "Right." : "Not quite.");
+  feedback.append(title);
+  const meta = el("p", {class: "feedback-meta"});
+  if (mine) meta.append(restored ? "You answered " : "You said ", el("strong", {}, capitalise(mine)), ". ");
+  if (truth) meta.append("The answer is ", el("strong", {}, `${capitalise(truth)}.`));
+  feedback.append(meta);
+  if (result.reality_html) {
+    feedback.append(setServerHtml(el("div", {class: "feedback-explanation"}), result.reality_html));
+  }
+  if (result.why_it_matters_html) {
+    const why = el("div", {class: "feedback-why"}, el("p", {class: "feedback-label"}, "Why it matters"));
+    why.append(setServerHtml(el("div", {}), result.why_it_matters_html));
+    feedback.append(why);
+  }
+  const demo = result.demo;
+  if (demo && typeof demo === "object" && (demo.code || demo.output)) {
+    const codeId = uid("myth-demo");
+    const outId = uid("myth-demo-out");
+    const box = el("div", {class: "feedback-demo"});
+    if (demo.code) {
+      box.append(el("p", {class: "feedback-label", id: codeId}, "Demonstration"),
+        el("pre", {class: "feedback-code", tabindex: "0", role: "region", "aria-labelledby": codeId},
+          el("code", {}, String(demo.code))));
+    }
+    if (demo.output) {
+      box.append(el("p", {class: "feedback-label", id: outId}, "Output"),
+        el("pre", {class: "feedback-output", tabindex: "0", role: "region", "aria-labelledby": outId},
+          String(demo.output)));
+    }
+    feedback.append(box);
+  }
+  return title;
+}
+
+function setupMyth(myth, context) {
+  const number = Number(myth.dataset.myth);
+  const buttons = [...myth.querySelectorAll(".myth-answer")];
+  const group = myth.querySelector(".myth-buttons");
+  const question = myth.querySelector(".myth-question");
+  if (question) question.id ||= uid("myth-q");
+  if (group && question && !group.getAttribute("role")) {
+    group.setAttribute("role", "group");
+    group.setAttribute("aria-labelledby", question.id);
+  }
+  const feedback = myth.querySelector(".myth-feedback")
+    ?? myth.appendChild(el("div", {class: "myth-feedback", role: "status", "aria-live": "polite"}));
+  let tryAgain = myth.querySelector(".try-again");
+  if (!tryAgain) {
+    tryAgain = el("button", {type: "button", class: "btn try-again", hidden: true}, "Try again");
+    if (question) tryAgain.setAttribute("aria-describedby", question.id);
+    feedback.after(tryAgain);
+  }
+  let busy = false;
+
+  const markAnswered = (mine) => {
+    for (const button of buttons) {
+      button.disabled = true;
+      button.setAttribute("aria-pressed", String(button.dataset.answer === mine));
+      button.classList.toggle("myth-answer--chosen", button.dataset.answer === mine);
+    }
+    myth.dataset.answered = "true";
+    tryAgain.hidden = false;
+  };
+
+  const reopen = () => {
+    for (const button of buttons) {
+      button.disabled = false;
+      button.removeAttribute("aria-pressed");
+      button.classList.remove("myth-answer--chosen");
+    }
+    feedback.replaceChildren();
+    delete feedback.dataset.result;
+    delete myth.dataset.answered;
+    tryAgain.hidden = true;
+  };
+
+  const answer = async (button) => {
+    if (busy || button.disabled) return;
+    busy = true;
+    const mine = button.dataset.answer;
+    myth.setAttribute("aria-busy", "true");
+    const response = await apiFetch(
+      `/api/lessons/${encodeURIComponent(context.slug)}/myths/${number}/answer`,
+      {method: "POST", body: {answer: mine}},
+    );
+    myth.removeAttribute("aria-busy");
+    busy = false;
+    if (!response.ok || !response.data) {
+      feedback.replaceChildren(el("p", {class: "feedback-error"}, networkMessage(response, "Checking your answer")));
+      feedback.dataset.result = "error";
+      return;
+    }
+    const title = renderMythFeedback(feedback, response.data, {mine});
+    markAnswered(mine);
+    rescueFocus(button, title);
+    if (response.data.score) context.setScore(response.data.score);
+    context.refreshProgress();
+  };
+
+  for (const button of buttons) button.addEventListener("click", () => answer(button));
+  tryAgain.addEventListener("click", () => {
+    reopen();
+    if (buttons[0]) buttons[0].focus();
+  });
+
+  return {
+    number,
+    regions: [feedback],
+    restore(saved) {
+      if (!saved || !saved.answer) return;
+      const reveal = saved.reveal && typeof saved.reveal === "object" ? saved.reveal : {};
+      renderMythFeedback(feedback, {...reveal, correct: saved.correct}, {mine: saved.answer, restored: true});
+      markAnswered(saved.answer);
+    },
+  };
+}
+
+// ---- Keyboard navigation ----------------------------------------------------------
+
+const EDITABLE = "input, textarea, select, [contenteditable], .cm-editor";
+
+export function handleLessonNavigation(event) {
+  if (event.defaultPrevented || event.isComposing) return;
+  if (!event.altKey || !event.shiftKey || event.ctrlKey || event.metaKey) return;
+  const rel = event.key === "ArrowRight" ? "next" : event.key === "ArrowLeft" ? "prev" : null;
+  if (!rel) return;
+  const target = event.target;
+  if (target instanceof Element && target.closest(EDITABLE)) return;
+  const link = document.querySelector(`a[rel~="${rel}"][href]`);
+  if (!link) return;
+  event.preventDefault();
+  link.click();
+}
+
+// ---- The page ----------------------------------------------------------------------
+
+export function initLesson(article) {
+  const slug = article.dataset.lesson;
+  const progressLine = article.querySelector(".lesson-progress");
+  const scoreLine = article.querySelector(".myth-score");
+  const runnables = new Map(); // step -> controller
+  let progressSeq = 0;
+  let refreshTimer = null;
+
+  const setScore = (score) => {
+    if (scoreLine && score && score.answered) scoreLine.textContent = scoreText(score);
+  };
+
+  const applyProgress = (progress) => {
+    const text = progressText(progress);
+    if (progressLine && text) progressLine.textContent = text;
+    if (progress.score) setScore(progress.score);
+    for (const [n, info] of Object.entries(progress.steps || {})) {
+      const stepEl = article.querySelector(`.step[data-step="${CSS.escape(n)}"]`);
+      if (stepEl) stepEl.dataset.done = info && info.done ? "true" : "false";
+    }
+  };
+
+  const fetchProgress = async () => {
+    const seq = ++progressSeq;
+    const response = await apiFetch(`/api/lessons/${encodeURIComponent(slug)}/progress`);
+    if (seq !== progressSeq) return null; // a newer request answers instead
+    if (!response.ok || !response.data) {
+      return {error: networkMessage(response, "Loading your progress")};
+    }
+    return {progress: response.data};
+  };
+
+  const refreshProgress = () => {
+    clearTimeout(refreshTimer);
+    refreshTimer = setTimeout(async () => {
+      const answer = await fetchProgress();
+      if (answer && answer.progress) applyProgress(answer.progress);
+      // A failed refresh keeps the last text: the answer itself was reported where it was given.
+    }, 150);
+  };
+
+  const context = {
+    slug,
+    refreshProgress,
+    setScore,
+    unlockStep(step) {
+      const controller = runnables.get(step);
+      if (controller) controller.setLocked(false);
+    },
+  };
+
+  for (const section of article.querySelectorAll("section.runnable")) {
+    const step = Number(section.dataset.step);
+    const controller = mountRunnable(section, {
+      lesson: slug,
+      step,
+      onRun: (result) => {
+        if (result) refreshProgress();
+      },
+    });
+    runnables.set(step, controller);
+  }
+  const predictions = [...article.querySelectorAll('.prediction[data-kind="choice"]')]
+    .map((p) => setupPrediction(p, context));
+  const values = [...article.querySelectorAll("form.value-prediction")]
+    .map((f) => setupValuePrediction(f, context));
+  const myths = [...article.querySelectorAll(".myth[data-myth]")].map((m) => setupMyth(m, context));
+
+  // Restore saved progress: committed predictions, answers, edited code.
+  const restored = (async () => {
+    const answer = await fetchProgress();
+    if (!answer) return;
+    if (answer.error) {
+      if (progressLine) progressLine.textContent = answer.error; // "Loading your progress failed: …"
+      return;
+    }
+    const progress = answer.progress;
+    const steps = progress.steps || {};
+    const mythsSaved = progress.myths || {};
+    const regions = [...predictions, ...values, ...myths].flatMap((x) => x.regions);
+    if (progressLine) regions.push(progressLine);
+    if (scoreLine) regions.push(scoreLine);
+    quietly(regions, () => {
+      applyProgress(progress);
+      for (const p of predictions) p.restore(steps[String(p.step)]?.prediction);
+      for (const v of values) v.restore(steps[String(v.step)]?.value);
+      for (const m of myths) m.restore(mythsSaved[String(m.number)]);
+    });
+    await Promise.all([...runnables.entries()].map(async ([step, controller]) => {
+      const code = steps[String(step)]?.code;
+      if (typeof code === "string") {
+        await controller.ready;
+        controller.restoreCode(code);
+      }
+    }));
+  })();
+
+  return {runnables, predictions, values, myths, refreshProgress, restored};
+}
+
+document.addEventListener("keydown", handleLessonNavigation);
+
+const article = document.querySelector("article.lesson[data-lesson]");
+if (article) initLesson(article);
