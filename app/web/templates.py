@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.templating import Jinja2Templates
+from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app import rendering
 from app.config import PROJECT_ROOT
 
+log = logging.getLogger("gradlab")
 templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
 templates.env.filters["markdown"] = rendering.markdown
 templates.env.filters["markdown_inline"] = rendering.markdown_inline
@@ -27,7 +30,18 @@ def _wants_html(request: Request) -> bool:
 
 
 def install_error_pages(app: FastAPI) -> None:
-    """HTML pages get a friendly page; the API keeps FastAPI's JSON errors."""
+    """HTML pages get a friendly page; the API keeps FastAPI's JSON errors. A database that
+    cannot be reached is a 503 with Retry-After (the request changed nothing), never a 500."""
+
+    @app.exception_handler(OperationalError)
+    async def database_unavailable(request: Request, exc: OperationalError) -> Response:
+        log.error("progress store unavailable: %s", str(exc).splitlines()[0])
+        unavailable = StarletteHTTPException(
+            503,
+            "Your progress cannot be reached right now; nothing was lost. Try again shortly.",
+            headers={"Retry-After": "2"},
+        )
+        return await http_error(request, unavailable)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
