@@ -51,7 +51,7 @@ def free_port() -> int:
 
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
 def pss_kib(pid: int) -> int:
@@ -158,8 +158,10 @@ def main() -> None:
                 "zygote": sum(pss_kib(pid) for pid in zygotes),
                 "idle spare": sum(pss_kib(pid) for pid in spares),
             }
-            attacks = {name: client.post("/api/run", json={"code": code}).json()
-                       for name, code in ATTACKS.items()}
+            attacks = {
+                name: client.post("/api/run", json={"code": code}).json()
+                for name, code in ATTACKS.items()
+            }
         rate, completed, failed = throughput(base, args.clients, args.seconds)
     finally:
         server.terminate()
@@ -176,16 +178,18 @@ def main() -> None:
     print(f"{'POST /api/run p90 over HTTP (ms)':44} {warm_p90:12.1f}")
     print(f"{'cold python snippet.py p50 (ms)':44} {cold_p50:12.1f}")
     print(f"{'speed-up (cold p50 / warm p50)':44} {cold_p50 / warm_p50:12.1f}  >= 80")
-    print(f"{f'throughput, {args.clients} clients (runs/s)':44} {rate:12.1f}  >= 100"
-          f"   ({completed} ok, {failed} not ok in {args.seconds:g} s)")
+    print(
+        f"{f'throughput, {args.clients} clients (runs/s)':44} {rate:12.1f}  >= 100"
+        f"   ({completed} ok, {failed} not ok in {args.seconds:g} s)"
+    )
     total = sum(memory.values()) / 1024
     parts = ", ".join(f"{name} {kib / 1024:.0f}" for name, kib in memory.items())
     print(f"{'PSS server + zygote + idle spare (MiB)':44} {total:12.0f}  <= 600   ({parts})")
     print()
     for name, result in attacks.items():
-        refused = result["status"] != "ok"
-        print(f"attack: {name:24} -> {result['status']:8} "
-              f"{(result['error'] or {}).get('type', ''):18} {'refused' if refused else 'NOT REFUSED'}")
+        verdict = "refused" if result["status"] != "ok" else "NOT REFUSED"
+        error_type = (result["error"] or {}).get("type", "")
+        print(f"attack: {name:24} -> {result['status']:8} {error_type:18} {verdict}")
 
 
 if __name__ == "__main__":
