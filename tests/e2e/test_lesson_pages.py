@@ -101,7 +101,9 @@ def test_a_value_prediction_is_checked_element_by_element(page: Page, server: Li
     form.get_by_role("button", name="Check").click()
     feedback = form.locator(".value-feedback")
     expect(feedback).to_contain_text("1 of 2 numbers are right")
-    expect(feedback.get_by_role("listitem")).to_have_text([re.compile("right"), re.compile("wrong")])
+    expect(feedback.get_by_role("listitem")).to_have_text(
+        [re.compile("right"), re.compile("wrong")]
+    )
     form.locator("input[name='value']").fill("tensor([4., 6.])")
     form.get_by_role("button", name="Check").click()
     expect(feedback).to_contain_text("2x.")
