@@ -75,9 +75,12 @@ def children(pid: int) -> list[int]:
 
 
 def start_server(port: int) -> subprocess.Popen[bytes]:
+    """`gradlab serve` on `port` with a throwaway database (the learners it makes are fake)."""
+    database = Path(tempfile.mkdtemp(prefix="gradlab-bench-")) / "bench.db"
     server = subprocess.Popen(
         [sys.executable, "-m", "app.cli", "serve", "--port", str(port), "--log-level", "warning"],
         cwd=ROOT,
+        env={**os.environ, "GRADLAB_DATABASE_URL": f"sqlite:///{database}"},
     )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:

@@ -3,21 +3,15 @@
 from __future__ import annotations
 
 import os
-import shutil
-import socket
-import subprocess
-import sys
-import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from app.config import PROJECT_ROOT
 from tests.conftest import FIXTURE_LESSONS
+from tests.live import LiveServer
 
 CHROMIUM = os.environ.get("GRADLAB_CHROMIUM", "/usr/bin/chromium")
 SCREENSHOTS = PROJECT_ROOT / "test-artifacts" / "screenshots"
@@ -46,59 +40,6 @@ def browser_type_launch_args() -> dict[str, Any]:
             "--no-first-run",
         ],
     }
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-class LiveServer:
-    def __init__(self, lessons: Path) -> None:
-        self.folder = Path(tempfile.mkdtemp(prefix="gradlab-e2e-"))
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = {
-            **os.environ,
-            "GRADLAB_LESSONS_DIR": str(lessons),
-            "GRADLAB_DATABASE_URL": f"sqlite:///{self.folder / 'e2e.db'}",
-        }
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "app.cli",
-                "serve",
-                "--port",
-                str(self.port),
-                "--log-level",
-                "warning",
-            ],
-            cwd=PROJECT_ROOT,
-            env=env,
-        )
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{self.url}/healthz", timeout=1).json()["sandbox"]["ready"]:
-                    return
-            except (httpx.HTTPError, KeyError, ValueError):
-                pass
-            if self.process.poll() is not None:
-                raise RuntimeError("the server exited during start-up")
-            time.sleep(0.2)
-        self.stop()
-        raise RuntimeError("the server did not become ready")
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

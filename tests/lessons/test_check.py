@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -159,6 +160,13 @@ def test_check_passes_a_truthful_lesson(sandbox: SandboxHarness) -> None:
     assert sandbox.call(check_lesson(lesson, sandbox.sandbox.run)) == []
 
 
+def check_in_thread(**options: Any) -> int:
+    """`gradlab check` as the command runs it (asyncio.run), on a thread of its own: the
+    browser tests' Playwright keeps an event loop on the main thread."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(run_check, **options).result()
+
+
 def _write(folder: Path, data: dict[str, Any]) -> None:
     (folder / f"{data['slug']}.yaml").write_text(yaml.safe_dump(data, allow_unicode=True))
 
@@ -169,7 +177,7 @@ def test_gradlab_check_exits_non_zero_and_names_the_lie(tmp_path: Path, capsys) 
     data["torch_version"] = "2.0.0"
     step(data)["snippet"]["output"] = "tensor([4., 7.])\n"
     _write(tmp_path, data)
-    assert run_check(lessons_dir=str(tmp_path)) == 1
+    assert check_in_thread(lessons_dir=str(tmp_path)) == 1
     out, err = capsys.readouterr()
     assert "note: first-steps was verified against torch 2.0.0" in out
     assert "FAIL first-steps: step 1 (Squares): stdout differs" in err
@@ -180,9 +188,9 @@ def test_gradlab_check_reports_broken_links(tmp_path: Path, capsys) -> None:  # 
     data = fixture_data()
     data["next"] = "missing-lesson"
     _write(tmp_path, data)
-    assert run_check(lessons_dir=str(tmp_path)) == 1
+    assert check_in_thread(lessons_dir=str(tmp_path)) == 1
     assert "next: no lesson 'missing-lesson'" in capsys.readouterr().err
 
 
 def test_the_bundled_lessons_are_all_true() -> None:
-    assert run_check() == 0
+    assert check_in_thread() == 0

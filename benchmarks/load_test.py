@@ -1,0 +1,160 @@
+"""A bounded load test on loopback: simulated learners browse, run snippets and answer.
+
+Starts `gradlab serve` on a free loopback port (or uses --url, which must be a loopback
+address), runs --learners concurrent learners for --seconds, then prints per endpoint the
+request count, p50/p95 latency and errors, the overall throughput and error rate, and the peak
+memory (PSS) of the server, its zygote and their children. Under overload the only acceptable
+failure is 503 with Retry-After; anything else counts as an error.
+
+Usage: python benchmarks/load_test.py [--learners 50] [--seconds 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import random
+import statistics
+import sys
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+from urllib.parse import urlparse
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.bench_sandbox import children, free_port, percentile, pss_kib, start_server
+
+LESSON = "what-is-grad"
+SNIPPET = (
+    "import torch\nx = torch.tensor([2.0, 3.0], requires_grad=True)\n"
+    "(x * x).sum().backward()\nprint(x.grad)\n"
+)
+
+
+class Tally:
+    def __init__(self) -> None:
+        self.latencies: dict[str, list[float]] = defaultdict(list)
+        self.errors: dict[str, int] = defaultdict(int)
+        self.busy: dict[str, int] = defaultdict(int)
+
+    def record(self, name: str, started: float, answer: httpx.Response | None) -> None:
+        self.latencies[name].append((time.perf_counter() - started) * 1000)
+        if answer is None:
+            self.errors[name] += 1
+        elif answer.status_code == 503 and answer.headers.get("retry-after"):
+            self.busy[name] += 1
+        elif answer.status_code >= 400:
+            self.errors[name] += 1
+
+
+async def learner(base: str, deadline: float, tally: Tally, lesson: dict) -> None:  # type: ignore[type-arg]
+    steps = [n for n, step in enumerate(lesson["steps"], 1) if step.get("prediction")]
+    async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+
+        async def call(name: str, method: str, path: str, **options: object) -> None:
+            started = time.perf_counter()
+            try:
+                answer: httpx.Response | None = await client.request(method, path, **options)  # type: ignore[arg-type]
+            except httpx.HTTPError:
+                answer = None
+            tally.record(name, started, answer)
+
+        while time.monotonic() < deadline:
+            step = random.choice(steps)
+            choice = random.choice(lesson["steps"][step - 1]["prediction"]["choices"])
+            await call("GET /", "GET", "/")
+            await call("GET /lessons/{slug}", "GET", f"/lessons/{LESSON}")
+            await call("GET progress", "GET", f"/api/lessons/{LESSON}/progress")
+            await call(
+                "POST /api/run",
+                "POST",
+                "/api/run",
+                json={"code": SNIPPET, "lesson": LESSON, "step": step},
+            )
+            await call(
+                "POST prediction",
+                "POST",
+                f"/api/lessons/{LESSON}/steps/{step}/prediction",
+                json={"choice": choice, "confidence": "fairly_sure"},
+            )
+            await call(
+                "POST myth",
+                "POST",
+                f"/api/lessons/{LESSON}/myths/1/answer",
+                json={"answer": random.choice(["yes", "no"])},
+            )
+            await asyncio.sleep(random.uniform(0.2, 1.0))  # reading and thinking
+
+
+def watch_memory(pid: int, stop: threading.Event, peak: list[int]) -> None:
+    while not stop.is_set():
+        tree = [pid]
+        for parent in list(tree):
+            tree.extend(children(parent))
+        for zygote in children(pid):
+            tree.extend(children(zygote))
+        total = 0
+        for member in set(tree):
+            with contextlib.suppress(OSError):
+                total += pss_kib(member)
+        peak[0] = max(peak[0], total)
+        stop.wait(1.0)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--learners", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--url", help="an already running gradlab on loopback")
+    args = parser.parse_args()
+    server = None
+    base = args.url
+    if base is None:
+        port = free_port()
+        base = f"http://127.0.0.1:{port}"
+        server = start_server(port)
+    elif urlparse(base).hostname not in ("127.0.0.1", "localhost", "::1"):
+        raise SystemExit("load tests only target loopback addresses")
+    peak = [0]
+    stop = threading.Event()
+    if server is not None:
+        threading.Thread(target=watch_memory, args=(server.pid, stop, peak), daemon=True).start()
+    try:
+        lesson = httpx.get(f"{base}/api/lessons/{LESSON}").json()
+        tally = Tally()
+        started = time.monotonic()
+        deadline = started + args.seconds
+        await asyncio.gather(
+            *(learner(base, deadline, tally, lesson) for _ in range(args.learners))
+        )
+        elapsed = time.monotonic() - started
+    finally:
+        stop.set()
+        if server is not None:
+            server.terminate()
+            server.wait(10)
+    total = sum(len(v) for v in tally.latencies.values())
+    errors = sum(tally.errors.values())
+    busy = sum(tally.busy.values())
+    print(
+        f"{args.learners} learners for {elapsed:.0f} s: {total} requests, "
+        f"{total / elapsed:.1f} requests/s, error rate {errors / max(total, 1):.2%}, "
+        f"503 with Retry-After {busy / max(total, 1):.2%}"
+    )
+    if peak[0]:
+        print(f"peak memory (PSS) of server + zygote + children: {peak[0] / 1024:.0f} MiB")
+    print(f"\n{'endpoint':22} {'requests':>9} {'p50 ms':>8} {'p95 ms':>8} {'errors':>7} {'503':>5}")
+    for name, latencies in tally.latencies.items():
+        print(
+            f"{name:22} {len(latencies):9d} {statistics.median(latencies):8.1f} "
+            f"{percentile(latencies, 0.95):8.1f} {tally.errors[name]:7d} {tally.busy[name]:5d}"
+        )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
