@@ -15,33 +15,27 @@ import json
 import logging
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from app.config import ISOLATION_LAYERS, PROJECT_ROOT, Settings
-from app.sandbox.hints import hint_for
-from app.sandbox.result import ChildReport, ErrorInfo, RunResult
-from app.sandbox.zygote import SANDBOX_FAILED_EXIT, ZygoteConfig, tree_size
+from app.sandbox.pipes import OutputBudget, read_limited, read_pipe
+from app.sandbox.result import ErrorInfo, RunResult
+from app.sandbox.verdict import elapsed_ms, parse_report, verdict
+from app.sandbox.zygote import ZygoteConfig, tree_size
 
 log = logging.getLogger("gradlab.sandbox")
 
 MAX_RESULT_BYTES = 4 << 20
-# Output beyond the kept limit is read and dropped, up to this multiple; then the run is killed.
-OUTPUT_FLOOD_FACTOR = 16
 START_TIMEOUT_S = 120.0
 # The zygote enforces the wall clock; this is the server's backstop should the zygote stall.
 BACKSTOP_GRACE_S = 3.0
-MEMORY_MESSAGES = ("can't allocate memory", "Cannot allocate memory", "out of memory")
 # Environment variables the zygote may keep; everything else (secrets included) is dropped.
 _INHERITED_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "TZ")
 
@@ -328,7 +322,7 @@ class Sandbox:
                 status="killed", error=ErrorInfo(type="SandboxError", message=message["message"])
             )
         stdout_fd, stderr_fd, result_fd = fds
-        output = _OutputBudget(self.settings.output_bytes)
+        output = OutputBudget(self.settings.output_bytes)
 
         def kill(reason: str) -> None:
             if zygote.alive:
@@ -339,9 +333,9 @@ class Sandbox:
 
         readers = asyncio.ensure_future(
             asyncio.gather(
-                _read_pipe(stdout_fd, output, "stdout", kill),
-                _read_pipe(stderr_fd, output, "stderr", kill),
-                _read_limited(result_fd, MAX_RESULT_BYTES),
+                read_pipe(stdout_fd, output, "stdout", kill),
+                read_pipe(stderr_fd, output, "stderr", kill),
+                read_limited(result_fd, MAX_RESULT_BYTES),
             )
         )
         exit_event = asyncio.ensure_future(events.get())
@@ -354,7 +348,7 @@ class Sandbox:
                 return_when=asyncio.FIRST_COMPLETED,
             )
             if exit_event not in done and readers in done:
-                report = _parse_report(readers.result()[2])
+                report = parse_report(readers.result()[2])
                 if report is not None and output.flood_reason is None:
                     # A complete result and closed output: answer now rather than wait for
                     # the process's exit, which takes milliseconds to unmap its memory.
@@ -364,7 +358,7 @@ class Sandbox:
                         reason = "scratch"
                         kill(reason)
                     finished = {"event": "finished", "status": 0, "reason": reason}
-                    return self._verdict(finished, report, output, started_at)
+                    return verdict(finished, report, output, self.settings, started_at)
             exited, _ = await asyncio.wait_for(exit_event, deadline - time.monotonic())
             await asyncio.wait_for(readers, deadline - time.monotonic())
         except TimeoutError:
@@ -378,207 +372,6 @@ class Sandbox:
                 stdout=output.text("stdout"),
                 stderr=output.text("stderr"),
                 truncated=output.truncated,
-                duration_ms=_elapsed_ms(started_at),
+                duration_ms=elapsed_ms(started_at),
             )
-        return self._verdict(exited, _parse_report(readers.result()[2]), output, started_at)
-
-    def _verdict(
-        self,
-        exited: dict[str, Any],
-        report: ChildReport | None,
-        output: _OutputBudget,
-        started_at: float,
-    ) -> RunResult:
-        stdout, stderr = output.text("stdout"), output.text("stderr")
-        common: dict[str, Any] = {
-            "stdout": stdout,
-            "stderr": stderr,
-            "truncated": output.truncated,
-            "duration_ms": _elapsed_ms(started_at),
-        }
-        if exited.get("event") == "lost":
-            return RunResult(
-                status="killed",
-                error=ErrorInfo(type="SandboxError", message=exited["message"]),
-                **common,
-            )
-        status_code = int(exited["status"])
-        reason = exited.get("reason") or output.flood_reason
-        signalled = os.WIFSIGNALED(status_code)
-        signal_number = os.WTERMSIG(status_code) if signalled else None
-        if report is not None:
-            common["tensors"] = report.tensors
-            common["graph"] = report.graph
-        s = self.settings
-        if (
-            reason == "timeout"
-            or signal_number == signal.SIGXCPU
-            or (signal_number == signal.SIGKILL and float(exited.get("cpu_s", 0)) >= s.cpu_time_s)
-        ):
-            limit = f"{s.wall_time_s:g} s of wall-clock time or {s.cpu_time_s} s of CPU time"
-            return RunResult(
-                status="timeout",
-                error=ErrorInfo(
-                    type="Timeout",
-                    message=f"The snippet ran longer than {limit} and was stopped.",
-                    hint="Look for a loop that never ends, or make the work smaller.",
-                ),
-                **common,
-            )
-        if reason == "scratch":
-            return RunResult(
-                status="killed",
-                error=ErrorInfo(
-                    type="ScratchSpaceExceeded",
-                    message=f"The snippet wrote more than {s.scratch_bytes // 1024} KiB of files.",
-                ),
-                **common,
-            )
-        if reason == "output":
-            return RunResult(
-                status="killed",
-                error=ErrorInfo(
-                    type="OutputLimitExceeded",
-                    message=f"The snippet printed far more than {s.output_bytes // 1024} KiB; "
-                    "it was stopped and its output cut.",
-                ),
-                **common,
-            )
-        if signalled:
-            name = signal.Signals(signal_number).name if signal_number else "?"
-            return RunResult(
-                status="killed",
-                error=ErrorInfo(
-                    type="Killed",
-                    message=f"The Python process died from signal {name}.",
-                    hint="The interpreter crashed or was stopped; the next run starts afresh.",
-                ),
-                **common,
-            )
-        if os.WEXITSTATUS(status_code) == SANDBOX_FAILED_EXIT:
-            log.error("sandbox: a child refused to run: %s", stderr.strip())
-            return RunResult(
-                status="killed",
-                error=ErrorInfo(
-                    type="SandboxError", message="The sandbox could not confine this run."
-                ),
-                **{**common, "stderr": ""},
-            )
-        if report is None:
-            return RunResult(
-                status="killed",
-                error=ErrorInfo(
-                    type="Killed",
-                    message="The process ended without reporting a result "
-                    f"(exit code {os.WEXITSTATUS(status_code)}).",
-                ),
-                **common,
-            )
-        error = report.error
-        if error is None:
-            return RunResult(status="ok", **common)
-        hint = hint_for(error.type, error.message, stderr)
-        error = error.model_copy(
-            update={"hint": hint.text if hint else None, "lesson": hint.lesson if hint else None}
-        )
-        out_of_memory = error.type == "MemoryError" or any(
-            fragment in error.message for fragment in MEMORY_MESSAGES
-        )
-        if out_of_memory:
-            error = error.model_copy(
-                update={
-                    "hint": (
-                        f"A run may use {s.memory_mib} MiB of memory; this one asked for more. "
-                        "Work with smaller tensors."
-                    )
-                }
-            )
-        return RunResult(status="memory" if out_of_memory else "error", error=error, **common)
-
-
-def _elapsed_ms(started_at: float) -> float:
-    return round((time.perf_counter() - started_at) * 1000, 3)
-
-
-def _parse_report(raw: bytes | None) -> ChildReport | None:
-    if not raw:
-        return None
-    try:
-        return ChildReport.model_validate_json(raw)
-    except ValidationError:
-        return None
-
-
-class _OutputBudget:
-    """stdout and stderr share one byte budget; past it the rest is dropped, then the run killed."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.kept = 0
-        self.seen = 0
-        self.parts: dict[str, list[bytes]] = {"stdout": [], "stderr": []}
-        self.truncated = False
-        self.flood_reason: str | None = None
-
-    def take(self, stream: str, chunk: bytes) -> bool:
-        """Keep what fits; return False once the run should be killed for flooding."""
-        self.seen += len(chunk)
-        room = self.limit - self.kept
-        if room > 0:
-            self.parts[stream].append(chunk[:room])
-            self.kept += min(room, len(chunk))
-        if len(chunk) > room:
-            self.truncated = True
-        if self.seen > self.limit * OUTPUT_FLOOD_FACTOR:
-            self.flood_reason = "output"
-            return False
-        return True
-
-    def text(self, stream: str) -> str:
-        return b"".join(self.parts[stream]).decode("utf-8", errors="replace")
-
-
-async def _wait_readable(fd: int) -> None:
-    loop = asyncio.get_running_loop()
-    ready = loop.create_future()
-    loop.add_reader(fd, ready.set_result, None)
-    try:
-        await ready
-    finally:
-        loop.remove_reader(fd)
-
-
-async def _chunks(fd: int) -> AsyncIterator[bytes]:
-    """What arrives on a pipe, chunk by chunk, until end of file; the pipe is closed after."""
-    os.set_blocking(fd, False)
-    try:
-        while True:
-            try:
-                chunk = os.read(fd, 65536)
-            except BlockingIOError:
-                await _wait_readable(fd)
-                continue
-            if not chunk:
-                return
-            yield chunk
-    finally:
-        os.close(fd)
-
-
-async def _read_pipe(fd: int, budget: _OutputBudget, stream: str, kill: Any) -> None:
-    flooding = False
-    async for chunk in _chunks(fd):
-        if not budget.take(stream, chunk) and not flooding:
-            flooding = True
-            kill("output")
-
-
-async def _read_limited(fd: int, limit: int) -> bytes | None:
-    """Read the result channel; None when it is larger than `limit` (a forged or broken result)."""
-    parts: list[bytes] = []
-    size = 0
-    async for chunk in _chunks(fd):
-        size += len(chunk)
-        if size <= limit:
-            parts.append(chunk)
-    return b"".join(parts) if size <= limit else None
+        return verdict(exited, parse_report(readers.result()[2]), output, self.settings, started_at)

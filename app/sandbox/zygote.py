@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import io
 import json
 import os
 import selectors
@@ -34,52 +33,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.sandbox.warmup import (
+    PRELOADED_MODULES,
+    collapse_into_huge_pages,
+    warm_up_child,
+    warm_up_torch,
+)
+
 MAX_MESSAGE = 1 << 20
 SANDBOX_FAILED_EXIT = 121
 SCRATCH_POLL_S = 0.02
-# Modules a snippet may import: loaded here, because a child running as another user may be
-# unable to read the interpreter's files at all.
-PRELOADED_MODULES = (
-    "torch",
-    "torch.nn",
-    "torch.nn.functional",
-    "torch.optim",
-    "torch.autograd",
-    "torch.autograd.functional",
-    "torch.nn.utils",
-    "torch.utils.checkpoint",
-    "math",
-    "random",
-    "itertools",
-    "functools",
-    "collections",
-    "dataclasses",
-    "typing",
-    "statistics",
-    "fractions",
-    "decimal",
-    "json",
-    "re",
-    "string",
-    "textwrap",
-    "copy",
-    "operator",
-    "enum",
-    "warnings",
-    "traceback",
-    "time",
-    "numbers",
-    "pprint",
-    "threading",
-    "io",
-    "pickle",
-    "torch.utils.serialization",
-    "torch.autograd.forward_ad",
-    "torch.autograd.gradcheck",
-    "torch.nn.utils.clip_grad",
-    "torch.optim.lr_scheduler",
-    "torch.func",
-)
 
 
 @dataclass(frozen=True)
@@ -104,56 +67,6 @@ class Child:
     run_id: int | None = None
     deadline: float = 0.0
     reason: str | None = None
-
-
-def _warm_up_torch() -> None:
-    """Initialise what torch would otherwise initialise lazily inside a confined child (cpuinfo
-    reads /proc/cpuinfo), without a backward pass or a parallel op: fork must stay safe."""
-    import torch
-
-    torch.set_num_threads(1)
-    torch.backends.cpu.get_cpu_capability()
-    a = torch.arange(6, dtype=torch.float32).reshape(2, 3)
-    str(a @ a.T)
-    str(torch.tensor(3.0))
-    torch.nn.Linear(2, 1)
-    torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
-    buffer = io.BytesIO()
-    torch.save(torch.ones(2), buffer)
-    buffer.seek(0)
-    torch.load(buffer)
-
-
-_MADV_HUGEPAGE = 14
-_MADV_COLLAPSE = 25  # Linux 6.1+
-_HUGE_PAGE = 1 << 21
-
-
-def _collapse_into_huge_pages() -> int:
-    """Back the zygote's anonymous memory (about 200 MiB after importing torch) with 2 MiB pages.
-
-    fork() copies one entry per page of it, and a run's exit frees as many: with huge pages
-    both take about a quarter of the time. A child's first write to such a page still copies
-    only 4 KiB (the kernel splits the huge page). Best effort: returns the bytes collapsed."""
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    collapsed = 0
-    with open("/proc/self/maps") as maps:
-        regions = [line.split() for line in maps]
-    for fields in regions:
-        if fields[1] != "rw-p" or (len(fields) > 5 and not fields[5].startswith("[heap")):
-            continue  # only private anonymous memory and the heap
-        low, high = (int(bound, 16) for bound in fields[0].split("-"))
-        start = (low + _HUGE_PAGE - 1) & ~(_HUGE_PAGE - 1)
-        end = high & ~(_HUGE_PAGE - 1)
-        if end - start < _HUGE_PAGE:
-            continue
-        libc.madvise(start, end - start, _MADV_HUGEPAGE)
-        if libc.madvise(start, end - start, _MADV_COLLAPSE) == 0:
-            collapsed += end - start
-    return collapsed
 
 
 def _thread_count() -> int:
@@ -252,7 +165,7 @@ class Zygote:
         except LayerFailed as exc:
             os.write(2, f"gradlab sandbox: refusing to run: {exc}\n".encode())
             return SANDBOX_FAILED_EXIT
-        _warm_up_child()
+        warm_up_child()
         code = os.read(0, MAX_MESSAGE)
         chunks = [code]
         while chunk := os.read(0, MAX_MESSAGE):
@@ -449,16 +362,6 @@ def tree_size(path: Path) -> int:
     return total
 
 
-def _warm_up_child() -> None:
-    """Pay the first-op costs (copy-on-write faults, autograd engine start) before the code
-    arrives. Safe here: this process never forks."""
-    import torch
-
-    warm = torch.ones(2, requires_grad=True)
-    (warm * warm).sum().backward()
-    del warm
-
-
 def _check_doors_shut(report: dict[str, str]) -> None:
     """Inside the probe, after confinement: a layer reported on must really hold."""
     if report.get("seccomp", "").startswith("on"):
@@ -492,11 +395,11 @@ def main() -> None:
 
     for name in PRELOADED_MODULES:
         importlib.import_module(name)
-    _warm_up_torch()
+    warm_up_torch()
     gc.collect()
     # Objects that exist now are never traversed by a child's collector: fewer copied pages.
     gc.freeze()
-    huge = _collapse_into_huge_pages()
+    huge = collapse_into_huge_pages()
     print(f"gradlab zygote: {huge >> 20} MiB in huge pages", file=sys.stderr)
     control = socket.socket(fileno=control_fd)
     zygote = Zygote(control, config)
