@@ -157,6 +157,7 @@ class Sandbox:
                     str(theirs.fileno()),
                     config,
                     str(PROJECT_ROOT),
+                    str(os.getpid()),
                 ],
                 env=zygote_environment(),
                 pass_fds=[theirs.fileno()],

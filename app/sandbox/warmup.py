@@ -13,6 +13,7 @@ import io
 # unable to read the interpreter's files at all.
 PRELOADED_MODULES = (
     "torch",
+    "numpy",
     "torch.nn",
     "torch.nn.functional",
     "torch.optim",

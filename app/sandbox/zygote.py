@@ -385,8 +385,8 @@ def main() -> None:
     from app.sandbox.isolation import _prctl
 
     _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: the zygote dies with the server
-    if os.getppid() == 1:
-        return
+    if os.getppid() != int(sys.argv[4]):
+        return  # the server died before PR_SET_PDEATHSIG was set (in Docker it may be pid 1)
     import importlib
 
     import pyseccomp  # noqa: F401 - loaded now, while its files are readable

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
@@ -166,3 +170,31 @@ def test_secrets_in_the_server_environment_never_reach_a_snippet(monkeypatch) ->
         assert b"hunter2" not in environ
     finally:
         harness.close()
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not shutil.which("unshare"),
+    reason="needs root and unshare(1) for a new pid namespace",
+)
+def test_the_sandbox_starts_when_the_server_is_pid_1() -> None:
+    """As in a container: the server is pid 1, so the zygote's parent is pid 1 too."""
+    script = (
+        "import asyncio\n"
+        "from tests.conftest import make_settings\n"
+        "from app.sandbox.service import Sandbox\n"
+        "async def main():\n"
+        "    sandbox = Sandbox(make_settings(sandbox_enabled=True))\n"
+        "    await sandbox.start()\n"
+        "    result = await sandbox.run('import numpy, torch\\nprint(torch.ones(2).numpy())')\n"
+        "    print(sandbox.health()['ready'], result.stdout.strip())\n"
+        "    await sandbox.stop()\n"
+        "asyncio.run(main())\n"
+    )
+    done = subprocess.run(
+        ["unshare", "--pid", "--fork", "--mount-proc", sys.executable, "-c", script],
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.stdout.strip().splitlines()[-1] == "True [1. 1.]", done.stderr[-2000:]
