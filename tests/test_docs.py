@@ -1,0 +1,20 @@
+"""The README documents every setting and the commands CI relies on."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.config import PROJECT_ROOT, Settings
+
+README = (PROJECT_ROOT / "README.md").read_text()
+
+
+@pytest.mark.parametrize("name", sorted(Settings.model_fields))
+def test_every_setting_is_documented(name: str) -> None:
+    assert f"`GRADLAB_{name.upper()}`" in README
+
+
+def test_the_readme_gives_the_two_commands() -> None:
+    assert "pip install -e . && gradlab serve" in README
+    assert 'pip install -e ".[dev]" && python -m pytest' in README
+    assert "python3 -m pytest" in (PROJECT_ROOT / ".ci" / "run").read_text()
