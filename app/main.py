@@ -14,7 +14,7 @@ from app.config import PROJECT_ROOT, Settings
 from app.lessons.loader import load_catalog
 from app.progress.database import make_engine, migrate
 from app.progress.store import ProgressStore
-from app.routes import api, learning, pages
+from app.routes import api, learning, modes, pages
 from app.sandbox.service import Sandbox
 from app.web import templates
 from app.web.body_limit import BodyLimitMiddleware
@@ -73,6 +73,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(learning.router)
     app.include_router(pages.router)
+    app.include_router(modes.router)
     templates.install_error_pages(app)
     log.info("gradlab: %d lessons from %s", len(catalog), settings.lessons_dir)
     return app

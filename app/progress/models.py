@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import Boolean, DateTime, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import (
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -88,3 +98,103 @@ class AppSecret(Base):
 
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str] = mapped_column(Text)
+
+
+# --- learning modes and the review queue (issue 7) -------------------------------------------
+
+
+class LessonMode(Base):
+    """The mode a learner last used for a lesson (deep-dive, flashcards, ...)."""
+
+    __tablename__ = "lesson_modes"
+
+    learner_id: Mapped[str] = mapped_column(
+        ForeignKey("learners.id", ondelete="CASCADE"), primary_key=True
+    )
+    lesson: Mapped[str] = mapped_column(String(64), primary_key=True)
+    mode: Mapped[str] = mapped_column(String(32))
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), default=_now, onupdate=_now
+    )
+
+
+class DrillAttempt(Base):
+    """A typed `.grad` value in Predict the gradient."""
+
+    __tablename__ = "drill_attempts"
+    __table_args__ = (Index("ix_drill_learner_lesson", "learner_id", "lesson"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"))
+    lesson: Mapped[str] = mapped_column(String(64))
+    drill: Mapped[str] = mapped_column(String(160))
+    value: Mapped[str] = mapped_column(Text)
+    correct: Mapped[bool] = mapped_column(Boolean)
+    revealed: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class FlashcardRating(Base):
+    """A learner's own grade of a flashcard (again, hard, good, easy)."""
+
+    __tablename__ = "flashcard_ratings"
+    __table_args__ = (Index("ix_flashcard_learner_lesson", "learner_id", "lesson"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"))
+    lesson: Mapped[str] = mapped_column(String(64))
+    card: Mapped[str] = mapped_column(String(64))
+    rating: Mapped[str] = mapped_column(String(8))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class PitfallCheck(Base):
+    """One "Check my fix" in the pitfall fixer, passed or not."""
+
+    __tablename__ = "pitfall_checks"
+    __table_args__ = (Index("ix_pitfall_learner_lesson", "learner_id", "lesson"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"))
+    lesson: Mapped[str] = mapped_column(String(64))
+    pitfall: Mapped[int] = mapped_column(Integer)
+    passed: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class ReviewCard(Base):
+    """One item of a learner's review queue and its spaced-repetition memory (FSRS)."""
+
+    __tablename__ = "review_cards"
+    __table_args__ = (
+        UniqueConstraint("learner_id", "lesson", "kind", "key", name="uq_review_card_item"),
+        Index("ix_review_learner_due", "learner_id", "due"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"))
+    lesson: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(16))  # prediction | myth | drill | flashcard
+    key: Mapped[str] = mapped_column(String(160))  # step or myth number, drill or card id
+    state: Mapped[int] = mapped_column(Integer)
+    step: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    stability: Mapped[float | None] = mapped_column(Float, nullable=True)
+    difficulty: Mapped[float | None] = mapped_column(Float, nullable=True)
+    due: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    last_review: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    # The newest miss already taken into account, so that each miss counts once.
+    last_miss_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class ReviewAnswer(Base):
+    """One review of a queue item: its grade and when."""
+
+    __tablename__ = "review_answers"
+    __table_args__ = (Index("ix_review_answer_learner", "learner_id", "created_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"))
+    card_id: Mapped[int] = mapped_column(ForeignKey("review_cards.id", ondelete="CASCADE"))
+    grade: Mapped[str] = mapped_column(String(8))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)

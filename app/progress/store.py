@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import secrets
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, delete, func, select
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import Session
 
-from app.progress.models import (
-    AppSecret,
-    Learner,
-    MythAnswer,
-    PredictionAttempt,
-    StepState,
-    ValueAttempt,
-)
+from app.progress.models import MythAnswer, PredictionAttempt, StepState, ValueAttempt
+from app.progress.modes_store import Miss, ModesRecords, StoredCard
+
+__all__ = ["LessonTotals", "Miss", "ProgressStore", "StoredCard"]
 
 
 @dataclass(frozen=True)
@@ -29,44 +20,9 @@ class LessonTotals:
     myths: int
 
 
-class ProgressStore:
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        self._sessions = sessionmaker(engine, expire_on_commit=False)
-
-    @contextmanager
-    def session(self) -> Iterator[Session]:
-        with self._sessions.begin() as session:
-            yield session
-
-    # --- learners and secrets ----------------------------------------------------------------
-    def new_learner(self) -> str:
-        learner_id = str(uuid.uuid4())
-        with self.session() as session:
-            session.add(Learner(id=learner_id))
-        return learner_id
-
-    def ensure_learner(self, learner_id: str) -> None:
-        with self.session() as session:
-            if session.get(Learner, learner_id) is None:
-                session.add(Learner(id=learner_id))
-
-    def secret(self, name: str) -> str:
-        """A random secret made once and kept in the database (shared by every instance)."""
-        with self.session() as session:
-            found = session.get(AppSecret, name)
-            if found is not None:
-                return found.value
-        try:
-            with self.session() as session:
-                session.add(AppSecret(name=name, value=secrets.token_urlsafe(48)))
-        except IntegrityError:
-            pass  # another instance made it first; use theirs
-        with self.session() as session:
-            made = session.get(AppSecret, name)
-            if made is None:
-                raise RuntimeError(f"the secret {name!r} could not be stored")
-            return made.value
+class ProgressStore(ModesRecords):
+    """Steps, predictions, typed values and myth answers (here), the learning modes and the
+    review queue (ModesRecords), sessions and learners (StoreBase)."""
 
     # --- recording ---------------------------------------------------------------------------
     def _step_state(self, session: Session, learner: str, lesson: str, step: int) -> StepState:
@@ -144,9 +100,11 @@ class ProgressStore:
             self._step_state(session, learner, lesson, step).code = code
 
     def reset(self, learner: str) -> None:
+        """Forget everything this learner did, in every mode (the learner id stays)."""
         with self.session() as session:
             for model in (StepState, PredictionAttempt, ValueAttempt, MythAnswer):
                 session.execute(delete(model).where(model.learner_id == learner))
+        self.reset_modes(learner)
 
     # --- reading -----------------------------------------------------------------------------
     def lesson_state(self, learner: str, lesson: str) -> dict[str, Any]:

@@ -1,0 +1,76 @@
+"""Predict-the-gradient drills, generated from a lesson's verified snippets.
+
+Every `.grad` a snippet declares (and `gradlab check` proved) that is not None becomes a drill:
+the learner reads the code and types the tensor's gradient before running it. Value predictions
+of the build-up count as drills of their step too. Myth demos are left out: the deep dive keeps
+their code hidden until the myth is answered, and a drill would show it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from app.lessons.schema import Lesson, Snippet
+
+
+@dataclass(frozen=True)
+class Drill:
+    id: str  # "step-2.x", "pitfall-1.w" (the corrected code), "pitfall-1-wrong.w"
+    source: str  # where the code comes from, for the learner
+    code: str
+    tensor: str
+    expected: Any  # a number or nested list, as the lesson declares (never None)
+
+
+def _from_snippet(prefix: str, source: str, snippet: Snippet) -> list[Drill]:
+    if snippet.error is not None:
+        return []  # a run that raises leaves nothing worth predicting
+    return [
+        Drill(f"{prefix}.{name}", source, snippet.code, name, value)
+        for name, value in snippet.grads.items()
+        if value is not None
+    ]
+
+
+def lesson_drills(lesson: Lesson) -> list[Drill]:
+    """Every drill of a lesson, in reading order, each id unique."""
+    drills: list[Drill] = []
+    for number, step in enumerate(lesson.steps, start=1):
+        if step.snippet is None:
+            continue
+        source = f"Step {number}: {step.title}"
+        found = _from_snippet(f"step-{number}", source, step.snippet)
+        guess = step.value_prediction
+        declared = {drill.tensor for drill in found}
+        if guess is not None and guess.expected is not None and guess.tensor not in declared:
+            drill_id = f"step-{number}.{guess.tensor}"
+            found.append(Drill(drill_id, source, step.snippet.code, guess.tensor, guess.expected))
+        drills.extend(found)
+    for number, pitfall in enumerate(lesson.pitfalls, start=1):
+        title = pitfall.title
+        corrected = _from_snippet(
+            f"pitfall-{number}", f"Pitfall {number}, fixed: {title}", pitfall.correct
+        )
+        wrong = _from_snippet(
+            f"pitfall-{number}-wrong",
+            f"Pitfall {number}, as written wrongly: {title}",
+            pitfall.wrong,
+        )
+        drills.extend(corrected + wrong)
+    return drills
+
+
+def find_drill(lesson: Lesson, drill_id: str) -> Drill | None:
+    return next((drill for drill in lesson_drills(lesson) if drill.id == drill_id), None)
+
+
+def value_drill_id(lesson: Lesson, step: int) -> str | None:
+    """The drill a step's value prediction corresponds to (its misses share that drill)."""
+    if not 1 <= step <= len(lesson.steps):
+        return None
+    guess = lesson.steps[step - 1].value_prediction
+    if guess is None:
+        return None
+    drill_id = f"step-{step}.{guess.tensor}"
+    return drill_id if find_drill(lesson, drill_id) is not None else None

@@ -1,0 +1,32 @@
+// Quick read and Code lab: every server-rendered <section class="runnable"> becomes a live
+// cell (runnable.js). Cells of build-up steps keep the learner's edits, shared with the deep
+// dive; the others (myth demos, pitfalls) start from the lesson's code each time.
+
+import {apiFetch, mountRunnable} from "../runnable.js";
+import "./common.js";
+
+export async function initCells(article) {
+  const slug = article.dataset.lesson;
+  const steps = new Map();
+  for (const section of article.querySelectorAll("section.runnable")) {
+    const step = section.dataset.step ? Number(section.dataset.step) : null;
+    const controller = step
+      ? mountRunnable(section, {lesson: slug, step})
+      : mountRunnable(section, {lesson: null, step: null, save: false});
+    if (step) steps.set(step, controller);
+  }
+  if (steps.size === 0) return steps;
+  const response = await apiFetch(`/api/lessons/${encodeURIComponent(slug)}/progress`);
+  const saved = (response.ok && response.data && response.data.steps) || {};
+  await Promise.all([...steps].map(async ([step, controller]) => {
+    const code = saved[String(step)]?.code;
+    if (typeof code === "string") {
+      await controller.ready;
+      controller.restoreCode(code);
+    }
+  }));
+  return steps;
+}
+
+const article = document.querySelector("article.mode-lesson[data-lesson]");
+if (article) initCells(article);

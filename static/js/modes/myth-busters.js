@@ -1,0 +1,139 @@
+// Myth busters: the lesson's myths as a quiz round. One myth at a time, a short verdict after
+// each answer, then the score and the reasons behind the ones missed. Answers go to the same
+// endpoint as the deep dive's myths (they are stored, and misses enter the review queue).
+
+import {apiFetch, el, focusTarget, lessonUrl, networkMessage, setServerHtml} from "./common.js";
+
+const capitalise = (text) => String(text).charAt(0).toUpperCase() + String(text).slice(1);
+
+function explanation(entry, myth) {
+  const box = el("div", {class: "quiz-explanation"});
+  const question = myth.querySelector(".myth-question")?.cloneNode(true);
+  if (question) {
+    question.removeAttribute("id");
+    box.append(question);
+  }
+  box.append(el("p", {class: "feedback-meta"}, "You said ", el("strong", {}, capitalise(entry.mine)),
+    "; the answer is ", el("strong", {}, `${capitalise(entry.reveal.answer)}.`)));
+  box.append(setServerHtml(el("div", {class: "feedback-explanation"}), entry.reveal.reality_html));
+  const why = el("div", {class: "feedback-why"}, el("p", {class: "feedback-label"}, "Why it matters"));
+  why.append(setServerHtml(el("div"), entry.reveal.why_it_matters_html));
+  box.append(why);
+  const demo = entry.reveal.demo;
+  if (demo && demo.code) {
+    box.append(el("p", {class: "feedback-label"}, "Demonstration"),
+      el("pre", {class: "feedback-code", tabindex: "0", "aria-label": "Demonstration code"}, el("code", {}, demo.code)));
+    if (demo.output) {
+      box.append(el("pre", {class: "feedback-output", tabindex: "0", "aria-label": "What it prints"}, demo.output));
+    }
+  }
+  return box;
+}
+
+export function initQuiz(quiz, slug) {
+  const myths = [...quiz.querySelectorAll(".quiz-myth")];
+  const status = quiz.querySelector(".quiz-status");
+  const result = quiz.querySelector(".quiz-result");
+  let answers = [];
+  let index = 0;
+
+  const reset = (myth) => {
+    for (const button of myth.querySelectorAll(".myth-answer")) {
+      button.disabled = false;
+      button.removeAttribute("aria-pressed");
+    }
+    const feedback = myth.querySelector(".quiz-feedback");
+    feedback.replaceChildren();
+    delete feedback.dataset.result;
+    myth.querySelector(".quiz-next").hidden = true;
+  };
+
+  const show = (i, focus = true) => {
+    index = i;
+    myths.forEach((myth, k) => { myth.hidden = k !== i; });
+    result.hidden = true;
+    status.hidden = false;
+    status.textContent = `Myth ${i + 1} of ${myths.length}`;
+    if (focus) focusTarget(myths[i].querySelector(".quiz-heading"));
+  };
+
+  const finish = () => {
+    myths.forEach((myth) => { myth.hidden = true; });
+    status.hidden = true;
+    const right = answers.filter((entry) => entry.correct).length;
+    quiz.querySelector(".quiz-score").textContent =
+      `You got ${right} of ${myths.length} right.${right === myths.length ? " Every myth busted." : ""}`;
+    const box = quiz.querySelector(".quiz-explanations");
+    box.replaceChildren();
+    const missed = answers.filter((entry) => !entry.correct);
+    if (missed.length) {
+      box.append(el("h3", {}, missed.length === 1 ? "The one you missed" : "The ones you missed"));
+      for (const entry of missed) box.append(explanation(entry, myths[entry.number - 1]));
+    }
+    const kept = answers.filter((entry) => entry.correct);
+    if (kept.length) {
+      const details = el("details", {class: "quiz-right"}, el("summary", {}, "Why the others hold (you got these right)"));
+      for (const entry of kept) details.append(explanation(entry, myths[entry.number - 1]));
+      box.append(details);
+    }
+    result.hidden = false;
+    focusTarget(result.querySelector("h2"));
+  };
+
+  const start = () => {
+    answers = [];
+    myths.forEach(reset);
+    show(0, false);
+  };
+
+  myths.forEach((myth, i) => {
+    const number = Number(myth.dataset.myth);
+    const feedback = myth.querySelector(".quiz-feedback");
+    const nextButton = myth.querySelector(".quiz-next");
+    const buttons = [...myth.querySelectorAll(".myth-answer")];
+    let busy = false;
+    for (const button of buttons) {
+      button.addEventListener("click", async () => {
+        if (busy || button.disabled) return;
+        busy = true;
+        const mine = button.dataset.answer;
+        myth.setAttribute("aria-busy", "true");
+        const response = await apiFetch(lessonUrl(slug, "myths", String(number), "answer"),
+          {method: "POST", body: {answer: mine}});
+        myth.removeAttribute("aria-busy");
+        busy = false;
+        if (!response.ok || !response.data) {
+          feedback.dataset.result = "error";
+          feedback.replaceChildren(el("p", {class: "feedback-error"}, networkMessage(response, "Checking your answer")));
+          return;
+        }
+        const reveal = response.data;
+        answers = answers.filter((entry) => entry.number !== number);
+        answers.push({number, mine, correct: reveal.correct, reveal});
+        answers.sort((a, b) => a.number - b.number);
+        for (const other of buttons) {
+          other.disabled = true;
+          other.setAttribute("aria-pressed", String(other === button));
+        }
+        feedback.dataset.result = reveal.correct ? "right" : "wrong";
+        feedback.replaceChildren(el("p", {class: "feedback-title"},
+          reveal.correct ? "Right." : "Not quite.",
+          " ", el("span", {class: "feedback-calibration"}, `The answer is ${capitalise(reveal.answer)}.`)));
+        if (!reveal.correct) feedback.append(el("p", {class: "feedback-meta"}, "Why comes with your score."));
+        nextButton.hidden = false;
+        nextButton.focus();
+      });
+    }
+    nextButton.addEventListener("click", () => (i + 1 < myths.length ? show(i + 1) : finish()));
+  });
+  quiz.querySelector(".quiz-again").addEventListener("click", () => {
+    start();
+    focusTarget(myths[0].querySelector(".quiz-heading"));
+  });
+  start();
+  return {show, finish, get index() { return index; }};
+}
+
+const article = document.querySelector("article.mode-lesson[data-lesson]");
+const quiz = article && article.querySelector(".quiz");
+if (quiz) initQuiz(quiz, article.dataset.lesson);

@@ -1,0 +1,170 @@
+// The review page: the due items one at a time. Each answer is graded by the server and the
+// item rescheduled (FSRS): right answers leave today's queue, wrong ones come back shortly.
+
+import {turnOver} from "./flashcards.js";
+import {apiFetch, el, focusTarget, networkMessage, plural, renderValueFeedback, setServerHtml} from "./common.js";
+
+const capitalise = (text) => String(text).charAt(0).toUpperCase() + String(text).slice(1);
+
+function choiceContent(item, choice) {
+  const button = [...item.querySelectorAll(".choice")].find((b) => b.dataset.choice === choice);
+  const span = el("span", {class: "feedback-choice"});
+  if (button) for (const child of button.childNodes) span.append(child.cloneNode(true));
+  else span.append(String(choice));
+  return span;
+}
+
+function renderOutcome(item, feedback, data, given) {
+  const reveal = data.reveal || {};
+  const kind = item.dataset.kind;
+  feedback.replaceChildren();
+  feedback.dataset.result = data.correct ? "right" : "wrong";
+  if (kind === "drill") {
+    renderValueFeedback(feedback, {...reveal, correct: data.correct}, {tensor: item.dataset.tensor, revealed: !data.correct});
+  } else if (kind === "flashcard") {
+    feedback.append(el("p", {class: "feedback-title"}, `Rated ${given}.`));
+  } else {
+    feedback.append(el("p", {class: "feedback-title"}, data.correct ? "Right." : "Not quite."));
+    if (kind === "prediction") {
+      feedback.append(el("p", {class: "feedback-answer"}, el("strong", {}, "Answer: "), choiceContent(item, reveal.answer)));
+      feedback.append(setServerHtml(el("div", {class: "feedback-explanation"}), reveal.explanation_html));
+      if (reveal.output) {
+        feedback.append(el("p", {class: "feedback-label"}, "What the code prints"),
+          el("pre", {class: "feedback-output", tabindex: "0", "aria-label": "What the code prints"}, reveal.output));
+      }
+    } else {
+      feedback.append(el("p", {class: "feedback-meta"}, "The answer is ", el("strong", {}, `${capitalise(reveal.answer)}.`)));
+      feedback.append(setServerHtml(el("div", {class: "feedback-explanation"}), reveal.reality_html));
+      const why = el("div", {class: "feedback-why"}, el("p", {class: "feedback-label"}, "Why it matters"));
+      why.append(setServerHtml(el("div"), reveal.why_it_matters_html));
+      feedback.append(why);
+    }
+  }
+  feedback.append(el("p", {class: "review-when"}, data.correct
+    ? `Well done: it comes back ${data.comes_back}.`
+    : `It comes back ${data.comes_back}.`));
+}
+
+export function initReview(root) {
+  const items = [...root.querySelectorAll(".review-item")];
+  const count = root.querySelector(".review-count");
+  const empty = root.querySelector(".review-empty");
+  let dueCount = items.length;
+
+  const show = (i, focus = true) => {
+    items.forEach((item, k) => { item.hidden = k !== i; });
+    if (focus) focusTarget(items[i].querySelector(".review-heading"));
+  };
+
+  const finish = async () => {
+    items.forEach((item) => { item.hidden = true; });
+    const response = await apiFetch("/api/review");
+    const later = empty.querySelector(".review-later");
+    empty.querySelector("h2").textContent = "All done for now";
+    if (response.ok && response.data) {
+      const queue = response.data;
+      count.textContent = `${plural(queue.due_count, "item")} due`;
+      if (queue.due_count > 0) {
+        later.replaceChildren(`${plural(queue.due_count, "item")} came due while you worked: `,
+          el("a", {href: "/review"}, "review them now"), ".");
+      } else if (queue.next_due_text) {
+        later.textContent = `${plural(queue.scheduled, "item is", "items are")} scheduled; the next one comes back ${queue.next_due_text}.`;
+      }
+    }
+    empty.hidden = false;
+    focusTarget(empty.querySelector("h2"));
+  };
+
+  items.forEach((item, i) => {
+    const feedback = item.querySelector(".review-feedback");
+    const next = item.querySelector(".review-next");
+    if (i === items.length - 1) next.textContent = "Finish";
+    let busy = false;
+    let answered = false;
+
+    const send = async (body, controls, label) => {
+      if (busy || answered) return;
+      busy = true;
+      item.setAttribute("aria-busy", "true");
+      const response = await apiFetch(`/api/review/${item.dataset.id}/answer`, {method: "POST", body});
+      item.removeAttribute("aria-busy");
+      busy = false;
+      if (response.status === 409) {
+        answered = true;
+        feedback.replaceChildren(el("p", {class: "feedback-meta"}, "You answered this one already."));
+        next.hidden = false;
+        next.focus();
+        return;
+      }
+      if (!response.ok || !response.data) {
+        feedback.dataset.result = "error";
+        feedback.replaceChildren(el("p", {class: "feedback-error"}, networkMessage(response, "Checking your answer")));
+        return;
+      }
+      const data = response.data;
+      if (!data.graded) { // a typed value that could not be read: nothing counted, type again
+        renderValueFeedback(feedback, {...data.reveal, correct: false}, {tensor: item.dataset.tensor});
+        return;
+      }
+      answered = true;
+      for (const control of controls) control.disabled = true;
+      renderOutcome(item, feedback, data, label);
+      dueCount = data.due_count;
+      count.textContent = `${plural(Math.max(0, items.length - i - 1), "item")} left`;
+      next.hidden = false;
+      next.focus();
+    };
+
+    const kind = item.dataset.kind;
+    if (kind === "prediction") {
+      const choices = [...item.querySelectorAll(".choice")];
+      for (const choice of choices) {
+        choice.addEventListener("click", () => {
+          choice.setAttribute("aria-pressed", "true");
+          send({choice: choice.dataset.choice}, choices);
+        });
+      }
+    } else if (kind === "myth") {
+      const buttons = [...item.querySelectorAll(".myth-answer")];
+      for (const button of buttons) {
+        button.addEventListener("click", () => {
+          button.setAttribute("aria-pressed", "true");
+          send({answer: button.dataset.answer}, buttons);
+        });
+      }
+    } else if (kind === "drill") {
+      const form = item.querySelector("form");
+      const input = form.querySelector("input");
+      form.addEventListener("submit", (event) => {
+        event.preventDefault();
+        if (!input.value.trim()) {
+          feedback.replaceChildren(el("p", {class: "value-problem"}, "Type a value first."));
+          input.focus();
+          return;
+        }
+        send({value: input.value.trim()}, [input, form.querySelector("button")]);
+      });
+    } else if (kind === "flashcard") {
+      const flip = item.querySelector(".flashcard-flip");
+      const back = item.querySelector(".flashcard-back");
+      const grading = item.querySelector(".flashcard-grading");
+      const grades = [...item.querySelectorAll(".grade")];
+      flip.addEventListener("click", async () => {
+        if (await turnOver(item.dataset.key, item.dataset.lesson, back)) {
+          flip.hidden = true;
+          grading.hidden = false;
+          focusTarget(back);
+        }
+      });
+      for (const grade of grades) {
+        grade.addEventListener("click", () => send({rating: grade.dataset.grade}, grades, grade.dataset.grade));
+      }
+    }
+    next.addEventListener("click", () => (i + 1 < items.length ? show(i + 1) : finish()));
+  });
+  if (items.length) show(0, false);
+  return {get dueCount() { return dueCount; }};
+}
+
+const root = document.querySelector(".review");
+if (root) initReview(root);

@@ -1,0 +1,101 @@
+// Step by step: one build-up step per screen. The next step unlocks once the current step's
+// prediction is committed (steps without one are open). The steps are the deep dive's markup,
+// driven by lesson.js (predictions, values, runnable cells, saved progress); this module only
+// pages through them.
+
+import {initLesson} from "../lesson.js";
+import {focusTarget} from "./common.js";
+
+export function initStepByStep(article) {
+  const root = article.querySelector(".sbs");
+  const steps = [...root.querySelectorAll(".sbs-steps > .step")];
+  const total = steps.length;
+  const nav = root.querySelector(".sbs-nav");
+  const prev = root.querySelector(".sbs-prev");
+  const next = root.querySelector(".sbs-next");
+  const lock = root.querySelector(".sbs-lock");
+  const done = root.querySelector(".sbs-done");
+  const bar = root.querySelector(".sbs-bar");
+  const label = root.querySelector(".sbs-current");
+  const predictions = steps.map((step) => step.querySelector('.prediction[data-kind="choice"]'));
+  const committed = new Set(); // once committed, a step stays open (even after "Try again")
+  let current = 0;
+  let finished = false;
+
+  const isOpen = (i) => !predictions[i] || committed.has(i);
+  const reachable = (i) => steps.slice(0, i).every((_, k) => isOpen(k));
+
+  const update = () => {
+    const position = finished ? total : current + 1;
+    bar.value = position;
+    bar.textContent = `Step ${position} of ${total}`;
+    label.textContent = String(position);
+    nav.hidden = finished;
+    prev.disabled = current === 0;
+    const open = isOpen(current);
+    next.disabled = !open;
+    lock.hidden = open;
+    next.textContent = current === total - 1 ? "Finish" : "Next step →";
+  };
+
+  const show = (i, {focus = true} = {}) => {
+    finished = false;
+    current = Math.max(0, Math.min(i, total - 1));
+    steps.forEach((step, k) => { step.hidden = k !== current; });
+    done.hidden = true;
+    update();
+    if (focus) { // the learner moved: the address names the step (never on load: it would scroll)
+      history.replaceState(null, "", `#step-${current + 1}`);
+      focusTarget(steps[current].querySelector(".step-heading"));
+    }
+  };
+
+  const finish = () => {
+    finished = true;
+    steps.forEach((step) => { step.hidden = true; });
+    done.hidden = false;
+    update();
+    history.replaceState(null, "", "#done");
+    focusTarget(done.querySelector("h2"));
+  };
+
+  predictions.forEach((prediction, i) => {
+    if (!prediction) return;
+    const check = () => {
+      if (prediction.dataset.committed === "true" && !committed.has(i)) {
+        committed.add(i);
+        update();
+      }
+    };
+    new MutationObserver(check).observe(prediction, {attributes: true, attributeFilter: ["data-committed"]});
+  });
+
+  prev.addEventListener("click", () => show(current - 1));
+  next.addEventListener("click", () => {
+    if (!isOpen(current)) return;
+    if (current === total - 1) finish();
+    else show(current + 1);
+  });
+  root.querySelector(".sbs-restart").addEventListener("click", () => show(0));
+
+  // A link to #step-N opens that step, if the steps before it are open.
+  const match = /^#step-(\d+)$/.exec(location.hash);
+  const linked = match && Number(match[1]) >= 1 && Number(match[1]) <= total ? Number(match[1]) - 1 : -1;
+
+  nav.hidden = false;
+  show(Math.max(linked, 0), {focus: false});
+  const lesson = initLesson(article);
+  // Once saved progress is back: resume where the learner stopped (or at the linked step).
+  lesson.restored.then(() => {
+    predictions.forEach((prediction, i) => {
+      if (prediction && prediction.dataset.committed === "true") committed.add(i);
+    });
+    const firstOpen = steps.findIndex((_, i) => !isOpen(i));
+    if (linked >= 0 && reachable(linked)) show(linked, {focus: false});
+    else show(firstOpen >= 0 ? firstOpen : 0, {focus: false});
+  });
+  return {show, finish, lesson};
+}
+
+const article = document.querySelector("article.mode-lesson[data-mode='step-by-step']");
+if (article) initStepByStep(article);

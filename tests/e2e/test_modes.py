@@ -1,0 +1,266 @@
+"""The learning modes, the review queue and /progress, in headless Chromium against a real
+server (with its real sandbox)."""
+
+from __future__ import annotations
+
+import re
+
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Page, expect
+
+from app.modes.menu import MODES
+from tests.e2e.conftest import SCREENSHOTS, LiveServer
+
+
+def replace_code(page: Page, scope: str, code: str) -> None:
+    editor = page.locator(f"{scope} [aria-label='Code editor']")
+    editor.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(code)
+
+
+def no_serious_violations(page: Page) -> None:
+    results = Axe().run(page)
+    serious = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    assert not serious, [
+        (v["id"], v["help"], [n["target"] for n in v["nodes"]][:3]) for v in serious
+    ]
+
+
+def test_step_by_step_unlocks_the_next_step_after_a_prediction(
+    page: Page, bundled_server: LiveServer, shot
+) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{bundled_server.url}/lessons/what-is-grad/step-by-step")
+    first, second = page.locator("#step-1"), page.locator("#step-2")
+    next_step = page.get_by_role("button", name="Next step →")
+    expect(first).to_be_visible()
+    expect(second).to_be_hidden()
+    expect(page.locator(".sbs-label")).to_have_text("Step 1 of 5")
+    expect(next_step).to_be_disabled()
+    expect(page.locator(".sbs-lock")).to_be_visible()
+    first.get_by_label("Certain").check()
+    first.get_by_role("button", name="None", exact=True).click()
+    expect(first.locator(".prediction-feedback")).to_contain_text("Right.")
+    expect(next_step).to_be_enabled()
+    expect(page.locator(".sbs-lock")).to_be_hidden()
+    shot("modes-step-by-step-unlocked")
+    next_step.click()
+    expect(second).to_be_visible()
+    expect(first).to_be_hidden()
+    expect(page.locator(".sbs-label")).to_have_text("Step 2 of 5")
+    expect(page.locator("#step-2 .step-heading")).to_be_focused()
+    expect(next_step).to_be_disabled()
+    page.get_by_role("button", name="← Previous step").click()
+    expect(first).to_be_visible()
+    expect(next_step).to_be_enabled()
+    # Coming back resumes at the first step not yet predicted.
+    page.goto(f"{bundled_server.url}/lessons/what-is-grad/step-by-step")
+    expect(second).to_be_visible()
+    expect(page.locator(".sbs-label")).to_have_text("Step 2 of 5")
+    page.goto(f"{bundled_server.url}/lessons/what-is-grad")
+    expect(page.get_by_role("link", name=re.compile("Step by step · last used"))).to_be_visible()
+
+
+def test_a_pitfall_is_fixed_until_the_check_passes(page: Page, server: LiveServer, shot) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server.url}/lessons/first-steps/pitfall-fixer")
+    fixer = page.locator("#pitfall-1")
+    verdict = fixer.locator(".fixer-verdict")
+    fixer.get_by_role("button", name="Check my fix").click()
+    expect(verdict).to_contain_text("Not yet.")
+    expect(verdict).to_contain_text("RuntimeError")
+    fixer.get_by_role("button", name="Hint 1 of 3").click()
+    expect(fixer.locator(".fixer-hints")).to_contain_text("backward() needs a scalar.")
+    fixer.get_by_role("button", name="Hint 2 of 3").click()
+    expect(fixer.locator(".fixer-hints")).to_contain_text("Line 3 is where it goes wrong.")
+    expect(fixer.get_by_role("button", name="Hint 3 of 3")).to_be_visible()
+    replace_code(
+        page,
+        "#pitfall-1",
+        "import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+        "(x * 2).sum().backward()\n",
+    )
+    fixer.get_by_role("button", name="Check my fix").click()
+    expect(verdict).to_contain_text("Not yet.")
+    expect(verdict).to_contain_text("should print")  # it runs now, but prints nothing
+    page.keyboard.insert_text("print(x.grad)\n")
+    fixer.get_by_role("button", name="Check my fix").click()
+    expect(verdict).to_contain_text("Fixed!")
+    expect(fixer).to_have_attribute("data-fixed", "true")
+    shot("modes-pitfall-fixed")
+    page.reload()
+    expect(page.locator("#pitfall-1")).to_contain_text("You fixed this one before")
+
+
+def test_a_drill_answered_wrong_then_right(page: Page, server: LiveServer, shot) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server.url}/lessons/first-steps/predict-the-gradient")
+    group = page.locator(".drill-group").first
+    run = group.get_by_role("button", name="Run")
+    expect(run).to_be_disabled()  # answer first, then run
+    drill = group.locator(".drill[data-drill='step-1.x']")
+    value = drill.get_by_label("After this code runs, what is x.grad?")
+    feedback = drill.locator(".value-feedback")
+    value.fill("[4, 5]")
+    drill.get_by_role("button", name="Check").click()
+    expect(feedback).to_contain_text("Not yet.")
+    expect(feedback).to_contain_text("1 of 2 numbers are right")
+    expect(feedback.get_by_role("listitem")).to_have_text(
+        [re.compile("right"), re.compile("wrong")]
+    )
+    expect(feedback).to_contain_text("review queue")
+    expect(value).to_have_attribute("aria-invalid", "true")
+    shot("modes-drill-wrong")
+    value.fill("tensor([4., 6.])")
+    value.press("Enter")
+    expect(feedback).to_contain_text("Right.")
+    expect(feedback).to_contain_text("x.grad = [4., 6.]")
+    expect(page.locator(".drill-score")).to_have_text("1 of 1 right")
+    expect(run).to_be_enabled()
+    run.click()
+    expect(group.locator(".run-stdout")).to_have_text("tensor([4., 6.])\n")
+    expect(group.locator(".inspector table")).to_contain_text("[4., 6.]")
+    shot("modes-drill-right")
+
+
+def test_a_missed_item_appears_in_review_and_leaves_when_answered(
+    page: Page, server: LiveServer, shot
+) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server.url}/lessons/first-steps/myth-busters")
+    myth = page.locator(".quiz-myth[data-myth='1']")
+    myth.get_by_role("button", name="Yes", exact=True).click()
+    expect(myth.locator(".quiz-feedback")).to_contain_text("Not quite. The answer is No.")
+    page.get_by_role("button", name="See your score").click()
+    result = page.locator(".quiz-result")
+    expect(result.locator(".quiz-score")).to_have_text("You got 0 of 1 right.")
+    expect(result).to_contain_text("It is None until a backward pass reaches it.")
+    shot("modes-myth-score")
+
+    page.goto(server.url)
+    page.get_by_role("link", name="1 item due").click()
+    expect(page).to_have_url(f"{server.url}/review")
+    item = page.locator(".review-item").first
+    expect(item).to_contain_text("Is .grad filled when the tensor is created?")
+    expect(page.locator(".review-count")).to_have_text("1 item due")
+    shot("modes-review-due")
+    item.get_by_role("button", name="No", exact=True).click()
+    feedback = item.locator(".review-feedback")
+    expect(feedback).to_contain_text("Right.")
+    expect(feedback).to_contain_text("comes back in 2 days")
+    page.get_by_role("button", name="Finish").click()
+    expect(page.get_by_role("heading", name="All done for now")).to_be_visible()
+    expect(page.locator(".review-later")).to_contain_text("the next one comes back in 2 days")
+    page.reload()
+    expect(page.locator(".review-count")).to_have_text("0 items due")
+    expect(page.get_by_role("heading", name="Nothing to review right now")).to_be_visible()
+    page.goto(server.url)
+    expect(page.get_by_role("link", name=re.compile("items? due"))).to_have_count(0)
+
+
+def test_flashcards_are_turned_over_and_graded_with_the_keyboard(
+    page: Page, server: LiveServer, shot
+) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server.url}/lessons/first-steps/flashcards")
+    card = page.locator(".flashcard[data-card='takeaway-1']")
+    expect(card.locator(".cloze")).to_contain_text("Backward fills")
+    expect(card.locator(".flashcard-back")).to_be_empty()  # the answer is not in the page
+    card.get_by_role("button", name="Show answer").focus()
+    page.keyboard.press("Enter")
+    expect(card.locator(".flashcard-back")).to_contain_text("Backward fills .grad of leaves.")
+    expect(card.locator(".flashcard-back")).to_be_focused()
+    shot("modes-flashcard-back")
+    page.keyboard.press("Tab")
+    expect(card.get_by_role("button", name=re.compile("^Again"))).to_be_focused()
+    page.keyboard.press("Enter")
+    second = page.locator(".flashcard[data-card='insight-1']")
+    expect(second).to_be_visible()
+    expect(page.locator(".deck-label")).to_have_text("Card 2 of 2")
+    second.get_by_role("button", name="Show answer").click()
+    second.get_by_role("button", name=re.compile("^Good")).click()
+    expect(page.locator(".deck-summary")).to_contain_text("1 again, 1 good")
+    expect(page.locator(".deck-summary")).to_contain_text("1 item due")
+
+
+def test_the_progress_page_draws_calibration(page: Page, server: LiveServer, shot) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server.url}/lessons/first-steps")
+    step = page.locator(".step[data-step='1']")
+    step.get_by_label("Certain").check()
+    step.get_by_role("button", name="None", exact=True).click()
+    expect(step.locator(".prediction-feedback")).to_contain_text("Not quite.")
+    page.goto(f"{server.url}/progress")
+    certain = page.locator(".calibration-row[data-level='certain']")
+    expect(certain).to_contain_text("0% right (0 of 1)")
+    expect(page.locator(".calibration-row[data-level='guess']")).to_contain_text("no answers yet")
+    expect(page.locator(".queue-stats")).to_contain_text("1 due now")
+    shot("modes-progress")
+
+
+def test_the_cheat_sheet_prints_without_navigation_or_buttons(
+    page: Page, bundled_server: LiveServer
+) -> None:
+    page.goto(f"{bundled_server.url}/lessons/debugging-gradients/cheat-sheet")
+    expect(page.get_by_role("button", name="Print this page")).to_be_visible()
+    page.emulate_media(media="print")
+    for hidden in (".site-header", ".mode-switcher", ".pager", ".sheet-print", ".site-footer"):
+        expect(page.locator(hidden).first).to_be_hidden()
+    expect(page.get_by_role("heading", name="The API, by example")).to_be_visible()
+    # Code wraps instead of being cut: nothing is wider than the page.
+    overflowing = page.evaluate(
+        "[...document.querySelectorAll('.sheet code, .sheet pre')]"
+        ".filter(n => n.scrollWidth > n.clientWidth + 1).length"
+    )
+    assert overflowing == 0
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.pdf(path=str(SCREENSHOTS / "modes-cheat-sheet.pdf"), format="A4")
+
+
+def test_mode_pages_fit_a_phone(browser, bundled_server: LiveServer) -> None:  # type: ignore[no-untyped-def]
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    phone = context.new_page()
+    paths = ["/review", "/progress"] + [
+        f"/lessons/{slug}/{mode.slug}"
+        for slug in ("what-is-grad", "debugging-gradients", "reading-leaf-gradients")
+        for mode in MODES
+    ]
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for path in paths:
+        phone.goto(bundled_server.url + path)
+        phone.wait_for_load_state("networkidle")
+        width = phone.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"{path} is {width}px wide at 390px"
+        if path.startswith("/lessons/what-is-grad/"):
+            phone.screenshot(path=str(SCREENSHOTS / f"modes-phone-{path.split('/')[-1]}.png"))
+    context.close()
+
+
+def test_mode_pages_have_no_serious_accessibility_violations(
+    page: Page, bundled_server: LiveServer
+) -> None:
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        for mode in MODES:
+            page.goto(f"{bundled_server.url}/lessons/what-is-grad/{mode.slug}")
+            page.wait_for_load_state("networkidle")
+            no_serious_violations(page)
+        for path in ("/review", "/progress"):
+            page.goto(bundled_server.url + path)
+            page.wait_for_load_state("networkidle")
+            no_serious_violations(page)
+    # With items in the queue and answers on the page.
+    page.goto(f"{bundled_server.url}/lessons/what-is-grad/myth-busters")
+    page.locator(".quiz-myth[data-myth='1']").get_by_role("button", name="Yes", exact=True).click()
+    expect(page.locator(".quiz-feedback").first).not_to_be_empty()
+    no_serious_violations(page)
+    page.goto(f"{bundled_server.url}/review")
+    expect(page.locator(".review-item").first).to_be_visible()
+    no_serious_violations(page)
+
+
+def test_dark_mode_pages_look_right(page: Page, bundled_server: LiveServer, shot) -> None:  # type: ignore[no-untyped-def]
+    page.emulate_media(color_scheme="dark")
+    for mode in ("step-by-step", "flashcards", "cheat-sheet", "pitfall-fixer"):
+        page.goto(f"{bundled_server.url}/lessons/what-is-grad/{mode}")
+        page.wait_for_load_state("networkidle")
+        shot(f"modes-dark-{mode}", full_page=False)
+    current = page.locator(".mode-switcher a[aria-current='page']")
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(15, 17, 23)"
+    expect(current).to_have_text("Pitfall fixer")
