@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -16,22 +15,9 @@ from hypothesis import HealthCheck, settings
 
 from app.main import create_app
 from tests.conftest import FIXTURE_LESSONS, SandboxHarness, make_settings, wait_until
-from tests.live import LiveServer
+from tests.live import LiveServer, child_pids
 
 LESSON = "/api/lessons/first-steps"
-
-
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                found.append(int(entry.name))
-    return found
 
 
 def test_a_child_killed_from_outside_is_reported_and_the_next_run_is_clean() -> None:
@@ -41,7 +27,7 @@ def test_a_child_killed_from_outside_is_reported_and_the_next_run_is_clean() -> 
         assert zygote is not None
 
         def kill_children() -> None:
-            for pid in _children(zygote.process.pid):
+            for pid in child_pids(zygote.process.pid):
                 os.kill(pid, signal.SIGKILL)
 
         threading.Timer(1.0, kill_children).start()

@@ -10,7 +10,7 @@
 // with innerHTML only for fields named *_html; everything else is text.
 
 import {apiFetch, el, mountRunnable, networkMessage} from "./runnable.js";
-import {formatTensorValue} from "./inspector.js";
+import {renderValueFeedback, setServerHtml} from "./value-feedback.js";
 
 let uidCounter = 0;
 const uid = (prefix) => `${prefix}-${++uidCounter}`;
@@ -42,22 +42,8 @@ function capitalise(text) {
 }
 
 /** Fill `node` with trusted server HTML (only for *_html fields). */
-function setServerHtml(node, html) {
-  node.innerHTML = typeof html === "string" ? html : "";
-  return node;
-}
 
-function ensureStop(text) {
-  const trimmed = String(text).trim();
-  return /[.!?…)]$/.test(trimmed) ? trimmed : `${trimmed}.`;
-}
 
-function describeShape(shape) {
-  if (!Array.isArray(shape)) return "an unknown shape";
-  if (shape.length === 0) return "a single number (shape [])";
-  const count = shape.reduce((a, b) => a * b, 1);
-  return `shape [${shape.join(", ")}] (${count} number${count === 1 ? "" : "s"})`;
-}
 
 /** Silence live regions while `fill` restores saved state on load. */
 function quietly(regions, fill) {
@@ -253,66 +239,6 @@ function setupPrediction(prediction, context) {
 
 // ---- Value predictions --------------------------------------------------------
 
-function renderValueFeedback(form, feedback, result, {revealed, typed}) {
-  feedback.replaceChildren();
-  const correct = Boolean(result.correct);
-  feedback.dataset.result = correct ? "right" : (revealed ? "revealed" : "wrong");
-  const tensorName = form.dataset.tensor;
-  let title = correct ? "Correct." : "Not yet.";
-  if (revealed) title = typed ? "Not yet. Here is the answer." : "Here is the answer.";
-  feedback.append(el("p", {class: "feedback-title"}, title));
-
-  // How the typed value compares: only when something was typed.
-  const elements = Array.isArray(result.elements) ? result.elements : [];
-  if (typed && result.parsed === false) {
-    feedback.append(result.problem
-      ? el("p", {class: "value-problem"}, `That could not be read: ${ensureStop(result.problem)}`)
-      : el("p", {class: "value-problem"},
-        "That could not be read as a number or a list of numbers. Type for example ",
-        el("code", {}, "4.0"), ", ", el("code", {}, "[4, 6]"), " or ", el("code", {}, "tensor([4., 6.])"), "."));
-  } else if (typed && result.shape_ok === false) {
-    feedback.append(el("p", {class: "value-problem"},
-      `The shape does not match: you typed ${describeShape(result.your_shape)}, `
-      + `but the answer has ${describeShape(result.expected_shape)}.`));
-  } else if (typed) {
-    // Per-element marks say what the server's problem text would; it is shown when there are none.
-    if (result.problem && !(elements.length > 0 && !correct)) {
-      feedback.append(el("p", {class: "value-problem"}, ensureStop(result.problem)));
-    }
-    if (elements.length > 0 && !correct) {
-      const right = elements.filter(Boolean).length;
-      const summaryId = uid("value-summary");
-      feedback.append(el("p", {class: "value-summary", id: summaryId},
-        elements.length === 1
-          ? "That number is not right."
-          : `The shape is right; ${right} of ${elements.length} numbers are right:`));
-      if (elements.length > 1) {
-        const shown = elements.slice(0, 64);
-        const list = el("ol", {class: "value-elements", "aria-labelledby": summaryId});
-        shown.forEach((ok, i) => {
-          list.append(el("li", {class: ok ? "value-el value-el--ok" : "value-el value-el--bad"},
-            el("span", {class: "value-el-index"}, `#${i + 1}`),
-            el("span", {class: "value-el-mark", "aria-hidden": "true"}, ok ? "✓" : "✗"),
-            el("span", {class: "visually-hidden"}, ok ? "right" : "wrong")));
-        });
-        feedback.append(list);
-        if (elements.length > shown.length) {
-          feedback.append(el("p", {class: "value-more"}, `…and ${elements.length - shown.length} more.`));
-        }
-      }
-    }
-  }
-
-  if (result.expected !== null && result.expected !== undefined) {
-    const name = tensorName ? `${tensorName}.grad = ` : "";
-    feedback.append(el("p", {class: "feedback-answer"}, el("strong", {}, "Answer: "),
-      el("code", {}, `${name}${formatTensorValue(result.expected)}`)));
-  }
-  if (result.explanation_html) {
-    feedback.append(setServerHtml(el("div", {class: "feedback-explanation"}), result.explanation_html));
-  }
-}
-
 function setupValuePrediction(form, context) {
   const step = Number(form.dataset.step || form.closest(".step")?.dataset.step);
   const input = form.querySelector('input[name="value"]') ?? form.querySelector("input");
@@ -363,7 +289,7 @@ function setupValuePrediction(form, context) {
       return;
     }
     const result = response.data;
-    renderValueFeedback(form, feedback, result, {revealed: reveal && !result.correct, typed: value !== ""});
+    renderValueFeedback(feedback, result, {tensor: form.dataset.tensor, revealed: reveal && !result.correct, typed: value !== ""});
     if (input) {
       if (result.correct || reveal) input.removeAttribute("aria-invalid");
       else input.setAttribute("aria-invalid", "true");

@@ -15,21 +15,9 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from tests.conftest import SandboxHarness, make_settings, wait_until
+from tests.live import child_pids
 
 SLEEP = "import time\ntime.sleep({seconds})\nprint('woke')\n"
-
-
-def _children_of(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.append(int(entry.name))
-    return found
 
 
 def _alive(pid: int) -> bool:
@@ -95,23 +83,23 @@ except PermissionError:
 def test_nothing_outlives_its_run(sandbox: SandboxHarness) -> None:
     zygote = sandbox.sandbox._zygote
     assert zygote is not None
-    before = set(_children_of(zygote.process.pid))
+    before = set(child_pids(zygote.process.pid))
     result = sandbox.run(
         "import threading, time\n"
         "threading.Thread(target=time.sleep, args=(60,), daemon=False).start()\nprint('bye')\n"
     )
     assert result.stdout == "bye\n"
     # Only the spare child (ready for the next run) may remain.
-    assert wait_until(lambda: len(set(_children_of(zygote.process.pid)) - before) <= 1)
-    assert len(_children_of(zygote.process.pid)) <= 1
+    assert wait_until(lambda: len(set(child_pids(zygote.process.pid)) - before) <= 1)
+    assert len(child_pids(zygote.process.pid)) <= 1
 
 
 def test_stopping_the_sandbox_stops_the_zygote_and_its_children() -> None:
     harness = SandboxHarness(make_settings(sandbox_enabled=True))
     zygote = harness.sandbox._zygote
     assert zygote is not None
-    assert wait_until(lambda: len(_children_of(zygote.process.pid)) >= 1)  # the spare
-    pids = [zygote.process.pid, *_children_of(zygote.process.pid)]
+    assert wait_until(lambda: len(child_pids(zygote.process.pid)) >= 1)  # the spare
+    pids = [zygote.process.pid, *child_pids(zygote.process.pid)]
     scratch_root = harness.sandbox._scratch_root
     harness.close()
     assert wait_until(lambda: not any(_alive(pid) for pid in pids))

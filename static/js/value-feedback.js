@@ -1,0 +1,90 @@
+// Feedback on a typed .grad value, graded by the server, shared by the lesson page, the drills
+// and the review queue.
+//
+//   renderValueFeedback(box, result, {tensor, revealed, typed, extra})
+//     result: {correct, parsed, problem, shape_ok, expected_shape, your_shape, elements,
+//              expected, explanation_html}
+//   setServerHtml(node, html)   trusted HTML from the server (rendered lesson Markdown)
+//   ensureStop(text), describeShape(shape)
+
+import {el} from "./runnable.js";
+import {formatTensorValue} from "./inspector.js";
+
+export function setServerHtml(node, html) {
+  node.innerHTML = typeof html === "string" ? html : "";
+  return node;
+}
+
+export function ensureStop(text) {
+  const trimmed = String(text).trim();
+  return /[.!?…)]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
+
+export function describeShape(shape) {
+  if (!Array.isArray(shape)) return "an unknown shape";
+  if (shape.length === 0) return "a single number (shape [])";
+  const count = shape.reduce((a, b) => a * b, 1);
+  return `shape [${shape.join(", ")}] (${count} number${count === 1 ? "" : "s"})`;
+}
+
+let summaries = 0;
+
+/**
+ * Right or wrong, why (unreadable, wrong shape, which elements), and the answer and its
+ * explanation when the server sent them (after a right answer or "Show answer").
+ */
+export function renderValueFeedback(box, result, {tensor = "", revealed = false, typed = true, extra = null} = {}) {
+  box.replaceChildren();
+  const correct = Boolean(result.correct);
+  box.dataset.result = correct ? "right" : (revealed ? "revealed" : "wrong");
+  let title = correct ? "Right." : "Not yet.";
+  if (revealed && !correct) title = typed ? "Not yet. Here is the answer." : "Here is the answer.";
+  box.append(el("p", {class: "feedback-title"}, title));
+
+  const elements = Array.isArray(result.elements) ? result.elements : [];
+  if (typed && result.parsed === false) {
+    box.append(result.problem
+      ? el("p", {class: "value-problem"}, `That could not be read: ${ensureStop(result.problem)}`)
+      : el("p", {class: "value-problem"},
+        "That could not be read as a number or a list of numbers. Type for example ",
+        el("code", {}, "4.0"), ", ", el("code", {}, "[4, 6]"), " or ", el("code", {}, "tensor([4., 6.])"), "."));
+  } else if (typed && result.shape_ok === false && result.your_shape) {
+    box.append(el("p", {class: "value-problem"},
+      `The shape does not match: you typed ${describeShape(result.your_shape)}, `
+      + `but the answer has ${describeShape(result.expected_shape)}.`));
+  } else if (typed && !correct && elements.length === 0 && result.problem) {
+    box.append(el("p", {class: "value-problem"}, ensureStop(result.problem)));
+  } else if (typed && !correct && elements.length > 0) {
+    const right = elements.filter(Boolean).length;
+    summaries += 1;
+    const summaryId = `value-summary-${summaries}`;
+    box.append(el("p", {class: "value-summary", id: summaryId},
+      elements.length === 1
+        ? "That number is not right."
+        : `The shape is right; ${right} of ${elements.length} numbers are right:`));
+    if (elements.length > 1) {
+      const shown = elements.slice(0, 64);
+      const list = el("ol", {class: "value-elements", "aria-labelledby": summaryId});
+      shown.forEach((ok, i) => {
+        list.append(el("li", {class: ok ? "value-el value-el--ok" : "value-el value-el--bad"},
+          el("span", {class: "value-el-index"}, `#${i + 1}`),
+          el("span", {class: "value-el-mark", "aria-hidden": "true"}, ok ? "✓" : "✗"),
+          el("span", {class: "visually-hidden"}, ok ? "right" : "wrong")));
+      });
+      box.append(list);
+      if (elements.length > shown.length) {
+        box.append(el("p", {class: "value-more"}, `…and ${elements.length - shown.length} more.`));
+      }
+    }
+  }
+
+  if (result.expected !== null && result.expected !== undefined) {
+    const name = tensor ? `${tensor}.grad = ` : "";
+    box.append(el("p", {class: "feedback-answer"}, el("strong", {}, "Answer: "),
+      el("code", {}, `${name}${formatTensorValue(result.expected)}`)));
+  }
+  if (result.explanation_html) {
+    box.append(setServerHtml(el("div", {class: "feedback-explanation"}), result.explanation_html));
+  }
+  if (extra) box.append(extra);
+}
