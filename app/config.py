@@ -79,6 +79,12 @@ class Settings(BaseSettings):
     open_files: Annotated[int, Field(ge=16, le=4096)] = Field(
         default=64, description="Open file descriptors per run."
     )
+    spares: Annotated[int, Field(ge=1, le=16)] = Field(
+        default=2,
+        description=(
+            "Children kept forked, confined and warmed up ahead of demand (each costs memory)."
+        ),
+    )
     scratch_root: Path | None = Field(
         default=None,
         description="Where per-run scratch dirs are made (default: the system temp dir).",

@@ -7,12 +7,16 @@ either applies or raises `LayerFailed`; the caller decides whether that layer ma
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
+import functools
 import os
 import resource
+import struct
 import sys
 import sysconfig
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -168,9 +172,11 @@ def set_no_new_privs() -> None:
     _prctl(_PR_SET_NO_NEW_PRIVS, 1)
 
 
-def readable_paths() -> list[str]:
+@functools.cache
+def readable_paths() -> tuple[str, ...]:
     """What Python and torch may read: the interpreter, stdlib and installed packages, and the
-    system's shared libraries. Not the project directory, /proc, /etc or anyone's home."""
+    system's shared libraries. Not the project directory, /proc, /etc or anyone's home.
+    Computed once, in the zygote (see `prepare_in_zygote`): sysconfig is slow to ask."""
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable)}
     for key in ("stdlib", "platstdlib", "purelib", "platlib"):
         paths.add(sysconfig.get_paths()[key])
@@ -178,7 +184,52 @@ def readable_paths() -> list[str]:
         if entry and os.path.isdir(entry) and "site-packages" in entry:
             paths.add(entry)
     paths.update(("/usr/lib", "/lib", "/lib64", "/usr/lib64", "/usr/local/lib"))
-    return sorted(paths)
+    return tuple(sorted(paths))
+
+
+# A stand-in for the child's pid in the precompiled filter, patched in each child: larger than
+# any pid (pid_max is at most 2**22) and unlike any other constant in the program.
+_PID_PLACEHOLDER = 0x5EC00DE5
+_PR_SET_SECCOMP = 22
+_SECCOMP_MODE_FILTER = 2
+_BPF_INSTRUCTION = struct.Struct("=HBBI")  # struct sock_filter: code, jt, jf, k
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+@functools.cache
+def _seccomp_program() -> bytes:
+    """The filter as BPF, compiled once by libseccomp (in the zygote, before any fork), with a
+    placeholder where the child's own pid goes."""
+    import pyseccomp as seccomp
+
+    deny = seccomp.ERRNO(errno.EPERM)
+    rules = seccomp.SyscallFilter(seccomp.ALLOW)
+    arch = seccomp.system_arch()
+    for name in _DENIED_SYSCALLS:
+        number = seccomp.resolve_syscall(arch, name)
+        if isinstance(number, int) and number >= 0:  # negative: not a syscall here
+            rules.add_rule(deny, number)
+    # glibc tries clone3 first and falls back to clone when told ENOSYS: threads keep
+    # working while clone's flags stay inspectable. A clone without CLONE_THREAD is a fork.
+    rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
+    rules.add_rule(deny, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, _CLONE_THREAD, 0))
+    # Signals only to itself (os.abort, threads): everyone else is refused.
+    rules.add_rule(deny, "kill", seccomp.Arg(0, seccomp.NE, _PID_PLACEHOLDER))
+    rules.add_rule(deny, "tgkill", seccomp.Arg(0, seccomp.NE, _PID_PLACEHOLDER))
+    with tempfile.TemporaryFile() as exported:
+        rules.export_bpf(exported)
+        exported.seek(0)
+        return exported.read()
+
+
+def prepare_in_zygote() -> None:
+    """Do the confinement work that is the same for every child once, before any fork."""
+    readable_paths()
+    with contextlib.suppress(ImportError, OSError):
+        _seccomp_program()
 
 
 def prepare_landlock(scratch_dir: Path) -> tuple[int, int]:
@@ -203,28 +254,24 @@ def enforce_landlock(ruleset: tuple[int, int]) -> int:
 
 
 def apply_seccomp() -> None:
+    """Load the precompiled filter with this process's pid patched in (see _seccomp_program)."""
     try:
-        import pyseccomp as seccomp
+        program = bytearray(_seccomp_program())
     except (ImportError, OSError) as exc:
         raise LayerFailed(f"libseccomp is not available: {exc}") from exc
-    try:
-        deny = seccomp.ERRNO(errno.EPERM)
-        rules = seccomp.SyscallFilter(seccomp.ALLOW)
-        for name in _DENIED_SYSCALLS:
-            try:
-                rules.add_rule(deny, name)
-            except (OSError, ValueError):
-                continue  # not a syscall on this architecture
-        # glibc tries clone3 first and falls back to clone when told ENOSYS: threads keep
-        # working while clone's flags stay inspectable. A clone without CLONE_THREAD is a fork.
-        rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
-        rules.add_rule(deny, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, _CLONE_THREAD, 0))
-        pid = os.getpid()
-        rules.add_rule(deny, "kill", seccomp.Arg(0, seccomp.NE, pid))
-        rules.add_rule(deny, "tgkill", seccomp.Arg(0, seccomp.NE, pid))
-        rules.load()
-    except OSError as exc:
-        raise LayerFailed(f"seccomp filter not loaded: {exc}") from exc
+    patched = 0
+    for offset in range(0, len(program), _BPF_INSTRUCTION.size):
+        code, jump_true, jump_false, constant = _BPF_INSTRUCTION.unpack_from(program, offset)
+        if constant == _PID_PLACEHOLDER:
+            _BPF_INSTRUCTION.pack_into(program, offset, code, jump_true, jump_false, os.getpid())
+            patched += 1
+    if patched == 0:
+        raise LayerFailed("the compiled filter has no place for the pid")
+    buffer = (ctypes.c_char * len(program)).from_buffer(program)
+    fprog = _SockFprog(len(program) // _BPF_INSTRUCTION.size, ctypes.addressof(buffer))
+    if _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+        code = ctypes.get_errno()
+        raise LayerFailed(f"seccomp filter not loaded: {os.strerror(code)}")
 
 
 @dataclass(frozen=True)

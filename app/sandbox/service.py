@@ -118,6 +118,7 @@ class Sandbox:
             open_files=s.open_files,
             scratch_root=str(self._scratch_root),
             user=s.sandbox_user,
+            spares=s.spares,
             relaxed=sorted(s.relax),
         )
 

@@ -10,7 +10,7 @@ environment, it talks to the server over one SOCK_SEQPACKET socket, one JSON mes
                      "cpu_s": float, "maxrss_kb": int}
                     {"event": "failed", "id": N, "message": "..."}
 
-The zygote keeps one spare child already forked, confined and warmed up, waiting for code on its
+The zygote keeps spare children already forked, confined and warmed up, waiting for code on their
 stdin, so a run never waits for fork(). The zygote alone reaps children, so it alone kills them
 (a pid cannot be reused before it is reaped): the server asks, it kills. It enforces the wall
 clock and the scratch-space cap; the server reads the pipes and caps the output.
@@ -55,6 +55,7 @@ class ZygoteConfig:
     open_files: int
     scratch_root: str
     user: str | None  # drop to this user when root
+    spares: int = 1  # children kept ready ahead of demand
     relaxed: list[str] = field(default_factory=list)
 
 
@@ -81,7 +82,8 @@ class Zygote:
         self.config = config
         self.selector = selectors.DefaultSelector()
         self.children: dict[int, Child] = {}
-        self.spare: Child | None = None
+        # Children forked, confined and warmed up ahead of demand, oldest first.
+        self.spares: list[Child] = []
         self.uid: int | None = None
         self.gid: int | None = None
         if os.geteuid() == 0 and config.user:
@@ -210,18 +212,19 @@ class Zygote:
         return layers
 
     def _take_spare(self) -> Child:
-        spare = self.spare
-        self.spare = None
-        if spare is None or spare.pid not in self.children:
-            spare = self.fork_child()
-        return spare
+        while self.spares:
+            spare = self.spares.pop(0)
+            if spare.pid in self.children:
+                return spare
+        return self.fork_child()
 
-    def _refill_spare(self) -> None:
-        if self.spare is None and self.ready_problem is None:
+    def _refill_spares(self) -> None:
+        while len(self.spares) < self.config.spares and self.ready_problem is None:
             try:
-                self.spare = self.fork_child()
+                self.spares.append(self.fork_child())
             except (OSError, RuntimeError) as exc:
                 print(f"gradlab zygote: cannot fork a spare: {exc}", file=sys.stderr)
+                return
 
     def start_run(self, run_id: int, code: str) -> None:
         if self.ready_problem is not None:
@@ -246,7 +249,7 @@ class Zygote:
         for fd in child.pipes:
             os.close(fd)
         child.pipes = []
-        self._refill_spare()
+        self._refill_spares()
 
     def kill(self, child: Child, reason: str) -> None:
         if child.reason is None:
@@ -276,8 +279,8 @@ class Zygote:
                 if fd >= 0:
                     with contextlib.suppress(OSError):
                         os.close(fd)
-            if self.spare is child:
-                self.spare = None
+            if child in self.spares:
+                self.spares.remove(child)
                 if child.reason == "shutdown":
                     continue
                 print(
@@ -326,7 +329,7 @@ class Zygote:
         signal.signal(signal.SIGCHLD, lambda *_: None)
         self.selector.register(self.control, selectors.EVENT_READ, "control")
         self.selector.register(wake_r, selectors.EVENT_READ, "signal")
-        self._refill_spare()
+        self._refill_spares()
         while True:
             running = any(c.run_id is not None for c in self.children.values())
             for key, _ in self.selector.select(SCRATCH_POLL_S if running else None):
@@ -399,6 +402,9 @@ def main() -> None:
     gc.collect()
     # Objects that exist now are never traversed by a child's collector: fewer copied pages.
     gc.freeze()
+    from app.sandbox.isolation import prepare_in_zygote
+
+    prepare_in_zygote()
     huge = collapse_into_huge_pages()
     print(f"gradlab zygote: {huge >> 20} MiB in huge pages", file=sys.stderr)
     control = socket.socket(fileno=control_fd)
