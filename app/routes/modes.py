@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse
-from pydantic import BaseModel, Field, JsonValue
+from pydantic import BaseModel, Field
 
 from app import rendering
 from app.lessons.schema import Lesson
@@ -29,7 +29,7 @@ from app.routes.deps import (
     current_learner,
     get_store,
 )
-from app.routes.learning import catalog_progress
+from app.routes.learning import ValueBody, ValueFeedback, catalog_progress
 from app.routes.review import now, queue_for
 from app.sandbox.result import RunResult
 from app.web.templates import render, templates
@@ -166,20 +166,12 @@ def mode_page(
 
 
 # --- Predict the gradient ------------------------------------------------------------------
-class DrillBody(BaseModel):
-    value: str = Field(max_length=2000)
-    reveal: bool = False
+DrillBody = ValueBody
 
 
-class DrillFeedback(BaseModel):
-    correct: bool
-    parsed: bool
-    problem: str | None
-    shape_ok: bool
-    expected_shape: list[int] | None
-    your_shape: list[int] | None
-    elements: list[bool]
-    expected: JsonValue = None
+class DrillFeedback(ValueFeedback):
+    """A value check, and whether a miss went into the review queue."""
+
     queued: bool = False
 
 
