@@ -18,3 +18,9 @@ def test_the_readme_gives_the_two_commands() -> None:
     assert "pip install -e . && gradlab serve" in README
     assert 'pip install -e ".[dev]" && python -m pytest' in README
     assert "python3 -m pytest" in (PROJECT_ROOT / ".ci" / "run").read_text()
+
+
+def test_test_modules_have_unique_names() -> None:
+    """pytest imports test modules by basename (no packages here): two with one name clash."""
+    names = [path.name for path in (PROJECT_ROOT / "tests").rglob("test_*.py")]
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
