@@ -28,7 +28,7 @@ from app.config import ISOLATION_LAYERS, PROJECT_ROOT, Settings
 from app.sandbox.pipes import OutputBudget, read_limited, read_pipe
 from app.sandbox.result import ErrorInfo, RunResult
 from app.sandbox.verdict import elapsed_ms, parse_report, verdict
-from app.sandbox.zygote import ZygoteConfig, tree_size
+from app.sandbox.zygote import CODE_RECEIVED, ZygoteConfig, tree_size
 
 log = logging.getLogger("gradlab.sandbox")
 
@@ -50,6 +50,14 @@ class SandboxUnavailable(Exception):
 
 class SnippetTooLarge(Exception):
     pass
+
+
+class _ChildLost(Exception):
+    """The run's child died before it received its code."""
+
+
+def _without_marker(raw: bytes | None) -> bytes | None:
+    return raw[len(CODE_RECEIVED) :] if raw and raw.startswith(CODE_RECEIVED) else raw
 
 
 def zygote_environment() -> dict[str, str]:
@@ -296,13 +304,24 @@ class Sandbox:
         zygote = self._zygote
         if zygote is None or not zygote.alive or self._problem is not None:
             raise SandboxUnavailable(self._problem or "the sandbox is not running")
+        started_at = time.perf_counter()
+        try:
+            return await self._attempt(zygote, code, started_at, retry_if_lost=True)
+        except _ChildLost:
+            # Its child was killed from outside before it read the code: nothing of the
+            # snippet ran, so running it once more on a fresh child is safe.
+            log.warning("sandbox: a child died before starting its run; running it again")
+            return await self._attempt(zygote, code, started_at, retry_if_lost=False)
+
+    async def _attempt(
+        self, zygote: _Zygote, code: str, started_at: float, retry_if_lost: bool
+    ) -> RunResult:
         run_id = next(self._ids)
         events: asyncio.Queue[tuple[dict[str, Any], list[int]]] = asyncio.Queue()
         self._runs[run_id] = events
-        started_at = time.perf_counter()
         try:
             zygote.sock.send(json.dumps({"op": "run", "id": run_id, "code": code}).encode())
-            return await self._follow(zygote, run_id, events, started_at)
+            return await self._follow(zygote, run_id, events, started_at, retry_if_lost)
         finally:
             del self._runs[run_id]
 
@@ -312,6 +331,7 @@ class Sandbox:
         run_id: int,
         events: asyncio.Queue[tuple[dict[str, Any], list[int]]],
         started_at: float,
+        retry_if_lost: bool,
     ) -> RunResult:
         try:
             message, fds = await asyncio.wait_for(events.get(), START_TIMEOUT_S)
@@ -350,7 +370,7 @@ class Sandbox:
                 return_when=asyncio.FIRST_COMPLETED,
             )
             if exit_event not in done and readers in done:
-                report = parse_report(readers.result()[2])
+                report = parse_report(_without_marker(readers.result()[2]))
                 if report is not None and output.flood_reason is None:
                     # A complete result and closed output: answer now rather than wait for
                     # the process's exit, which takes milliseconds to unmap its memory.
@@ -376,4 +396,15 @@ class Sandbox:
                 truncated=output.truncated,
                 duration_ms=elapsed_ms(started_at),
             )
-        return verdict(exited, parse_report(readers.result()[2]), output, self.settings, started_at)
+        raw = readers.result()[2]
+        lost = (
+            raw is not None
+            and not raw.startswith(CODE_RECEIVED)
+            and exited.get("event") == "exited"
+            and exited.get("reason") is None
+            and os.WIFSIGNALED(int(exited["status"]))
+        )
+        if retry_if_lost and lost:
+            raise _ChildLost
+        report = parse_report(_without_marker(raw))
+        return verdict(exited, report, output, self.settings, started_at)

@@ -42,6 +42,9 @@ from app.sandbox.warmup import (
 
 MAX_MESSAGE = 1 << 20
 SANDBOX_FAILED_EXIT = 121
+# The child's first byte on the result channel, written once it has its code and before it runs
+# anything: a child that dies without it never started the run (a spare killed from outside).
+CODE_RECEIVED = b"\x06"
 SCRATCH_POLL_S = 0.02
 
 
@@ -173,6 +176,7 @@ class Zygote:
         while chunk := os.read(0, MAX_MESSAGE):
             chunks.append(chunk)
         source = b"".join(chunks).decode("utf-8", errors="replace")
+        os.write(3, CODE_RECEIVED)
         with os.fdopen(3, "wb") as channel:
             execute.write_result(execute.run_code(source), channel)
         # Closing the output tells the server the run is over before the (slower) exit.
@@ -212,9 +216,11 @@ class Zygote:
         return layers
 
     def _take_spare(self) -> Child:
+        """The oldest spare still alive (one killed but not yet reaped is skipped: reap() sees to
+        it), or a new child."""
         while self.spares:
             spare = self.spares.pop(0)
-            if spare.pid in self.children:
+            if spare.pid in self.children and _still_running(spare.pid):
                 return spare
         return self.fork_child()
 
@@ -351,6 +357,14 @@ class Zygote:
         while self.children and time.monotonic() < deadline:
             self.reap()
             time.sleep(0.01)
+
+
+def _still_running(pid: int) -> bool:
+    """Has `pid` (our child) not exited yet? Looks without reaping it."""
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None
+    except ChildProcessError:
+        return False
 
 
 def tree_size(path: Path) -> int:
