@@ -25,10 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from app.config import ISOLATION_LAYERS, PROJECT_ROOT, Settings
+from app.sandbox.child import CODE_RECEIVED
 from app.sandbox.pipes import OutputBudget, read_limited, read_pipe
 from app.sandbox.result import ErrorInfo, RunResult
 from app.sandbox.verdict import elapsed_ms, parse_report, verdict
-from app.sandbox.zygote import CODE_RECEIVED, ZygoteConfig, tree_size
+from app.sandbox.zygote import ZygoteConfig, tree_size
 
 log = logging.getLogger("gradlab.sandbox")
 

@@ -11,10 +11,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.config import Settings
+from app.sandbox.child import SANDBOX_FAILED_EXIT
 from app.sandbox.hints import hint_for
 from app.sandbox.pipes import OutputBudget
 from app.sandbox.result import ChildReport, ErrorInfo, RunResult
-from app.sandbox.zygote import SANDBOX_FAILED_EXIT
 
 log = logging.getLogger("gradlab.sandbox")
 MEMORY_MESSAGES = ("can't allocate memory", "Cannot allocate memory", "out of memory")

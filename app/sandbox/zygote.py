@@ -33,18 +33,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.sandbox.child import SANDBOX_FAILED_EXIT, run_child
 from app.sandbox.warmup import (
     PRELOADED_MODULES,
     collapse_into_huge_pages,
-    warm_up_child,
     warm_up_torch,
 )
 
 MAX_MESSAGE = 1 << 20
-SANDBOX_FAILED_EXIT = 121
-# The child's first byte on the result channel, written once it has its code and before it runs
-# anything: a child that dies without it never started the run (a spare killed from outside).
-CODE_RECEIVED = b"\x06"
 SCRATCH_POLL_S = 0.02
 
 
@@ -133,7 +129,7 @@ class Zygote:
         if pid == 0:  # the child: never returns
             status = SANDBOX_FAILED_EXIT
             try:
-                status = self._child(scratch, code_r, out_w, err_w, res_w)
+                status = run_child(self.confinement, scratch, code_r, out_w, err_w, res_w)
             finally:
                 os._exit(status)
         for fd in (code_r, out_w, err_w, res_w):
@@ -141,49 +137,6 @@ class Zygote:
         child = Child(pid=pid, scratch=scratch, code_w=code_w, pipes=[out_r, err_r, res_r])
         self.children[pid] = child
         return child
-
-    def _child(self, scratch: Path, code_r: int, out_w: int, err_w: int, res_w: int) -> int:
-        from app.sandbox import execute
-        from app.sandbox.isolation import LayerFailed, _prctl
-
-        os.setsid()
-        _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the zygote
-        signal.set_wakeup_fd(-1)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        for target, fd in ((0, code_r), (1, out_w), (2, err_w), (3, res_w)):
-            os.dup2(fd, target)
-        os.closerange(4, 1 << 16)
-        os.chdir(scratch)
-        os.environ.clear()
-        os.environ.update(
-            {
-                "HOME": str(scratch),
-                "TMPDIR": str(scratch),
-                "LANG": "C.UTF-8",
-                "PATH": "/usr/bin:/bin",
-                "OMP_NUM_THREADS": "1",
-            }
-        )
-        tempfile.tempdir = str(scratch)
-        try:
-            self.confinement.apply(scratch)
-        except LayerFailed as exc:
-            os.write(2, f"gradlab sandbox: refusing to run: {exc}\n".encode())
-            return SANDBOX_FAILED_EXIT
-        warm_up_child()
-        code = os.read(0, MAX_MESSAGE)
-        chunks = [code]
-        while chunk := os.read(0, MAX_MESSAGE):
-            chunks.append(chunk)
-        source = b"".join(chunks).decode("utf-8", errors="replace")
-        os.write(3, CODE_RECEIVED)
-        with os.fdopen(3, "wb") as channel:
-            execute.write_result(execute.run_code(source), channel)
-        # Closing the output tells the server the run is over before the (slower) exit.
-        for fd in (1, 2):
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        return 0
 
     def probe(self) -> dict[str, str]:
         """Fork a child that applies every layer it can and reports which held."""

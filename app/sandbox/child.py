@@ -1,0 +1,67 @@
+"""The child's side of a run, from fork to result."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import tempfile
+from pathlib import Path
+
+from app.sandbox.isolation import Confinement, LayerFailed, _prctl
+from app.sandbox.warmup import warm_up_child
+
+MAX_CODE_READ = 1 << 20
+SANDBOX_FAILED_EXIT = 121
+# The child's first byte on the result channel, written once it has its code and before it runs
+# anything: a child that dies without it never started the run (a spare killed from outside).
+CODE_RECEIVED = b"\x06"
+
+
+def run_child(
+    confinement: Confinement, scratch: Path, code_r: int, out_w: int, err_w: int, res_w: int
+) -> int:
+    """In the freshly forked child: take the pipes as fds 0-3, move into the scratch dir, confine,
+    warm up, wait for the code, run it, report. Returns the exit status."""
+    # Imported here: execute pulls in torch, which the web server (importing this module for
+    # its constants) must not load; the zygote has it loaded already.
+    from app.sandbox import execute
+
+    os.setsid()
+    _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the zygote
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    for target, fd in ((0, code_r), (1, out_w), (2, err_w), (3, res_w)):
+        os.dup2(fd, target)
+    os.closerange(4, 1 << 16)
+    os.chdir(scratch)
+    os.environ.clear()
+    os.environ.update(
+        {
+            "HOME": str(scratch),
+            "TMPDIR": str(scratch),
+            "LANG": "C.UTF-8",
+            "PATH": "/usr/bin:/bin",
+            "OMP_NUM_THREADS": "1",
+        }
+    )
+    tempfile.tempdir = str(scratch)
+    try:
+        confinement.apply(scratch)
+    except LayerFailed as exc:
+        os.write(2, f"gradlab sandbox: refusing to run: {exc}\n".encode())
+        return SANDBOX_FAILED_EXIT
+    warm_up_child()
+    code = os.read(0, MAX_CODE_READ)
+    chunks = [code]
+    while chunk := os.read(0, MAX_CODE_READ):
+        chunks.append(chunk)
+    source = b"".join(chunks).decode("utf-8", errors="replace")
+    os.write(3, CODE_RECEIVED)
+    with os.fdopen(3, "wb") as channel:
+        execute.write_result(execute.run_code(source), channel)
+    # Closing the output tells the server the run is over before the (slower) exit.
+    for fd in (1, 2):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    return 0
