@@ -68,8 +68,11 @@ def test_api_lesson_hides_quiz_answers(client: TestClient) -> None:
     assert "answer" not in step["prediction"] and "explanation" not in step["prediction"]
     assert "expected" not in step["value_prediction"]
     assert step["snippet"] == {"code": step["snippet"]["code"]}  # output revealed by answering
+    # What explains the answer comes with it, not before.
+    assert not {"concept", "explanation", "insight"} & set(step)
+    assert all(isinstance(choice, str) for choice in step["prediction"]["choices"])
     myth = lesson["myths"][0]
-    assert set(myth) == {"question", "belief"}
+    assert set(myth) == {"question"}
     assert lesson["pitfalls"][0]["wrong"]["code"]
 
 

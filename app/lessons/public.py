@@ -14,7 +14,9 @@ _HIDDEN_STEP_FIELDS = {
     "prediction": {"answer", "explanation"},
     "value_prediction": {"expected", "explanation"},
 }
-_HIDDEN_MYTH_FIELDS = {"answer", "reality", "why_it_matters", "demo"}
+# What explains a step's answer (see `Step`): revealed only with the answer.
+_REVEALED_STEP_FIELDS = {"concept", "explanation", "insight"}
+_HIDDEN_MYTH_FIELDS = {"answer", "belief", "reality", "why_it_matters", "demo"}
 
 
 def lesson_summary(lesson: Lesson) -> dict[str, Any]:
@@ -27,9 +29,16 @@ def public_lesson(lesson: Lesson) -> dict[str, Any]:
         for field, hidden in _HIDDEN_STEP_FIELDS.items():
             if raw_step.get(field) is not None:
                 raw_step[field] = {k: v for k, v in raw_step[field].items() if k not in hidden}
-        # A step that asks for a prediction keeps its output and grads until it is answered.
-        if raw_step.get("snippet") is not None and (step.prediction or step.value_prediction):
-            raw_step["snippet"] = {"code": raw_step["snippet"]["code"]}
+        if step.prediction is not None:
+            # A wrong choice's `why` and `because` would say it is wrong: only its text shows.
+            raw_step["prediction"]["choices"] = step.prediction.texts
+        # A step that asks for a prediction keeps its output, grads and the text explaining
+        # them until it is answered.
+        if step.prediction or step.value_prediction:
+            for field in _REVEALED_STEP_FIELDS:
+                raw_step.pop(field, None)
+            if raw_step.get("snippet") is not None:
+                raw_step["snippet"] = {"code": raw_step["snippet"]["code"]}
     data["myths"] = [
         {k: v for k, v in myth.items() if k not in _HIDDEN_MYTH_FIELDS} for myth in data["myths"]
     ]

@@ -74,20 +74,50 @@ class Snippet(Strict):
         return self
 
 
+class Choice(Strict):
+    """One answer a learner can pick. A wrong choice names the misconception behind it.
+
+    In a lesson file a choice is either plain text (fine for the right answer) or a mapping
+    with `text`, `why` (shown when a learner picks it: what that belief gets wrong) and,
+    where the choice claims to be what some other code gives, `because`: that code, which
+    `gradlab check` runs to prove it prints the choice.
+    """
+
+    text: Text
+    why: Text | None = None
+    because: Code | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plain_text_is_a_choice(cls, data: object) -> object:
+        return {"text": data} if isinstance(data, str) else data
+
+    def __str__(self) -> str:
+        return self.text
+
+
 class ChoicePrediction(Strict):
     """A question the learner answers before the step's output is revealed."""
 
     question: Text
-    choices: Annotated[list[Text], Field(min_length=2, max_length=6)]
+    choices: Annotated[list[Choice], Field(min_length=2, max_length=6)]
     answer: Text
     explanation: Text
 
+    @property
+    def texts(self) -> list[str]:
+        return [choice.text for choice in self.choices]
+
+    def choice(self, text: str) -> Choice | None:
+        """The choice whose text is `text` (grading goes by the choice, never its position)."""
+        return next((choice for choice in self.choices if choice.text == text), None)
+
     @model_validator(mode="after")
     def _answer_is_a_choice(self) -> ChoicePrediction:
-        if len(set(self.choices)) != len(self.choices):
+        if len(set(self.texts)) != len(self.texts):
             raise ValueError("choices: two choices are the same")
-        if self.answer not in self.choices:
-            raise ValueError(f"answer: {self.answer!r} is not one of the choices {self.choices}")
+        if self.answer not in self.texts:
+            raise ValueError(f"answer: {self.answer!r} is not one of the choices {self.texts}")
         return self
 
 
@@ -101,8 +131,19 @@ class ValuePrediction(Strict):
 
 
 class Step(Strict):
+    """One build-up step.
+
+    Before a learner commits a prediction, the page shows only what sets the question up:
+    the `title`, the `setup`, the locked code and the question with its choices. The
+    `concept`, the `explanation` and the `insight` explain the answer, so they appear only
+    after the commit (on a step without a prediction, at once). `gradlab check` fails a
+    step whose answer, or a number of it, shows in what is visible before the commit.
+    """
+
     title: Text
     level: StepLevel
+    # What the learner needs to know to make the prediction; must not give its answer away.
+    setup: Text | None = None
     concept: Text
     explanation: Text
     snippet: Snippet | None = None
@@ -135,7 +176,11 @@ class UnderTheHood(Strict):
 
 
 class Myth(Strict):
-    """A yes/no question whose answer the page reveals only once the learner commits."""
+    """A yes/no question whose answer the page reveals only once the learner commits.
+
+    Only the `question` shows before the commit; the `belief` (what people commonly think),
+    the `reality` and `why_it_matters` come with the verdict.
+    """
 
     question: Text
     belief: Text

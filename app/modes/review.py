@@ -66,7 +66,7 @@ def prompt_for(lesson: Lesson, kind: str, key: str) -> Prompt | None:
             step.prediction.question,
             f"{base}/step-by-step#step-{number}",
             code=step.snippet.code if step.snippet else None,
-            choices=list(step.prediction.choices),
+            choices=step.prediction.texts,
         )
     if kind == "myth":
         number = _number(key, len(lesson.myths))
@@ -171,7 +171,7 @@ def grade(prompt: Prompt, answer: Answer) -> Outcome:
     lesson = prompt.lesson
     if prompt.kind == "prediction":
         step = lesson.steps[int(prompt.key) - 1]
-        if step.prediction is None or answer.choice not in step.prediction.choices:
+        if step.prediction is None or answer.choice not in step.prediction.texts:
             raise AnswerError("That is not one of the choices")
         correct = answer.choice == step.prediction.answer
         return Outcome(

@@ -145,7 +145,7 @@ def commit_prediction(
     step = _step(lesson, number)
     if step.prediction is None:
         raise HTTPException(404, f"Step {number} of {slug!r} asks for no prediction")
-    if body.choice not in step.prediction.choices:
+    if body.choice not in step.prediction.texts:
         raise HTTPException(422, "That is not one of the choices")
     correct = body.choice == step.prediction.answer
     attempt = store.record_prediction(learner, slug, number, body.choice, body.confidence, correct)
