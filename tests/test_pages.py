@@ -12,7 +12,7 @@ def test_catalog_lists_every_lesson_in_path_order(client: TestClient) -> None:
     html = page.text
     assert html.index("First steps with .grad") < html.index("Second steps")
     assert "A tiny lesson used by the tests." in html
-    assert "2 min" in html and "beginner" in html
+    assert "3 min" in html and "beginner" in html
 
 
 def test_lesson_page_shows_every_section(client: TestClient) -> None:
@@ -49,7 +49,7 @@ def test_api_lists_lessons(client: TestClient) -> None:
             "title": "First steps with .grad",
             "summary": "A tiny lesson used by the tests.",
             "level": "beginner",
-            "minutes": 2,
+            "minutes": 3,
         },
         {
             "slug": "second-steps",

@@ -3,7 +3,9 @@
 For every lesson: the schema validates and links resolve (the loader); every snippet runs in the
 real sandbox and prints exactly its declared output, raises exactly its declared error, and leaves
 its declared `.grad` values; every value prediction's answer is what the run computed; every
-pitfall's wrong code really goes wrong and its correct code really behaves differently.
+pitfall's wrong code really goes wrong and its correct code really behaves differently; every
+wrong choice that claims to be what other code gives (`because`) is what that code prints. Then
+the pedagogy lints (`app.lessons.lint`) check that the quizzes test understanding.
 """
 
 from __future__ import annotations
@@ -12,25 +14,18 @@ import asyncio
 import difflib
 import sys
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from app.config import Settings
+from app.lessons.lint import Finding, lint_catalog, plain, step_label
 from app.lessons.loader import LessonError, load_catalog
 from app.lessons.numeric import compare
 from app.lessons.schema import Lesson, Snippet
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox, SandboxUnavailable
 
-
-@dataclass(frozen=True)
-class Failure:
-    lesson: str
-    where: str
-    problem: str
-
-    def __str__(self) -> str:
-        return f"{self.lesson}: {self.where}: {self.problem}"
+# A failed check reads like a lint finding: lesson, where, problem.
+Failure = Finding
 
 
 def _output_diff(expected: str, actual: str) -> str:
@@ -139,6 +134,32 @@ async def check_lesson(lesson: Lesson, run: Runner) -> list[Failure]:
                     "nothing",
                 )
             )
+    failures += await _check_because(lesson, run)
+    return failures
+
+
+async def _check_because(lesson: Lesson, run: Runner) -> list[Failure]:
+    """A wrong choice that says it is what some code gives must be what that code prints."""
+    claims = [
+        (step_label(number, step), choice.text, choice.because)
+        for number, step in enumerate(lesson.steps, start=1)
+        if step.prediction is not None
+        for choice in step.prediction.choices
+        if choice.because is not None
+    ]
+    results = await asyncio.gather(*(run(code) for _, _, code in claims))
+    failures = []
+    for (where, text, _), result in zip(claims, results, strict=True):
+        printed = result.stdout.strip()
+        if result.error is not None:
+            problem = f"raised {result.error.type}: {result.error.message}"
+        elif printed != plain(text):
+            problem = f"prints {printed!r}"
+        else:
+            continue
+        failures.append(
+            Failure(lesson.slug, where, f"the `because` code of the choice {text!r} {problem}")
+        )
     return failures
 
 
@@ -192,6 +213,7 @@ def run_check(
     except SandboxUnavailable as exc:
         print(f"FAIL: the sandbox cannot run snippets: {exc}", file=sys.stderr)
         return 1
+    failures += lint_catalog(list(catalog.lessons), only=set(only) if only else None)
     snippets = sum(len(lesson.snippets()) for lesson in lessons)
     for failure in failures:
         print(f"FAIL {failure}", file=sys.stderr)

@@ -1,0 +1,228 @@
+"""Each pedagogy lint catches the fault it is for: a fault is planted in a clean fixture
+curriculum, and the lint must name the lesson, the place and the problem."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from app.lessons.check import check_lesson
+from app.lessons.lint import Finding, lint_catalog
+from app.lessons.loader import parse_yaml
+from app.lessons.schema import Lesson
+from tests.conftest import FIXTURE_LESSONS, SandboxHarness
+
+Data = dict[str, Any]
+
+
+def curriculum() -> tuple[Data, Data]:
+    first: Data = parse_yaml((FIXTURE_LESSONS / "first-steps.yaml").read_text())
+    second: Data = parse_yaml((FIXTURE_LESSONS / "second-steps.yaml").read_text())
+    return first, second
+
+
+def lint(first: Data, second: Data, only: set[str] | None = None) -> list[Finding]:
+    lessons = [Lesson.model_validate(first), Lesson.model_validate(second)]
+    return lint_catalog(lessons, only=only)
+
+
+def step(data: Data) -> Data:
+    first: Data = data["steps"][0]
+    return first
+
+
+def myth(answer: str, question: str) -> Data:
+    return {
+        "question": question,
+        "belief": "Some think so.",
+        "answer": answer,
+        "reality": "It is otherwise.",
+        "why_it_matters": "It changes what you write.",
+    }
+
+
+def test_the_clean_fixture_curriculum_has_no_finding() -> None:
+    assert lint(*curriculum()) == []
+
+
+Plant = Callable[[Data, Data], None]
+
+FAULTS: list[tuple[str, Plant, str, str, str]] = [
+    (
+        "answer in the title",
+        lambda a, b: step(a).update(title="Squares give tensor([4., 6.])"),
+        "first-steps",
+        "step 1",
+        "the answer 'tensor([4., 6.])' shows in the title or setup",
+    ),
+    (
+        "answer's numbers in the setup",
+        lambda a, b: step(a).update(setup="The slopes will be 4 and 6."),
+        "first-steps",
+        "step 1",
+        "the answer's number(s) 4, 6 show in the title or setup",
+    ),
+    (
+        "answer in the question alone",
+        lambda a, b: step(a)["prediction"].update(
+            question="Does `x.grad` print `tensor([4., 6.])`?"
+        ),
+        "first-steps",
+        "step 1",
+        "shows in the question",
+    ),
+    (
+        "answer in the lesson's introduction",
+        lambda a, b: a["mental_model"].update(core_idea="Here x.grad is tensor([4., 6.])."),
+        "first-steps",
+        "step 1",
+        "shows in the lesson's introduction",
+    ),
+    (
+        "value prediction's numbers before the answer",
+        lambda a, b: step(a)["value_prediction"].update(question="Type `x.grad` (it is 4 and 6)."),
+        "first-steps",
+        "step 1 (Squares) value prediction",
+        "the expected value's number(s) 4, 6 show before the answer",
+    ),
+    (
+        "wrong choice without a why",
+        lambda a, b: step(a)["prediction"]["choices"].append("tensor([2., 3.])"),
+        "first-steps",
+        "step 1",
+        "the wrong choice 'tensor([2., 3.])' has no `why`",
+    ),
+    (
+        "myths all one answer",
+        lambda a, b: a["myths"].extend(
+            [myth("no", "Is `.grad` a Python float?"), myth("no", "Is `.grad` on the output?")]
+        ),
+        "first-steps",
+        "myths",
+        "all 3 myths answer 'no'",
+    ),
+    (
+        "curriculum myths mostly no",
+        lambda a, b: a["myths"].extend(
+            [myth("no", "Is `.grad` a Python float?"), myth("no", "Is `.grad` on the output?")]
+        ),
+        "curriculum",
+        "myths",
+        "1 of 4 myths answer yes (25%)",
+    ),
+    (
+        "duplicate myth across lessons",
+        lambda a, b: b["myths"].append(myth("no", "Is `.grad` filled when the tensor is created?")),
+        "second-steps",
+        "myth 2",
+        "asks the same as first-steps myth 1",
+    ),
+    (
+        "duplicate prediction across lessons",
+        lambda a, b: b["steps"].append(
+            {**step(a), "level": "intermediate", "title": "Squares again"}
+        ),
+        "second-steps",
+        "step 2",
+        "the same question on the same code as first-steps step 1 (Squares)",
+    ),
+    (
+        "minutes far below the reading time",
+        lambda a, b: a.update(minutes=1),
+        "first-steps",
+        "minutes",
+        "1 minutes is far below the reading time",
+    ),
+    (
+        "cross-reference by number",
+        lambda a, b: step(a).update(explanation="See lesson 40 for more."),
+        "first-steps",
+        "steps[1].explanation",
+        "'lesson 40' is not a link",
+    ),
+    (
+        "link to a lesson that does not exist",
+        lambda a, b: step(a).update(explanation="See [more](/lessons/no-such-lesson)."),
+        "first-steps",
+        "steps[1].explanation",
+        "links to /lessons/no-such-lesson: no such lesson",
+    ),
+    (
+        "step level going down",
+        lambda a, b: b["steps"].append({**step(b), "level": "foundation", "title": "Back"}),
+        "second-steps",
+        "step 2 (Back)",
+        "level foundation comes after a intermediate step",
+    ),
+    (
+        "lesson level falling along the path",
+        lambda a, b: a.update(level="advanced"),
+        "second-steps",
+        "level",
+        "intermediate comes after first-steps (advanced) in the path",
+    ),
+    (
+        "prerequisite later in the path",
+        lambda a, b: a.update(prerequisites=["second-steps"], next=None),
+        "first-steps",
+        "prerequisites",
+        "second-steps comes later in the path",
+    ),
+    (
+        "words with two meanings",
+        lambda a, b: step(a).update(explanation="The upstream gradient arrives."),
+        "first-steps",
+        "steps[1].explanation",
+        "'upstream' means opposite things",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("plant", "lesson", "where", "problem"),
+    [(plant, lesson, where, problem) for _, plant, lesson, where, problem in FAULTS],
+    ids=[name for name, *_ in FAULTS],
+)
+def test_the_lint_catches_the_planted_fault(
+    plant: Plant, lesson: str, where: str, problem: str
+) -> None:
+    first, second = curriculum()
+    plant(first, second)
+    findings = lint(first, second)
+    assert any(
+        f.lesson == lesson and f.where.startswith(where) and problem in f.problem for f in findings
+    ), "\n".join(map(str, findings))
+
+
+def test_a_question_naming_every_choice_does_not_leak() -> None:
+    first, second = curriculum()
+    step(first)["prediction"].update(question="`None` or `tensor([4., 6.])`?")
+    assert lint(first, second) == []
+
+
+def test_checking_one_lesson_reports_only_that_lesson() -> None:
+    first, second = curriculum()
+    step(second).update(explanation="As lesson 1 showed.")
+    assert lint(first, second, only={"first-steps"}) == []
+    assert [f.where for f in lint(first, second, only={"second-steps"})] == ["steps[1].explanation"]
+
+
+def test_a_because_that_does_not_print_its_choice_fails(sandbox: SandboxHarness) -> None:
+    first, _ = curriculum()
+    wrong = step(first)["prediction"]["choices"][0]
+    wrong["because"] = "print(None)\n"  # prints its choice: fine
+    lesson = Lesson.model_validate(first)
+    assert sandbox.call(check_lesson(lesson, sandbox.sandbox.run)) == []
+    wrong["because"] = "import torch\nprint(torch.zeros(2))\n"
+    lesson = Lesson.model_validate(first)
+    failures = sandbox.call(check_lesson(lesson, sandbox.sandbox.run))
+    assert [str(f) for f in failures] == [
+        "first-steps: step 1 (Squares): the `because` code of the choice 'None' prints "
+        "'tensor([0., 0.])'"
+    ]
+    wrong["because"] = "raise ValueError('no')\n"
+    lesson = Lesson.model_validate(first)
+    failures = sandbox.call(check_lesson(lesson, sandbox.sandbox.run))
+    assert "raised ValueError: no" in str(failures[0])
