@@ -82,7 +82,8 @@ def _flat_numbers(value: object) -> set[float]:
 
 
 def _contains(haystack: str, needle: str) -> bool:
-    pattern = r"(?<![\w.])" + re.escape(needle.lower()) + r"(?![\w])"
+    # `requires_grad=True` passes an argument; it does not state that something is True.
+    pattern = r"(?<![\w.=])" + re.escape(needle.lower()) + r"(?![\w])"
     return re.search(pattern, haystack.lower()) is not None
 
 

@@ -52,6 +52,11 @@ PRELOADED_MODULES = (
     "torch.nn.utils.clip_grad",
     "torch.optim.lr_scheduler",
     "torch.func",
+    # jacfwd and hessian (forward mode) import it on first use.
+    "torch._decomp.decompositions_for_jvp",
+    "torch.amp",
+    # torch.utils.checkpoint's backward imports it; unreadable in a child, it logs a traceback.
+    "torch.profiler._cupti_monitor",
 )
 
 
