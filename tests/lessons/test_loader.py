@@ -30,6 +30,30 @@ def test_bundled_lesson_has_the_full_structure(path: Path) -> None:
     assert lesson.takeaways
 
 
+# The lessons past the basics (issue 14) carry the whole format, with a longer build-up.
+ADVANCED = (
+    "custom-autograd-function",
+    "torch-func",
+    "mixed-precision-and-clipping",
+    "accumulation-across-workers",
+    "graphs-used-twice",
+)
+
+
+@pytest.mark.parametrize("slug", ADVANCED)
+def test_lessons_past_the_basics_have_the_full_format(slug: str) -> None:
+    lesson = load_lesson(BUNDLED / f"{slug}.yaml")
+    assert len(lesson.steps) >= 6
+    assert all(step.prediction is not None for step in lesson.steps)
+    assert lesson.under_the_hood is not None and lesson.expert_zone
+    assert len(lesson.myths) >= 3 and len(lesson.pitfalls) >= 2 and lesson.takeaways
+    assert lesson.level.value in ("advanced", "expert")
+
+
+def test_the_curriculum_goes_past_the_basics() -> None:
+    assert len(load_catalog(BUNDLED)) >= 17
+
+
 def _fixture() -> dict:
     data: dict = parse_yaml((FIXTURE_LESSONS / "first-steps.yaml").read_text())
     return data
