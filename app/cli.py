@@ -1,4 +1,4 @@
-"""The `gradlab` command: `gradlab serve` and `gradlab check`."""
+"""The `gradlab` command: serve, check, new, schema."""
 
 from __future__ import annotations
 
@@ -31,6 +31,31 @@ def _check(args: argparse.Namespace) -> int:
     return run_check(lessons_dir=args.lessons_dir, only=args.lesson, verbose=args.verbose)
 
 
+def _new(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from app.config import Settings
+    from app.lessons.scaffold import ScaffoldError, new_lesson
+
+    try:
+        folder = Path(args.dir) if args.dir else Settings().lessons_dir[0]
+        path = new_lesson(args.slug, folder)
+    except (ScaffoldError, ValidationError) as exc:
+        print(f"gradlab new: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}\nfill in every TODO, then: gradlab check --update --lesson {args.slug}")
+    return 0
+
+
+def _add_new(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    new = commands.add_parser(
+        "new", help="write a lesson file to fill in (every section, with guidance)"
+    )
+    new.add_argument("slug", help="the lesson's slug, also its file name: my-lesson")
+    new.add_argument("--dir", default=None, help="default: the first GRADLAB_LESSONS_DIR folder")
+    new.set_defaults(func=_new)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="gradlab", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -46,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--lesson", action="append", help="check only this slug (repeatable)")
     check.add_argument("-v", "--verbose", action="store_true")
     check.set_defaults(func=_check)
+    _add_new(commands)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     result: int = args.func(args)

@@ -13,12 +13,12 @@ import difflib
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from app.config import Settings
-from app.lessons.loader import LessonError, load_catalog
+from app.lessons.loader import Catalog, LessonError, load_catalog
 from app.lessons.numeric import compare
 from app.lessons.schema import Lesson, Snippet
+from app.lessons.unfinished import unfinished_fields
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox, SandboxUnavailable
 
@@ -165,10 +165,19 @@ async def check_lessons(lessons: list[Lesson], settings: Settings) -> list[Failu
     return [failure for failures in outcomes for failure in failures]
 
 
+def unfinished_failures(catalog: Catalog, lessons: list[Lesson]) -> list[Failure]:
+    """One failure per field still holding a `TODO` (see `gradlab new`)."""
+    return [
+        Failure(lesson.slug, where, "unfinished: TODO")
+        for lesson in lessons
+        for where in unfinished_fields(catalog.paths[lesson.slug])
+    ]
+
+
 def run_check(
     lessons_dir: str | None = None, only: list[str] | None = None, verbose: bool = False
 ) -> int:
-    overrides = {"lessons_dir": Path(lessons_dir)} if lessons_dir else {}
+    overrides = {"lessons_dir": lessons_dir} if lessons_dir else {}
     settings = Settings(**overrides)  # type: ignore[arg-type]
     try:
         catalog = load_catalog(settings.lessons_dir)
@@ -188,7 +197,8 @@ def run_check(
                 f"torch {installed} is installed: checking against {installed}"
             )
     try:
-        failures = asyncio.run(check_lessons(lessons, settings))
+        failures = unfinished_failures(catalog, lessons)
+        failures += asyncio.run(check_lessons(lessons, settings))
     except SandboxUnavailable as exc:
         print(f"FAIL: the sandbox cannot run snippets: {exc}", file=sys.stderr)
         return 1
