@@ -28,6 +28,10 @@ def _serve(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from app.lessons.check import run_check
 
+    if args.update:
+        from app.lessons.update import run_update
+
+        return run_update(lessons_dir=args.lessons_dir, only=args.lesson)
     return run_check(lessons_dir=args.lessons_dir, only=args.lesson, verbose=args.verbose)
 
 
@@ -70,6 +74,11 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--lessons-dir", default=None, help="default: GRADLAB_LESSONS_DIR")
     check.add_argument("--lesson", action="append", help="check only this slug (repeatable)")
     check.add_argument("-v", "--verbose", action="store_true")
+    check.add_argument(
+        "--update",
+        action="store_true",
+        help="run every snippet and write its real output, grads and error into the file",
+    )
     check.set_defaults(func=_check)
     _add_new(commands)
     args = parser.parse_args(argv)

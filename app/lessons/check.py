@@ -13,6 +13,7 @@ import difflib
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from app.config import Settings
 from app.lessons.loader import Catalog, LessonError, load_catalog
@@ -95,6 +96,7 @@ def _outcome(result: RunResult) -> tuple[str, str, str]:
 
 
 Runner = Callable[[str], Awaitable[RunResult]]
+T = TypeVar("T")
 
 
 async def check_lesson(lesson: Lesson, run: Runner) -> list[Failure]:
@@ -148,7 +150,8 @@ def _installed_torch() -> str:
     return importlib.metadata.version("torch").split("+", 1)[0]
 
 
-async def check_lessons(lessons: list[Lesson], settings: Settings) -> list[Failure]:
+async def with_sandbox(settings: Settings, work: Callable[[Runner], Awaitable[T]]) -> T:
+    """Start a sandbox, give `work` a runner on it, stop the sandbox."""
     sandbox = Sandbox(settings)
     # Never more runs waiting than the sandbox has workers: its queue is for web traffic.
     slots = asyncio.Semaphore(settings.workers)
@@ -159,10 +162,24 @@ async def check_lessons(lessons: list[Lesson], settings: Settings) -> list[Failu
 
     await sandbox.start()
     try:
-        outcomes = await asyncio.gather(*(check_lesson(lesson, run) for lesson in lessons))
+        return await work(run)
     finally:
         await sandbox.stop()
-    return [failure for failures in outcomes for failure in failures]
+
+
+async def check_lessons(lessons: list[Lesson], settings: Settings) -> list[Failure]:
+    async def check_all(run: Runner) -> list[Failure]:
+        outcomes = await asyncio.gather(*(check_lesson(lesson, run) for lesson in lessons))
+        return [failure for failures in outcomes for failure in failures]
+
+    return await with_sandbox(settings, check_all)
+
+
+def select_lessons(catalog: Catalog, only: list[str] | None) -> tuple[list[Lesson], list[str]]:
+    """The lessons `--lesson` names (all without it), and the names that match none."""
+    lessons = [lesson for lesson in catalog.lessons if not only or lesson.slug in only]
+    missing = sorted(set(only or ()) - {lesson.slug for lesson in lessons})
+    return lessons, missing
 
 
 def unfinished_failures(catalog: Catalog, lessons: list[Lesson]) -> list[Failure]:
@@ -184,9 +201,8 @@ def run_check(
     except LessonError as exc:
         print(f"FAIL schema or links:\n{exc}", file=sys.stderr)
         return 1
-    lessons = [lesson for lesson in catalog.lessons if not only or lesson.slug in only]
-    if only and len(lessons) != len(set(only)):
-        missing = sorted(set(only) - {lesson.slug for lesson in lessons})
+    lessons, missing = select_lessons(catalog, only)
+    if missing:
         print(f"FAIL: no such lesson(s): {', '.join(missing)}", file=sys.stderr)
         return 1
     installed = _installed_torch()
