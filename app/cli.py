@@ -60,6 +60,21 @@ def _add_new(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     new.set_defaults(func=_new)
 
 
+def _schema(args: argparse.Namespace) -> int:
+    from app.lessons.json_schema import schema_text
+
+    sys.stdout.write(schema_text())
+    return 0
+
+
+def _add_schema(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    schema = commands.add_parser(
+        "schema",
+        help="print the lesson format as JSON Schema (lessons/lesson.schema.json is this output)",
+    )
+    schema.set_defaults(func=_schema)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="gradlab", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -81,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     check.set_defaults(func=_check)
     _add_new(commands)
+    _add_schema(commands)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     result: int = args.func(args)
