@@ -75,7 +75,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(pages.router)
     app.include_router(modes.router)
     templates.install_error_pages(app)
-    log.info("gradlab: %d lessons from %s", len(catalog), settings.lessons_dir)
+    folders = ", ".join(str(folder) for folder in settings.lessons_dir)
+    log.info("gradlab: %d lessons from %s", len(catalog), folders)
     return app
 
 
