@@ -28,7 +28,11 @@ from pydantic import ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.representer import RoundTripRepresenter
-from ruamel.yaml.scalarstring import DoubleQuotedScalarString, LiteralScalarString
+from ruamel.yaml.scalarstring import (
+    DoubleQuotedScalarString,
+    FoldedScalarString,
+    LiteralScalarString,
+)
 from ruamel.yaml.util import load_yaml_guess_indent
 
 from app.config import Settings
@@ -100,6 +104,28 @@ def _text_node(value: str) -> Any:
     return LiteralScalarString(value) if block_safe else DoubleQuotedScalarString(value)
 
 
+def _set_text(mapping: CommentedMap, key: str, value: str) -> None:
+    """Replace a text value, moving the line break ruamel keeps in the comment after it.
+
+    After a quoted value, that comment starts with the value's own line break; a `|` block
+    ends with its line break instead. Switching between them without moving it would add or
+    eat a blank line.
+    """
+    new = _text_node(value)
+    was_block = isinstance(mapping.get(key), LiteralScalarString | FoldedScalarString)
+    is_block = isinstance(new, LiteralScalarString)
+    slots = mapping.ca.items.get(key)
+    token = slots[2] if slots and len(slots) > 2 else None
+    if token is not None and is_block and not was_block:
+        if token.value.startswith("#"):  # an end-of-line comment cannot follow a block
+            new = DoubleQuotedScalarString(value)
+        else:
+            token.value = token.value.removeprefix("\n")
+    elif token is not None and was_block and not is_block:
+        token.value = "\n" + token.value
+    mapping[key] = new
+
+
 def _number(value: Any) -> float | None:
     if value is None:
         return None
@@ -147,7 +173,7 @@ class _Edit:
             return
         if result.stdout != self.place.snippet.output:
             if "output" in self.node:
-                self.node["output"] = _text_node(result.stdout)
+                _set_text(self.node, "output", result.stdout)
             else:
                 _insert_after(self.node, ["code"], "output", _text_node(result.stdout))
         self._error(result.error)

@@ -206,3 +206,19 @@ def test_update_leaves_an_invalid_file_alone(pack: Path, capsys) -> None:  # typ
 )
 def test_stable_fragment(message: str, fragment: str) -> None:
     assert stable_fragment(message) == fragment
+
+
+def test_a_new_block_output_keeps_the_blank_lines_around_it(pack: Path) -> None:
+    first = pack / "first-steps.yaml"
+    _edit(
+        first,
+        ("      output: |\n        True\npitfalls:", '      output: ""\n\npitfalls:'),
+        (
+            "      output: |\n        tensor([2., 2.])\n",
+            '      output: "tensor([2., 2.])\\n"  # was quoted\n',
+        ),
+    )
+    assert update_in_thread(lessons_dir=str(pack)) == 0
+    text = first.read_text()
+    assert "      output: |\n        True\n\npitfalls:" in text
+    assert '      output: "tensor([2., 2.])\\n"  # was quoted\n' in text  # true already: untouched
