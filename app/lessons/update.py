@@ -121,6 +121,9 @@ def _set_text(mapping: CommentedMap, key: str, value: str) -> None:
             new = DoubleQuotedScalarString(value)
         else:
             token.value = token.value.removeprefix("\n")
+            # Written from column 0, as the text itself carries each line's indentation;
+            # from the old column, a comment line would land inside the block.
+            token.start_mark.column = 0
     elif token is not None and was_block and not is_block:
         token.value = "\n" + token.value
     mapping[key] = new

@@ -222,3 +222,17 @@ def test_a_new_block_output_keeps_the_blank_lines_around_it(pack: Path) -> None:
     text = first.read_text()
     assert "      output: |\n        True\n\npitfalls:" in text
     assert '      output: "tensor([2., 2.])\\n"  # was quoted\n' in text  # true already: untouched
+
+
+def test_a_new_block_output_keeps_the_comment_after_it_outside(pack: Path) -> None:
+    first = pack / "first-steps.yaml"
+    _edit(
+        first,
+        (
+            "      output: |\n        tensor([4., 6.])\n      grads:",
+            '      output: ""\n      # what it prints\n      grads:',
+        ),
+    )
+    assert update_in_thread(lessons_dir=str(pack)) == 0
+    text = first.read_text()
+    assert "      output: |\n        tensor([4., 6.])\n      # what it prints\n      grads:" in text
