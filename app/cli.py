@@ -17,7 +17,7 @@ def _serve(args: argparse.Namespace) -> int:
     from app.main import create_app
 
     try:
-        application = create_app(Settings())
+        application = create_app(Settings(), reload=args.reload)
     except (LessonError, ValidationError) as exc:
         print(f"gradlab: cannot start:\n{exc}", file=sys.stderr)
         return 2
@@ -82,6 +82,12 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--log-level", default="info")
+    serve.add_argument(
+        "--reload",
+        action="store_true",
+        help="development: reload lessons when their files change and show a broken "
+        "lesson's error instead of refusing to start",
+    )
     serve.set_defaults(func=_serve)
     check = commands.add_parser(
         "check", help="verify every lesson: schema, outputs, grads, pitfalls, myths, links"
