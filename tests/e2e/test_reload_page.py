@@ -12,7 +12,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, Route, expect
 
 from tests.conftest import FIXTURE_LESSONS
-from tests.live import LiveServer
+from tests.live import LiveServer, child_pids
 
 pytestmark = pytest.mark.browser
 
@@ -58,6 +58,8 @@ def test_the_open_page_follows_the_file(
         ),
     )
     page.route(f"{reload_server.url}/**", _strict_csp)
+    sandbox_processes = set(child_pids(reload_server.process.pid))
+    assert sandbox_processes, "the server started no sandbox"
     lesson = lessons / "first-steps.yaml"
     page.goto(f"{reload_server.url}/lessons/first-steps")
     heading = page.get_by_role("heading", level=1)
@@ -88,3 +90,6 @@ def test_the_open_page_follows_the_file(
     lesson.write_text(lesson.read_text().replace("level: wizard", "level: foundation", 1))
     expect(heading).to_have_text("First steps, edited", timeout=20_000)
     assert violations == []
+    # All along, the same server and the same sandbox zygote: nothing restarted.
+    assert reload_server.process.poll() is None
+    assert sandbox_processes <= set(child_pids(reload_server.process.pid))
