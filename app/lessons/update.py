@@ -14,32 +14,32 @@ from __future__ import annotations
 
 import asyncio
 import difflib
-import io
-import math
 import os
 import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.representer import RoundTripRepresenter
-from ruamel.yaml.scalarstring import (
-    DoubleQuotedScalarString,
-    FoldedScalarString,
-    LiteralScalarString,
-)
-from ruamel.yaml.util import load_yaml_guess_indent
+from ruamel.yaml.comments import CommentedMap
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from app.config import Settings
 from app.lessons.check import Failure, Runner, select_lessons, with_sandbox
 from app.lessons.loader import LessonError, load_catalog, parse_yaml
 from app.lessons.numeric import compare
 from app.lessons.schema import Lesson, Snippet
+from app.lessons.yaml_edit import (
+    dump,
+    error_node,
+    grad_node,
+    insert_after,
+    round_trip_yaml,
+    set_text,
+    text_node,
+    without_null_spelling,
+)
 from app.sandbox.result import ErrorInfo, RunResult, TensorInfo
 from app.sandbox.service import SandboxUnavailable
 
@@ -93,71 +93,6 @@ def stable_fragment(message: str) -> str:
     return cut
 
 
-def _text_node(value: str) -> Any:
-    """Output as a `|` block where YAML can keep it exactly, otherwise double-quoted."""
-    lines = value.split("\n")
-    block_safe = (
-        value.endswith("\n")
-        and not value.startswith((" ", "\n"))
-        and all(line.isprintable() and line == line.rstrip() for line in lines)
-    )
-    return LiteralScalarString(value) if block_safe else DoubleQuotedScalarString(value)
-
-
-def _set_text(mapping: CommentedMap, key: str, value: str) -> None:
-    """Replace a text value, moving the line break ruamel keeps in the comment after it.
-
-    After a quoted value, that comment starts with the value's own line break; a `|` block
-    ends with its line break instead. Switching between them without moving it would add or
-    eat a blank line.
-    """
-    new = _text_node(value)
-    was_block = isinstance(mapping.get(key), LiteralScalarString | FoldedScalarString)
-    is_block = isinstance(new, LiteralScalarString)
-    slots = mapping.ca.items.get(key)
-    token = slots[2] if slots and len(slots) > 2 else None
-    if token is not None and is_block and not was_block:
-        if token.value.startswith("#"):  # an end-of-line comment cannot follow a block
-            new = DoubleQuotedScalarString(value)
-        else:
-            token.value = token.value.removeprefix("\n")
-            # Written from column 0, as the text itself carries each line's indentation;
-            # from the old column, a comment line would land inside the block.
-            token.start_mark.column = 0
-    elif token is not None and was_block and not is_block:
-        token.value = "\n" + token.value
-    mapping[key] = new
-
-
-def _number(value: Any) -> float | None:
-    if value is None:
-        return None
-    number = float(value)  # the sandbox sends non-finite numbers as text: "nan", "inf"
-    # float32 values carry noise past 7 significant digits; the check compares at 1e-4.
-    return number if not math.isfinite(number) else float(f"{number:.7g}")
-
-
-def _grad_node(value: Any) -> Any:
-    if isinstance(value, list):
-        sequence = CommentedSeq(_grad_node(item) for item in value)
-        sequence.fa.set_flow_style()
-        return sequence
-    return _number(value)
-
-
-def _error_node(error: ErrorInfo, fragment: str) -> CommentedMap:
-    node = CommentedMap()
-    node["type"] = error.type
-    node["message_contains"] = DoubleQuotedScalarString(fragment)
-    return node
-
-
-def _insert_after(mapping: CommentedMap, after: list[str], key: str, value: Any) -> None:
-    keys = list(mapping.keys())
-    position = max((keys.index(name) + 1 for name in after if name in keys), default=len(keys))
-    mapping.insert(position, key, value)
-
-
 @dataclass
 class _Edit:
     """Changes to one snippet's mapping, and what the author must look at."""
@@ -176,9 +111,9 @@ class _Edit:
             return
         if result.stdout != self.place.snippet.output:
             if "output" in self.node:
-                _set_text(self.node, "output", result.stdout)
+                set_text(self.node, "output", result.stdout)
             else:
-                _insert_after(self.node, ["code"], "output", _text_node(result.stdout))
+                insert_after(self.node, ["code"], "output", text_node(result.stdout))
         self._error(result.error)
         self._grads({tensor.name: tensor for tensor in result.tensors})
 
@@ -202,7 +137,7 @@ class _Edit:
             self.node["error"]["type"] = error.type
             self.node["error"]["message_contains"] = DoubleQuotedScalarString(fragment)
         else:
-            _insert_after(self.node, ["output", "code"], "error", _error_node(error, fragment))
+            insert_after(self.node, ["output", "code"], "error", error_node(error.type, fragment))
 
     def _grads(self, tensors: Mapping[str, TensorInfo]) -> None:
         grads = self.node.get("grads")
@@ -213,7 +148,7 @@ class _Edit:
             elif tensor.preview:
                 self.report(f"grads: {name} is too large to write ({tensor.shape}): not written")
             elif not compare(claimed, tensor.grad).matches and isinstance(grads, CommentedMap):
-                grads[name] = _grad_node(tensor.grad)
+                grads[name] = grad_node(tensor.grad)
 
 
 def _shows(choice: str, output: str) -> bool:
@@ -265,40 +200,12 @@ def _contradictions(
     return found
 
 
-class _LessonRepresenter(RoundTripRepresenter):
-    """Writes a null as `null`, as lessons do (ruamel would leave the value empty)."""
-
-    def represent_none(self, data: Any) -> Any:
-        return self.represent_scalar("tag:yaml.org,2002:null", "null")
-
-
-_LessonRepresenter.add_representer(type(None), _LessonRepresenter.represent_none)
-
-
-def _round_trip_yaml(text: str) -> YAML:
-    yaml = YAML()
-    yaml.preserve_quotes = True
-    yaml.width = 4096  # never re-wrap an author's long line
-    _, indent, offset = load_yaml_guess_indent(text)
-    yaml.indent(
-        mapping=max(2, (indent or 2) - (offset or 0)), sequence=indent or 2, offset=offset or 0
-    )
-    yaml.Representer = _LessonRepresenter
-    return yaml
-
-
-def dump(yaml: YAML, document: Any) -> str:
-    stream = io.StringIO()
-    yaml.dump(document, stream)
-    return stream.getvalue()
-
-
 def update_text(
     text: str, lesson: Lesson, results: Mapping[Keys, RunResult]
 ) -> tuple[str, list[Failure]]:
     """The lesson file `text` with the runs' outputs, grads and errors written in, and the
     problems to report. `lesson` is `text` validated; `results` are the runs by place."""
-    yaml = _round_trip_yaml(text)
+    yaml = round_trip_yaml(text)
     document = yaml.load(text)
     places = snippet_places(lesson)
     reports: list[Failure] = []
@@ -315,7 +222,7 @@ def update_text(
     new = dump(yaml, document)
     if new == text:
         return text, reports
-    if _without_null_spelling(dump(yaml, yaml.load(text))) != _without_null_spelling(text):
+    if without_null_spelling(dump(yaml, yaml.load(text))) != without_null_spelling(text):
         reports.append(
             Failure(
                 lesson.slug,
@@ -325,11 +232,6 @@ def update_text(
         )
     _verify(new, lesson.slug, places, results)
     return new, reports
-
-
-def _without_null_spelling(text: str) -> str:
-    """`key:` and `key: null` are the same claim; the update writes the second."""
-    return re.sub(r"(?m):[ ]null$", ":", text)
 
 
 def _verify(new: str, slug: str, places: list[Place], results: Mapping[Keys, RunResult]) -> None:

@@ -11,7 +11,8 @@ import pytest
 
 from app.config import PROJECT_ROOT
 from app.lessons.loader import load_lesson, parse_yaml
-from app.lessons.update import _round_trip_yaml, dump, run_update, stable_fragment
+from app.lessons.update import run_update, stable_fragment
+from app.lessons.yaml_edit import dump, round_trip_yaml
 from tests.conftest import FIXTURE_LESSONS
 
 LESSON_FILES = sorted((PROJECT_ROOT / "lessons").glob("*.yaml")) + sorted(
@@ -24,7 +25,7 @@ def test_every_lesson_round_trips_byte_for_byte(path: Path) -> None:
     """Whatever lessons/ holds now: reading and writing it back without a change is a no-op,
     so an update's diff is exactly what it changed."""
     text = path.read_text(encoding="utf-8")
-    yaml = _round_trip_yaml(text)
+    yaml = round_trip_yaml(text)
     assert dump(yaml, yaml.load(text)) == text
 
 
