@@ -109,6 +109,9 @@ class _Edit:
         if result.status in ("timeout", "memory", "killed"):
             self.report(f"the run ended with status {result.status!r}: nothing written")
             return
+        if result.truncated:
+            self.report("the run printed more than the sandbox keeps: nothing written")
+            return
         if result.stdout != self.place.snippet.output:
             if "output" in self.node:
                 set_text(self.node, "output", result.stdout)

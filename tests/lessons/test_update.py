@@ -237,3 +237,27 @@ def test_a_new_block_output_keeps_the_comment_after_it_outside(pack: Path) -> No
     assert update_in_thread(lessons_dir=str(pack)) == 0
     text = first.read_text()
     assert "      output: |\n        tensor([4., 6.])\n      # what it prints\n      grads:" in text
+
+
+def test_update_writes_nothing_for_a_run_that_did_not_finish(pack: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    first = pack / "first-steps.yaml"
+    _edit(
+        first,
+        (
+            "        print(x.grad is None)\n",
+            "        print(x.grad is None)\n        print('x' * 100_000)\n",
+        ),
+    )
+    _edit(
+        pack / "second-steps.yaml",
+        (
+            "        print(w.grad)\n",
+            "        print(w.grad)\n        while True:\n            pass\n",
+        ),
+    )
+    before = {path.name: path.read_text() for path in pack.glob("*.yaml")}
+    assert update_in_thread(lessons_dir=str(pack)) == 1
+    assert {path.name: path.read_text() for path in pack.glob("*.yaml")} == before
+    err = capsys.readouterr().err
+    assert "CHECK first-steps: myth 1 demo: the run printed more than the sandbox keeps" in err
+    assert "CHECK second-steps: step 1 (Twice): the run ended with status 'timeout'" in err
