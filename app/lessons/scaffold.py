@@ -191,7 +191,7 @@ myths:
         print(x.grad is None)
       output: |
         True
-  - question: "TODO: a yes/no question whose true answer is no"
+  - question: "TODO: a second belief to test; here the truth is no"
     belief: "TODO: what people commonly think"
     answer: "no"
     reality: "TODO: what is true"
