@@ -24,8 +24,12 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GRADLAB_", extra="ignore", frozen=True)
 
     # --- content ---
-    lessons_dir: Path = Field(
-        default=PROJECT_ROOT / "lessons", description="Folder of lesson YAML files."
+    lessons_dir: Annotated[tuple[Path, ...], NoDecode] = Field(
+        default=(PROJECT_ROOT / "lessons",),
+        description=(
+            "Folder of lesson YAML files; several folders (lesson packs) separated by "
+            f"{os.pathsep!r}. A slug may appear in one folder only."
+        ),
     )
 
     # --- learner progress ---
@@ -114,12 +118,27 @@ class Settings(BaseSettings):
             return frozenset(value)
         return value
 
+    @field_validator("lessons_dir", mode="before")
+    @classmethod
+    def _split_lesson_folders(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(part for part in value.split(os.pathsep) if part.strip())
+        if isinstance(value, Path):
+            return (value,)
+        return value
+
     @field_validator("lessons_dir")
     @classmethod
-    def _lessons_dir_exists(cls, value: Path) -> Path:
-        if not value.is_dir():
-            raise ValueError(f"{value} is not a directory")
-        return value.resolve()
+    def _lesson_folders_exist(cls, value: tuple[Path, ...]) -> tuple[Path, ...]:
+        if not value:
+            raise ValueError("name at least one lessons folder")
+        folders: list[Path] = []
+        for folder in value:
+            if not folder.is_dir():
+                raise ValueError(f"{folder} is not a directory")
+            if folder.resolve() not in folders:  # the same pack named twice is one pack
+                folders.append(folder.resolve())
+        return tuple(folders)
 
 
 def settings_help() -> list[tuple[str, str, str]]:
@@ -127,5 +146,7 @@ def settings_help() -> list[tuple[str, str, str]]:
     rows = []
     for name, field in Settings.model_fields.items():
         default = "(computed)" if field.default_factory is not None else str(field.default)
+        if isinstance(field.default, tuple):
+            default = os.pathsep.join(str(item) for item in field.default)
         rows.append((f"GRADLAB_{name.upper()}", default, field.description or ""))
     return rows

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -11,10 +12,11 @@ from fastapi.staticfiles import StaticFiles
 from starlette.middleware.sessions import SessionMiddleware
 
 from app.config import PROJECT_ROOT, Settings
-from app.lessons.loader import load_catalog
+from app.lessons.loader import Catalog, load_catalog
+from app.lessons.reload import LiveCatalog, log_broken
 from app.progress.database import make_engine, migrate
 from app.progress.store import ProgressStore
-from app.routes import api, learning, modes, pages
+from app.routes import api, dev, learning, modes, pages
 from app.sandbox.service import Sandbox
 from app.web import templates
 from app.web.body_limit import BodyLimitMiddleware
@@ -22,11 +24,14 @@ from app.web.body_limit import BodyLimitMiddleware
 log = logging.getLogger("gradlab")
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, *, reload: bool = False) -> FastAPI:
     """Build the app. Lessons are loaded (and validated) now: a broken bundled lesson stops
-    start-up with a message naming the file and the field."""
+    start-up with a message naming the file and the field.
+
+    With `reload` (development: `gradlab serve --reload`) the lesson folders are watched and
+    the catalog reloaded on change; a broken lesson shows its error instead of stopping."""
     settings = settings or Settings()
-    catalog = load_catalog(settings.lessons_dir)
+    catalog = load_catalog(settings.lessons_dir, keep_broken=reload)
     engine = make_engine(settings.database_url)
     migrate(engine)
     store = ProgressStore(engine)
@@ -37,13 +42,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     sandbox = Sandbox(settings) if settings.sandbox_enabled else None
 
+    def publish(reloaded: Catalog) -> None:
+        app.state.catalog = reloaded
+        app.state.real_grads = {}  # computed from the old lessons
+
+    live = LiveCatalog(settings.lessons_dir, publish) if reload else None
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if sandbox is not None:
             await sandbox.start()
+        stop_watching = asyncio.Event()
+        watching = asyncio.create_task(live.watch(stop_watching)) if live else None
         try:
             yield
         finally:
+            stop_watching.set()
+            if watching is not None:
+                await watching
             if sandbox is not None:
                 await sandbox.stop()
             engine.dispose()
@@ -59,6 +75,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.sandbox = sandbox
     app.state.store = store
     app.state.real_grads = {}
+    app.state.live_catalog = live
     app.add_middleware(
         SessionMiddleware,
         secret_key=secret_key,
@@ -74,8 +91,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(learning.router)
     app.include_router(pages.router)
     app.include_router(modes.router)
+    if live is not None:
+        app.include_router(dev.router)
+        log_broken(catalog)
     templates.install_error_pages(app)
-    log.info("gradlab: %d lessons from %s", len(catalog), settings.lessons_dir)
+    folders = ", ".join(str(folder) for folder in settings.lessons_dir)
+    log.info("gradlab: %d lessons from %s", len(catalog), folders)
     return app
 
 

@@ -40,7 +40,13 @@ def free_port() -> int:
 class LiveServer:
     """`gradlab serve` with the given lessons, database and extra GRADLAB_* settings."""
 
-    def __init__(self, lessons: Path, database_url: str | None = None, **settings: str) -> None:
+    def __init__(
+        self,
+        lessons: Path,
+        database_url: str | None = None,
+        serve_args: tuple[str, ...] = (),
+        **settings: str,
+    ) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="gradlab-live-"))
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -52,7 +58,7 @@ class LiveServer:
         env.update({f"GRADLAB_{name.upper()}": value for name, value in settings.items()})
         command = [sys.executable, "-m", "app.cli", "serve", "--port", str(self.port)]
         self.process = subprocess.Popen(
-            [*command, "--log-level", "warning"], cwd=PROJECT_ROOT, env=env
+            [*command, "--log-level", "warning", *serve_args], cwd=PROJECT_ROOT, env=env
         )
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:

@@ -14,13 +14,14 @@ import asyncio
 import difflib
 import sys
 from collections.abc import Awaitable, Callable
-from pathlib import Path
+from typing import TypeVar
 
 from app.config import Settings
 from app.lessons.lint import Finding, lint_catalog, plain, step_label
-from app.lessons.loader import LessonError, load_catalog
+from app.lessons.loader import Catalog, LessonError, load_catalog
 from app.lessons.numeric import compare
 from app.lessons.schema import Lesson, Snippet
+from app.lessons.unfinished import unfinished_fields
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox, SandboxUnavailable
 
@@ -90,6 +91,7 @@ def _outcome(result: RunResult) -> tuple[str, str, str]:
 
 
 Runner = Callable[[str], Awaitable[RunResult]]
+T = TypeVar("T")
 
 
 async def check_lesson(lesson: Lesson, run: Runner) -> list[Failure]:
@@ -170,7 +172,8 @@ def _installed_torch() -> str:
     return importlib.metadata.version("torch").split("+", 1)[0]
 
 
-async def check_lessons(lessons: list[Lesson], settings: Settings) -> list[Failure]:
+async def with_sandbox(settings: Settings, work: Callable[[Runner], Awaitable[T]]) -> T:
+    """Start a sandbox, give `work` a runner on it, stop the sandbox."""
     sandbox = Sandbox(settings)
     # Never more runs waiting than the sandbox has workers: its queue is for web traffic.
     slots = asyncio.Semaphore(settings.workers)
@@ -181,25 +184,47 @@ async def check_lessons(lessons: list[Lesson], settings: Settings) -> list[Failu
 
     await sandbox.start()
     try:
-        outcomes = await asyncio.gather(*(check_lesson(lesson, run) for lesson in lessons))
+        return await work(run)
     finally:
         await sandbox.stop()
-    return [failure for failures in outcomes for failure in failures]
+
+
+async def check_lessons(lessons: list[Lesson], settings: Settings) -> list[Failure]:
+    async def check_all(run: Runner) -> list[Failure]:
+        outcomes = await asyncio.gather(*(check_lesson(lesson, run) for lesson in lessons))
+        return [failure for failures in outcomes for failure in failures]
+
+    return await with_sandbox(settings, check_all)
+
+
+def select_lessons(catalog: Catalog, only: list[str] | None) -> tuple[list[Lesson], list[str]]:
+    """The lessons `--lesson` names (all without it), and the names that match none."""
+    lessons = [lesson for lesson in catalog.lessons if not only or lesson.slug in only]
+    missing = sorted(set(only or ()) - {lesson.slug for lesson in lessons})
+    return lessons, missing
+
+
+def unfinished_failures(catalog: Catalog, lessons: list[Lesson]) -> list[Failure]:
+    """One failure per field still holding a `TODO` (see `gradlab new`)."""
+    return [
+        Failure(lesson.slug, where, "unfinished: TODO")
+        for lesson in lessons
+        for where in unfinished_fields(catalog.paths[lesson.slug])
+    ]
 
 
 def run_check(
     lessons_dir: str | None = None, only: list[str] | None = None, verbose: bool = False
 ) -> int:
-    overrides = {"lessons_dir": Path(lessons_dir)} if lessons_dir else {}
+    overrides = {"lessons_dir": lessons_dir} if lessons_dir else {}
     settings = Settings(**overrides)  # type: ignore[arg-type]
     try:
         catalog = load_catalog(settings.lessons_dir)
     except LessonError as exc:
         print(f"FAIL schema or links:\n{exc}", file=sys.stderr)
         return 1
-    lessons = [lesson for lesson in catalog.lessons if not only or lesson.slug in only]
-    if only and len(lessons) != len(set(only)):
-        missing = sorted(set(only) - {lesson.slug for lesson in lessons})
+    lessons, missing = select_lessons(catalog, only)
+    if missing:
         print(f"FAIL: no such lesson(s): {', '.join(missing)}", file=sys.stderr)
         return 1
     installed = _installed_torch()
@@ -210,7 +235,8 @@ def run_check(
                 f"torch {installed} is installed: checking against {installed}"
             )
     try:
-        failures = asyncio.run(check_lessons(lessons, settings))
+        failures = unfinished_failures(catalog, lessons)
+        failures += asyncio.run(check_lessons(lessons, settings))
     except SandboxUnavailable as exc:
         print(f"FAIL: the sandbox cannot run snippets: {exc}", file=sys.stderr)
         return 1

@@ -7,8 +7,8 @@ author can fix it without reading a traceback.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -134,13 +134,32 @@ def load_lesson(path: Path) -> Lesson:
 
 
 @dataclass(frozen=True)
+class BrokenLesson:
+    """A lesson file that failed to load, kept (in development only) to show its error."""
+
+    slug: str
+    path: Path
+    problem: str
+
+
+@dataclass(frozen=True)
 class Catalog:
-    """Every lesson, in learning-path order, looked up by slug."""
+    """Every lesson, in learning-path order, looked up by slug.
+
+    `paths` says which file each lesson came from. `broken` is empty unless the catalog was
+    loaded for development (`keep_broken`), where a broken file is shown instead of stopping
+    everything.
+    """
 
     lessons: tuple[Lesson, ...]
+    paths: Mapping[str, Path] = field(default_factory=dict)
+    broken: tuple[BrokenLesson, ...] = ()
 
     def get(self, slug: str) -> Lesson | None:
         return next((lesson for lesson in self.lessons if lesson.slug == slug), None)
+
+    def get_broken(self, slug: str) -> BrokenLesson | None:
+        return next((broken for broken in self.broken if broken.slug == slug), None)
 
     def neighbours(self, slug: str) -> tuple[Lesson | None, Lesson | None]:
         """The lessons before and after `slug` in the learning path."""
@@ -154,32 +173,61 @@ class Catalog:
         return len(self.lessons)
 
 
-def _check_links(lessons: list[Lesson]) -> list[str]:
-    slugs = {lesson.slug for lesson in lessons}
-    problems = []
+def _link_problems(lessons: Iterable[Lesson], slugs: set[str]) -> dict[str, list[str]]:
+    """Per lesson, the links (prerequisites, next) to no lesson. Links may cross packs."""
+    problems: dict[str, list[str]] = {}
     for lesson in lessons:
         for required in lesson.prerequisites:
             if required not in slugs:
-                problems.append(f"{lesson.slug}: prerequisites: no lesson {required!r}")
+                problems.setdefault(lesson.slug, []).append(
+                    f"{lesson.slug}: prerequisites: no lesson {required!r}"
+                )
         if lesson.next is not None and lesson.next not in slugs:
-            problems.append(f"{lesson.slug}: next: no lesson {lesson.next!r}")
+            problems.setdefault(lesson.slug, []).append(
+                f"{lesson.slug}: next: no lesson {lesson.next!r}"
+            )
     return problems
 
 
-def load_catalog(directory: Path) -> Catalog:
-    """Load every `*.yaml` lesson in `directory`; all problems are reported together."""
-    if not directory.is_dir():
-        raise LessonError(f"{directory}: the lessons directory does not exist")
-    lessons: list[Lesson] = []
-    problems: list[str] = []
-    for path in sorted(directory.glob("*.yaml")):
+def lesson_files(directories: Path | Sequence[Path]) -> list[Path]:
+    """Every `*.yaml` lesson file in the folders (lesson packs), pack by pack."""
+    folders = [directories] if isinstance(directories, Path) else list(directories)
+    files: list[Path] = []
+    for folder in folders:
+        if not folder.is_dir():
+            raise LessonError(f"{folder}: the lessons directory does not exist")
+        files.extend(sorted(folder.glob("*.yaml")))
+    return files
+
+
+def load_catalog(directories: Path | Sequence[Path], *, keep_broken: bool = False) -> Catalog:
+    """Load every lesson of every folder; all problems are reported together.
+
+    Two files with the same slug (in different packs) are an error naming both. With
+    `keep_broken` (development), a lesson that fails is kept aside with its problem and the
+    others load; otherwise any problem raises `LessonError`.
+    """
+    lessons: dict[str, Lesson] = {}
+    paths: dict[str, Path] = {}
+    broken: dict[str, BrokenLesson] = {}
+    for path in lesson_files(directories):
+        slug = path.stem
+        if slug in paths or slug in broken:
+            first = paths[slug] if slug in paths else broken[slug].path
+            problem = f"{path}: slug: {slug!r} is also the slug of {first}"
+            broken[slug] = BrokenLesson(slug, path, problem)
+            lessons.pop(slug, None)
+            paths.pop(slug, None)
+            continue
         try:
-            lessons.append(load_lesson(path))
+            lessons[slug] = load_lesson(path)
+            paths[slug] = path
         except LessonError as exc:
-            problems.append(str(exc))
-    if not problems:
-        problems.extend(_check_links(lessons))
-    if problems:
-        raise LessonError("\n".join(problems))
-    lessons.sort(key=lambda lesson: (lesson.order, lesson.slug))
-    return Catalog(tuple(lessons))
+            broken[slug] = BrokenLesson(slug, path, str(exc))
+    for slug, problems in _link_problems(lessons.values(), set(lessons) | set(broken)).items():
+        broken[slug] = BrokenLesson(slug, paths.pop(slug), "\n".join(problems))
+        del lessons[slug]
+    if broken and not keep_broken:
+        raise LessonError("\n".join(item.problem for item in broken.values()))
+    ordered = sorted(lessons.values(), key=lambda lesson: (lesson.order, lesson.slug))
+    return Catalog(tuple(ordered), paths, tuple(broken.values()))

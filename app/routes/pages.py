@@ -30,7 +30,13 @@ def _catalog(request: Request) -> Catalog:
 def catalog_page(request: Request) -> HTMLResponse:
     catalog = _catalog(request)
     progress = catalog_progress(catalog, get_store(request), current_learner(request))
-    return render(request, "catalog.html", lessons=catalog.lessons, progress=progress)
+    return render(
+        request,
+        "catalog.html",
+        lessons=catalog.lessons,
+        progress=progress,
+        broken=catalog.broken,  # empty unless `gradlab serve --reload`
+    )
 
 
 @router.get("/lessons/{slug}", response_class=HTMLResponse)
@@ -38,6 +44,9 @@ def lesson_page(request: Request, slug: str) -> HTMLResponse:
     catalog = _catalog(request)
     lesson = catalog.get(slug)
     if lesson is None:
+        broken = catalog.get_broken(slug)  # only under `gradlab serve --reload`
+        if broken is not None:
+            return render(request, "lesson_broken.html", status_code=500, broken=[broken])
         raise HTTPException(404, f"There is no lesson called “{slug}”.")
     previous, following = catalog.neighbours(slug)
     titles = {other.slug: other.title for other in catalog.lessons}

@@ -1,0 +1,225 @@
+"""`gradlab new <slug>`: a lesson file with every section of the format, ready to fill in.
+
+The file is a valid lesson whose text fields say `TODO`; `gradlab check` lists every `TODO`
+left, one line each, and fails until none is. Its example code is real and its outputs are
+true, so the only complaints on a fresh file are the `TODO`s.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from app.config import PROJECT_ROOT
+from app.lessons.schema import Slug
+
+SCHEMA_NAME = "lesson.schema.json"
+BUNDLED_SCHEMA = PROJECT_ROOT / "lessons" / SCHEMA_NAME
+
+
+class ScaffoldError(Exception):
+    """The lesson file cannot be created; the message says why."""
+
+
+def schema_reference(folder: Path) -> str:
+    """What a lesson file in `folder` writes after `$schema=`.
+
+    A path relative to the lesson file, to the schema committed in gradlab's `lessons/`:
+    in the bundled curriculum it is `lesson.schema.json`, in an author's own pack something
+    like `../gradlab/lessons/lesson.schema.json`. The YAML language server resolves it
+    against the file, so it works in any editor that runs it, offline.
+    """
+    return Path(os.path.relpath(BUNDLED_SCHEMA, folder.resolve())).as_posix()
+
+
+def scaffold_text(slug: str, schema: str, torch_version: str) -> str:
+    return (
+        TEMPLATE.replace("__SCHEMA__", schema)
+        .replace("__SLUG__", slug)
+        .replace("__TORCH__", torch_version)
+    )
+
+
+def new_lesson(slug: str, folder: Path) -> Path:
+    """Write `<folder>/<slug>.yaml`; never overwrites."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from app.lessons.check import _installed_torch
+
+    try:
+        TypeAdapter(Slug).validate_python(slug)
+    except ValidationError as exc:
+        raise ScaffoldError(
+            f"{slug!r} is not a slug: use lower-case letters, digits and single dashes "
+            "(like 'why-grad-is-none'), at most 64 characters"
+        ) from exc
+    if not folder.is_dir():
+        raise ScaffoldError(f"{folder}: no such folder")
+    path = folder / f"{slug}.yaml"
+    text = scaffold_text(slug, schema_reference(folder), _installed_torch())
+    try:
+        with path.open("x", encoding="utf-8") as file:  # "x": fails if it exists
+            file.write(text)
+    except FileExistsError as exc:
+        raise ScaffoldError(f"{path} already exists; gradlab new never overwrites") from exc
+    return path
+
+
+TEMPLATE = """\
+# yaml-language-server: $schema=__SCHEMA__
+# A gradlab lesson (format 1); the guide is docs/authoring.md. Write where it says TODO:
+# `gradlab check` lists every TODO left and fails until none is. Then run
+# `gradlab check --update --lesson __SLUG__`: it runs the code and writes its real output,
+# grads and errors into this file (your comments stay). Text fields are Markdown.
+format: 1
+# The file name and the lesson's address: /lessons/__SLUG__.
+slug: __SLUG__
+# Name the topic, never the result: "A second backward() on the same tensor" sets up a
+# question; "Gradients accumulate" answers it before the learner has predicted anything.
+title: "TODO: the topic, without its answer"
+# One sentence for the catalog (at most 200 characters).
+summary: "TODO: what the learner can do after this lesson"
+# beginner, intermediate, advanced or expert.
+level: beginner
+# Honest reading time: about 200 words a minute, plus time for each question and snippet.
+minutes: 10
+# Place in the learning path (lower first); leave gaps so lessons can go in between.
+order: 1000
+# The torch the outputs were produced with (`gradlab check` notes a difference).
+torch_version: "__TORCH__"
+# Slugs of lessons to read first; they may be in another lesson pack.
+prerequisites: []
+# The slug of the lesson that comes next, or null.
+next: null
+
+overview:
+  what: "TODO: what the idea is, in two or three sentences"
+  why: "TODO: why a PyTorch user needs it"
+  where: "TODO: where it shows up in real code"
+
+mental_model:
+  core_idea: "TODO: the one idea to hold on to"
+  analogy: "TODO: an everyday picture of it"
+  # Optional: a small text diagram, shown monospaced. Delete it if you have none.
+  diagram: |
+    x ──► y = f(x) ──► y.backward() ──► x.grad
+
+# The build-up, one idea per step. Before a learner commits a prediction the page shows only
+# the title, the setup, the locked code and the question with its choices: none of them may
+# give the answer, or its numbers, away. The concept, explanation and insight come after.
+steps:
+  - title: "TODO: what this step looks at, not what it finds"
+    # foundation, intermediate, advanced or expert; never below the step before.
+    level: foundation
+    # Before the commit: what the learner needs to make the prediction, and no more.
+    setup: "TODO: the situation the code sets up"
+    # After the commit: the rule this step teaches.
+    concept: "TODO: the rule, in one sentence"
+    explanation: |
+      TODO: why the code prints what it prints.
+    snippet:
+      # The code this step shows (torch, math and a few standard modules are available).
+      code: |
+        import torch
+        x = torch.tensor([2.0, 3.0], requires_grad=True)
+        y = (x * x).sum()
+        y.backward()
+        print(x.grad)
+      # What the code prints, byte for byte: `gradlab check --update` writes it.
+      output: |
+        tensor([4., 6.])
+      # Optional: `.grad` of named tensors after the run; null claims None. List a name with
+      # no value (`w:`) and `gradlab check --update` fills it in.
+      grads:
+        x: [4.0, 6.0]
+    # Answered before the output shows. Choices are shuffled for each learner, so no
+    # "all of the above". Every wrong choice is a mistake learners really make, with a `why`
+    # (shown when picked) that names the belief behind it and what it gets wrong.
+    prediction:
+      question: "TODO: what does the code print?"
+      choices:
+        - "TODO: the right answer"
+        - text: "TODO: a wrong answer a learner would really give"
+          why: "TODO: the belief behind it, and what it gets wrong"
+          # Where a wrong choice claims to be what other code prints ("what x * 2 would
+          # give"), add that code as `because: |` and `gradlab check` proves it.
+        - text: "TODO: another real misconception"
+          why: "TODO: the belief behind it, and what it gets wrong"
+      # Exactly the text of one choice.
+      answer: "TODO: the right answer"
+      explanation: "TODO: why the answer is right (shown after the commit)"
+    # Optional: the learner types one tensor's `.grad`; checked against the run.
+    value_prediction:
+      question: "TODO: ask for the gradient of x"
+      tensor: x
+      expected: [4.0, 6.0]
+      explanation: "TODO: how to work it out by hand"
+    # After the commit: the one thing to remember from this step.
+    insight: "TODO: the lesson of this step"
+
+# Optional: what autograd does inside.
+under_the_hood:
+  text: "TODO: the mechanism, for the curious"
+  # Optional, as in mental_model.
+  diagram: |
+    y.grad_fn ──► MulBackward0 ──► AccumulateGrad ──► x.grad
+# Optional deeper sections (Markdown); delete the ones you do not need.
+why_designed: "TODO: why PyTorch works this way"
+expert_zone:
+  - "TODO: a detail an expert would want"
+when_not_to_use: "TODO: when this is the wrong tool"
+production_patterns: "TODO: how real code uses it"
+connections:
+  - topic: "TODO: a related idea"
+    relation: "TODO: how the two relate"
+    insight: "TODO: what seeing them together teaches"
+
+# Yes/no questions about common beliefs; only the question shows before the commit. Ask
+# so that the truth is "yes" about as often as "no" ("Does backward() return None?" is a
+# fine question), and give a lesson with three or more myths both answers.
+myths:
+  - question: "TODO: a yes/no question whose true answer is yes"
+    belief: "TODO: what people commonly think"
+    answer: "yes"
+    reality: "TODO: what is true"
+    why_it_matters: "TODO: what goes wrong in real code for someone who believes otherwise"
+    # Optional: code proving the verdict, checked like any snippet.
+    demo:
+      code: |
+        import torch
+        x = torch.ones(2, requires_grad=True)
+        print(x.grad is None)
+      output: |
+        True
+  - question: "TODO: a second belief to test; here the truth is no"
+    belief: "TODO: what people commonly think"
+    answer: "no"
+    reality: "TODO: what is true"
+    why_it_matters: "TODO: what goes wrong in real code for someone who believes otherwise"
+
+# A mistake, the code that makes it and the fix. The two must behave differently.
+pitfalls:
+  - title: "TODO: the mistake, in a few words"
+    wrong:
+      code: |
+        import torch
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        (x * 2).backward()
+      # Code meant to raise names the exception and a stable fragment of its message.
+      error:
+        type: RuntimeError
+        message_contains: "grad can be implicitly created only for scalar outputs"
+    correct:
+      code: |
+        import torch
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        (x * 2).sum().backward()
+        print(x.grad)
+      output: |
+        tensor([2., 2.])
+    root_cause: "TODO: why the wrong code goes wrong"
+
+# What to remember, one sentence each.
+takeaways:
+  - "TODO: the first thing to remember"
+"""
