@@ -178,3 +178,9 @@ def test_app_refuses_to_start_on_a_broken_lesson(tmp_path: Path) -> None:
     (tmp_path / "bad.yaml").write_text("format: 1\nslug: bad\n")
     with pytest.raises(LessonError, match=r"bad\.yaml"):
         create_app(make_settings(lessons_dir=tmp_path))
+
+
+@pytest.mark.parametrize("path", sorted(BUNDLED.glob("*.yaml")), ids=lambda p: p.stem)
+def test_bundled_lessons_name_the_schema_for_editors(path: Path) -> None:
+    first = path.read_text().splitlines()[0]
+    assert first == "# yaml-language-server: $schema=lesson.schema.json"
