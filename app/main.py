@@ -11,10 +11,12 @@ from fastapi.staticfiles import StaticFiles
 from starlette.middleware.sessions import SessionMiddleware
 
 from app.config import PROJECT_ROOT, Settings
+from app.learning.service import Learning
 from app.lessons.loader import load_catalog
+from app.modes.scheduler import describe_wait
 from app.progress.database import make_engine, migrate
 from app.progress.store import ProgressStore
-from app.routes import api, learning, modes, pages
+from app.routes import api, errors, learning, modes, pages, review
 from app.sandbox.service import Sandbox
 from app.web import templates
 from app.web.body_limit import BodyLimitMiddleware
@@ -58,7 +60,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.catalog = catalog
     app.state.sandbox = sandbox
     app.state.store = store
-    app.state.real_grads = {}
+    app.state.learning = Learning(catalog, store, sandbox)
     app.add_middleware(
         SessionMiddleware,
         secret_key=secret_key,
@@ -74,7 +76,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(learning.router)
     app.include_router(pages.router)
     app.include_router(modes.router)
+    app.include_router(review.router)
     templates.install_error_pages(app)
+    errors.install(app)
+    templates.templates.env.globals["describe_wait"] = describe_wait
     log.info("gradlab: %d lessons from %s", len(catalog), settings.lessons_dir)
     return app
 

@@ -11,109 +11,18 @@
 // Everything that is not an explicit *_html field from the server goes in
 // with textContent.
 
+import {apiFetch, el, ensureStop, networkMessage, uid} from "./util.js";
 import {renderInspector} from "./inspector.js";
 import {renderGraph} from "./graph.js";
+
+// Kept for the modules that import them from here.
+export {apiFetch, el, networkMessage};
 
 const SAVE_DELAY_MS = 800;
 const RUN_CLIENT_TIMEOUT_MS = 90_000; // the sandbox's own limit is far lower
 const EDITOR_WAIT_MS = 4000;
 
-let uidCounter = 0;
-const uid = (prefix) => `${prefix}-${++uidCounter}`;
-
-// ---- Small helpers --------------------------------------------------------
-
-/** Create an element: el("p", {class: "x"}, "text", child, ...). Text is always text. */
-export function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === null || value === undefined || value === false) continue;
-    node.setAttribute(key, value === true ? "" : String(value));
-  }
-  for (const child of children) {
-    if (child === null || child === undefined || child === false) continue;
-    node.append(child);
-  }
-  return node;
-}
-
 const isMac = () => /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent || "");
-
-/**
- * fetch() a JSON endpoint of this site. Never throws: network failures come
- * back as {ok: false, status: 0}. `detail` is the server's {"detail": ...}
- * as text (FastAPI's 422 lists are flattened).
- */
-export async function apiFetch(url, {method = "GET", body, timeoutMs = 30_000, keepalive = false} = {}) {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
-  const init = {
-    method,
-    credentials: "same-origin",
-    headers: {Accept: "application/json"},
-    signal: controller.signal,
-    keepalive,
-  };
-  if (body !== undefined) {
-    init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  try {
-    const response = await fetch(url, init);
-    let data = null;
-    const text = await response.text();
-    if (text) {
-      try {
-        data = JSON.parse(text);
-      } catch {
-        data = null;
-      }
-    }
-    return {
-      ok: response.ok,
-      status: response.status,
-      data,
-      detail: detailText(data, text),
-      headers: response.headers,
-    };
-  } catch (error) {
-    const timedOut = error && error.name === "AbortError";
-    return {ok: false, status: 0, data: null, detail: "", headers: null, timedOut};
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function detailText(data, rawText) {
-  const detail = data && typeof data === "object" ? data.detail : null;
-  if (typeof detail === "string") return detail;
-  if (Array.isArray(detail)) {
-    return detail.map((item) => (item && item.msg ? String(item.msg) : JSON.stringify(item))).join("; ");
-  }
-  if (detail) return JSON.stringify(detail);
-  // A proxy's HTML error page is no use to a learner; a short text body may be.
-  if (rawText && rawText.length < 300 && !/^\s*</.test(rawText)) return rawText.trim();
-  return "";
-}
-
-/** A sentence for an apiFetch answer that is not ok, for a live region. */
-export function networkMessage(response, what = "The request") {
-  if (response.status === 0) {
-    return response.timedOut
-      ? `${what} took too long: the server did not answer. Try again.`
-      : "Could not reach the server. Check your connection and try again.";
-  }
-  const detail = response.detail ? ` ${ensureStop(response.detail)}` : "";
-  if (response.status === 503) return `The server is busy right now.${detail} Try again in a moment.`;
-  if (response.status === 404) return `${what} failed: not found.${detail}`;
-  if (response.status >= 500) return `${what} failed: the server had a problem (HTTP ${response.status}).${detail}`;
-  return `${what} failed (HTTP ${response.status}).${detail}`;
-}
-
-function ensureStop(text) {
-  const trimmed = String(text).trim();
-  return /[.!?…)]$/.test(trimmed) ? trimmed : `${trimmed}.`;
-}
 
 /**
  * Resolves with window.GradlabEditor once the deferred vendor script ran

@@ -10,20 +10,17 @@
 // Importing this module also brings Alt+Shift+Arrow navigation between lessons (lesson.js
 // binds it; it follows the page's rel=prev/next links).
 
-import {el} from "../runnable.js";
-import "../lesson.js";
+import {handleLessonNavigation} from "../lesson.js";
 
-export {renderValueFeedback, setServerHtml} from "../value-feedback.js";
+export {renderValueFeedback} from "../value-feedback.js";
+export {withInlineCode} from "../runnable.js";
+export {apiFetch, capitalise, el, networkMessage, plural, postJson, setServerHtml} from "../util.js";
 
-export {apiFetch, el, networkMessage, withInlineCode} from "../runnable.js";
+// A mode page is an entry point: this is the one thing importing common.js starts.
+document.addEventListener("keydown", handleLessonNavigation);
 
 export function lessonUrl(slug, ...parts) {
   return ["/api/lessons", slug, ...parts].map((part, i) => (i === 0 ? part : encodeURIComponent(part))).join("/");
-}
-
-
-export function plural(n, word, many = `${word}s`) {
-  return `${n} ${n === 1 ? word : many}`;
 }
 
 export function focusTarget(node) {

@@ -1,0 +1,4 @@
+// The deep dive's entry point: lesson.js itself does nothing on import.
+import {startLessonPage} from "./lesson.js";
+
+startLessonPage();
