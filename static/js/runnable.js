@@ -7,7 +7,7 @@
 //   apiFetch(url, {method, body})                       -> Promise<{ok, status, data, detail, headers}>
 //   networkMessage(response)                            -> text for a failed apiFetch
 //
-// Markup (rendered by the server): see helper-notes/frontend-contract.md.
+// Markup (rendered by the server) and the API: see docs/http-contract.md.
 // Everything that is not an explicit *_html field from the server goes in
 // with textContent.
 
