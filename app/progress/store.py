@@ -145,20 +145,31 @@ class ProgressStore(ModesRecords):
                 select(StepState).where(StepState.learner_id == learner, StepState.lesson == lesson)
             ).all()
             predictions = session.scalars(
-                select(PredictionAttempt)
-                .where(PredictionAttempt.learner_id == learner, PredictionAttempt.lesson == lesson)
-                .order_by(PredictionAttempt.id)
+                select(PredictionAttempt).where(
+                    PredictionAttempt.id.in_(
+                        select(func.max(PredictionAttempt.id))
+                        .where(
+                            PredictionAttempt.learner_id == learner,
+                            PredictionAttempt.lesson == lesson,
+                        )
+                        .group_by(PredictionAttempt.step)
+                    )
+                )
             ).all()
             values = session.scalars(
-                select(ValueAttempt)
-                .where(ValueAttempt.learner_id == learner, ValueAttempt.lesson == lesson)
-                .order_by(ValueAttempt.id)
+                select(ValueAttempt).where(
+                    ValueAttempt.id.in_(
+                        select(func.max(ValueAttempt.id))
+                        .where(ValueAttempt.learner_id == learner, ValueAttempt.lesson == lesson)
+                        .group_by(ValueAttempt.step)
+                    )
+                )
             ).all()
         records = LessonRecords(myths=self._latest_myths(learner, lesson))
         for state in states:
             entry = records.steps.setdefault(state.step, StepRecord())
             entry.done, entry.code = state.done, state.code
-        for attempt in predictions:  # later attempts overwrite earlier ones
+        for attempt in predictions:  # the latest attempt at each step
             records.steps.setdefault(attempt.step, StepRecord()).prediction = PredictionRecord(
                 attempt.choice, attempt.confidence, attempt.correct, attempt.fingerprint
             )
@@ -168,20 +179,31 @@ class ProgressStore(ModesRecords):
             )
         return records
 
-    def _latest_myths(self, learner: str, lesson: str | None) -> dict[int, MythRecord]:
-        mine = MythAnswer.learner_id == learner
-        where = mine if lesson is None else mine & (MythAnswer.lesson == lesson)
+    def _latest_myth_rows(self, learner: str, lesson: str | None) -> list[MythAnswer]:
+        """The latest answer to each myth, chosen in SQL (a learner may answer one often)."""
+        where = MythAnswer.learner_id == learner
+        if lesson is not None:
+            where = where & (MythAnswer.lesson == lesson)
+        latest = (
+            select(func.max(MythAnswer.id))
+            .where(where)
+            .group_by(MythAnswer.lesson, MythAnswer.myth)
+        )
         with self.session() as session:
-            answers = session.scalars(select(MythAnswer).where(where).order_by(MythAnswer.id)).all()
-        return {a.myth: MythRecord(a.answer, a.correct, a.fingerprint) for a in answers}
+            return list(session.scalars(select(MythAnswer).where(MythAnswer.id.in_(latest))).all())
+
+    def _latest_myths(self, learner: str, lesson: str) -> dict[int, MythRecord]:
+        return {
+            a.myth: MythRecord(a.answer, a.correct, a.fingerprint)
+            for a in self._latest_myth_rows(learner, lesson)
+        }
 
     def myth_answers(self, learner: str) -> dict[tuple[str, int], MythRecord]:
         """The latest answer to every myth, by (lesson, myth number)."""
-        with self.session() as session:
-            answers = session.scalars(
-                select(MythAnswer).where(MythAnswer.learner_id == learner).order_by(MythAnswer.id)
-            ).all()
-        return {(a.lesson, a.myth): MythRecord(a.answer, a.correct, a.fingerprint) for a in answers}
+        return {
+            (a.lesson, a.myth): MythRecord(a.answer, a.correct, a.fingerprint)
+            for a in self._latest_myth_rows(learner, None)
+        }
 
     def steps_done(self, learner: str) -> dict[str, int]:
         """Per lesson: how many steps are done."""

@@ -152,11 +152,13 @@ export function waitWithCountdown(host, seconds, what = "The server is busy") {
  * to come back (Retry-After: a run refused while the server is busy) is waited out by itself
  * with a visible countdown and a Cancel button in `waitHost`, then tried again.
  */
+const MAX_WAITS = 5;
+
 export async function postJson(url, body, {method = "POST", waitHost = null, timeoutMs, keepalive} = {}) {
-  for (;;) {
+  for (let waits = 0; ; waits += 1) {
     const response = await apiFetch(url, {method, body, timeoutMs, keepalive});
     const seconds = retryAfter(response);
-    if (seconds === null || !waitHost) return response;
+    if (seconds === null || !waitHost || waits >= MAX_WAITS) return response;
     if (!(await waitWithCountdown(waitHost, seconds))) return {...response, cancelled: true};
   }
 }

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -130,12 +129,3 @@ def test_calibration_counts_first_attempts_and_says_on_how_many(client: TestClie
     out = client.get("/api/progress/calibration").json()
     assert out["based_on"] == 1
     assert "Based on 1 answer." in client.get("/progress").text
-
-
-def test_the_migration_adds_the_fingerprints(tmp_path: Path) -> None:
-    app = create_app(make_settings(database_url=f"sqlite:///{tmp_path / 'p.db'}"))
-    with app.state.store.session() as session:
-        columns = session.execute(
-            PredictionAttempt.__table__.select().limit(0)  # type: ignore[attr-defined]
-        ).keys()
-    assert "fingerprint" in list(columns)
