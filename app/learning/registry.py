@@ -32,7 +32,7 @@ MODES: list[Mode] = [
         "The whole lesson: every step, myth and pitfall.",
         "lesson.html",
         asks=("prediction", "value", "myth"),
-        script="lesson.js",
+        script="pages/deep-dive.js",
     ),
     Mode(
         "quick-read",
@@ -40,7 +40,7 @@ MODES: list[Mode] = [
         "Three minutes: the idea, the picture, the takeaways.",
         "modes/quick_read.html",
         mode_pages.quick_read,
-        script="modes/cells.js",
+        script="pages/cells.js",
     ),
     Mode(
         "step-by-step",
@@ -48,7 +48,7 @@ MODES: list[Mode] = [
         "One step per screen; predict to unlock the next.",
         "modes/step_by_step.html",
         asks=("prediction", "value"),
-        script="modes/step-by-step.js",
+        script="pages/step-by-step.js",
     ),
     Mode(
         "code-lab",
@@ -56,7 +56,7 @@ MODES: list[Mode] = [
         "Every snippet as an editable, runnable cell.",
         "modes/code_lab.html",
         mode_pages.code_lab,
-        script="modes/cells.js",
+        script="pages/cells.js",
     ),
     Mode(
         "myth-busters",
@@ -65,7 +65,7 @@ MODES: list[Mode] = [
         "modes/myth_busters.html",
         mode_pages.myth_busters,
         asks=("myth",),
-        script="modes/myth-busters.js",
+        script="pages/myth-busters.js",
     ),
     Mode(
         "pitfall-fixer",
@@ -74,7 +74,7 @@ MODES: list[Mode] = [
         "modes/pitfall_fixer.html",
         mode_pages.pitfall_fixer,
         asks=("fix",),
-        script="modes/pitfall-fixer.js",
+        script="pages/pitfall-fixer.js",
     ),
     Mode(
         "flashcards",
@@ -83,7 +83,7 @@ MODES: list[Mode] = [
         "modes/flashcards.html",
         mode_pages.flashcards,
         asks=("flashcard",),
-        script="modes/flashcards.js",
+        script="pages/flashcards.js",
     ),
     Mode(
         "predict-the-gradient",
@@ -92,7 +92,7 @@ MODES: list[Mode] = [
         "modes/predict_the_gradient.html",
         mode_pages.predict_the_gradient,
         asks=("drill",),
-        script="modes/drills.js",
+        script="pages/drills.js",
     ),
     Mode(
         "cheat-sheet",
@@ -100,7 +100,7 @@ MODES: list[Mode] = [
         "One printable page: rules, API, errors and fixes.",
         "modes/cheat_sheet.html",
         mode_pages.cheat_sheet,
-        script="modes/cheat-sheet.js",
+        script="pages/cheat-sheet.js",
     ),
 ]
 

@@ -25,6 +25,22 @@ class Score(BaseModel):
 
 
 # --- requests ---------------------------------------------------------------------------------
+class LessonListing(BaseModel):
+    """A lesson in the catalog's list (GET /api/lessons)."""
+
+    slug: str
+    title: str
+    summary: str
+    level: str
+    minutes: int
+
+
+class RunRequest(BaseModel):
+    code: str = Field(description="Python source of the snippet")
+    lesson: str | None = Field(default=None, max_length=64, description="Lesson slug, for context")
+    step: int | None = Field(default=None, ge=0, le=1000, description="Step number, for context")
+
+
 class PredictionBody(BaseModel):
     choice: str = Field(max_length=2000)
     confidence: Confidence = "fairly_sure"

@@ -5,27 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, Field
 
+from app.learning.schemas import LessonListing, RunRequest
 from app.lessons.public import lesson_summary, public_lesson
 from app.routes.deps import LearningDep, MaybeLearnerDep, learner_id
 from app.sandbox.result import RunResult
 
 router = APIRouter()
-
-
-class LessonSummary(BaseModel):
-    slug: str
-    title: str
-    summary: str
-    level: str
-    minutes: int
-
-
-class RunRequest(BaseModel):
-    code: str = Field(description="Python source of the snippet")
-    lesson: str | None = Field(default=None, max_length=64, description="Lesson slug, for context")
-    step: int | None = Field(default=None, ge=0, le=1000, description="Step number, for context")
 
 
 @router.get("/healthz", tags=["health"])
@@ -39,7 +25,7 @@ def healthz(request: Request, learning: LearningDep) -> dict[str, Any]:
     return {"status": "ok", "lessons": len(learning.catalog), "sandbox": sandbox_report}
 
 
-@router.get("/api/lessons", response_model=list[LessonSummary], tags=["lessons"])
+@router.get("/api/lessons", response_model=list[LessonListing], tags=["lessons"])
 def list_lessons(learning: LearningDep) -> list[dict[str, Any]]:
     return [lesson_summary(lesson) for lesson in learning.catalog.lessons]
 

@@ -42,3 +42,12 @@ def test_a_mode_declared_alone_is_in_the_switcher_and_served(throwaway: Mode) ->
         assert client.post("/api/lessons/first-steps/mode", json={"mode": "throwaway"}).is_success
     with pytest.raises(ValueError, match="already"):
         register(throwaway)
+
+
+def test_every_mode_names_its_template_and_script() -> None:
+    from app.config import PROJECT_ROOT
+    from app.learning.registry import MODES
+
+    for mode in MODES:
+        assert (PROJECT_ROOT / "templates" / mode.template).is_file(), mode.slug
+        assert mode.script is None or (PROJECT_ROOT / "static" / "js" / mode.script).is_file()

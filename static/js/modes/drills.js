@@ -73,9 +73,10 @@ function initGroup(group, slug, score) {
   }
 }
 
-const article = document.querySelector("article.mode-lesson[data-lesson]");
-const scoreLine = article && article.querySelector(".drill-score");
-if (scoreLine) {
+export function start() {
+  const article = document.querySelector("article.mode-lesson[data-lesson]");
+  const scoreLine = article && article.querySelector(".drill-score");
+  if (!scoreLine) return;
   const total = Number(scoreLine.dataset.total);
   const right = new Set([...article.querySelectorAll(".drill[data-correct='true']")].map((d) => d.dataset.drill));
   const score = {

@@ -118,6 +118,8 @@ export function initQuiz(quiz, slug) {
   return {show, finish, get index() { return index; }};
 }
 
-const article = document.querySelector("article.mode-lesson[data-lesson]");
-const quiz = article && article.querySelector(".quiz");
-if (quiz) initQuiz(quiz, article.dataset.lesson);
+export function start() {
+  const article = document.querySelector("article.mode-lesson[data-lesson]");
+  const quiz = article && article.querySelector(".quiz");
+  return quiz ? initQuiz(quiz, article.dataset.lesson) : null;
+}

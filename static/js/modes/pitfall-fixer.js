@@ -105,7 +105,8 @@ function initFixer(fixer, slug) {
   });
 }
 
-const article = document.querySelector("article.mode-lesson[data-lesson]");
-if (article) {
+export function start() {
+  const article = document.querySelector("article.mode-lesson[data-lesson]");
+  if (!article) return;
   for (const fixer of article.querySelectorAll(".fixer[data-pitfall]")) initFixer(fixer, article.dataset.lesson);
 }

@@ -151,5 +151,7 @@ export function initReview(root) {
   return {get dueCount() { return dueCount; }};
 }
 
-const root = document.querySelector(".review");
-if (root) initReview(root);
+export function start() {
+  const root = document.querySelector(".review");
+  return root ? initReview(root) : null;
+}

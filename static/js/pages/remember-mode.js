@@ -1,7 +1,7 @@
 // The mode switcher's memory: a mode page tells the server, once shown, that this learner
 // used this mode for this lesson (a page view itself never writes).
 
-import {postJson} from "./util.js";
+import {postJson} from "../util.js";
 
 export function rememberMode(path = location.pathname) {
   const match = /^\/lessons\/([^/]+)\/([^/]+)\/?$/.exec(path);
