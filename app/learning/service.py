@@ -8,6 +8,7 @@ row yet); the first recorded answer creates the row.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from app.learning.lessons import (
     LessonAnswers,
@@ -32,6 +33,7 @@ from app.learning.schemas import (
     ValueFeedback,
 )
 from app.lessons.loader import Catalog
+from app.lessons.public import public_lesson
 from app.lessons.schema import Lesson
 from app.modes.drills import lesson_drills
 from app.progress.records import LessonRecords
@@ -117,6 +119,16 @@ class Learning:
     # --- reads ----------------------------------------------------------------------------------
     def lesson(self, slug: str) -> Lesson:
         return find_lesson(self.catalog, slug)
+
+    def public_lesson(self, slug: str, learner: str) -> dict[str, Any]:
+        """The lesson as JSON without its answers nor what explains them, each prediction's
+        choices in this learner's order (the order of the pages)."""
+        lesson = find_lesson(self.catalog, slug)
+        data = public_lesson(lesson)
+        for view, raw in zip(step_views(lesson, learner), data["steps"], strict=True):
+            if raw.get("prediction") is not None:
+                raw["prediction"]["choices"] = view.choices
+        return data
 
     def lesson_progress(self, slug: str, learner: str | None) -> LessonProgress:
         lesson = find_lesson(self.catalog, slug)

@@ -67,18 +67,17 @@ class ModesRecords(StoreBase):
     def record_drill(
         self, learner: str, lesson: str, drill: str, value: str, correct: bool, revealed: bool
     ) -> None:
-        self.ensure_learner(learner)
-        with self.session() as session:
-            session.add(
-                DrillAttempt(
-                    learner_id=learner,
-                    lesson=lesson,
-                    drill=drill,
-                    value=value,
-                    correct=correct,
-                    revealed=revealed,
-                )
-            )
+        self.add_record(
+            learner,
+            DrillAttempt(
+                learner_id=learner,
+                lesson=lesson,
+                drill=drill,
+                value=value,
+                correct=correct,
+                revealed=revealed,
+            ),
+        )
 
     def drill_state(self, learner: str, lesson: str) -> dict[str, DrillRecord]:
         """Per drill: answered right at least once, revealed, attempts, the latest value."""
@@ -100,11 +99,9 @@ class ModesRecords(StoreBase):
         return state
 
     def record_flashcard(self, learner: str, lesson: str, card: str, rating: str) -> None:
-        self.ensure_learner(learner)
-        with self.session() as session:
-            session.add(
-                FlashcardRating(learner_id=learner, lesson=lesson, card=card, rating=rating)
-            )
+        self.add_record(
+            learner, FlashcardRating(learner_id=learner, lesson=lesson, card=card, rating=rating)
+        )
 
     def flashcard_state(self, learner: str, lesson: str) -> dict[str, str]:
         """The latest rating of each card."""
@@ -117,11 +114,9 @@ class ModesRecords(StoreBase):
         return {rating.card: rating.rating for rating in ratings}
 
     def record_pitfall_check(self, learner: str, lesson: str, pitfall: int, passed: bool) -> None:
-        self.ensure_learner(learner)
-        with self.session() as session:
-            session.add(
-                PitfallCheck(learner_id=learner, lesson=lesson, pitfall=pitfall, passed=passed)
-            )
+        self.add_record(
+            learner, PitfallCheck(learner_id=learner, lesson=lesson, pitfall=pitfall, passed=passed)
+        )
 
     def pitfall_state(self, learner: str, lesson: str) -> dict[int, PitfallRecord]:
         """Per pitfall: fixed (a check passed) and how many checks were made."""

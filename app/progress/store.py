@@ -90,35 +90,33 @@ class ProgressStore(ModesRecords):
         revealed: bool,
         fingerprint: str,
     ) -> None:
-        self.ensure_learner(learner)
-        with self.session() as session:
-            session.add(
-                ValueAttempt(
-                    learner_id=learner,
-                    lesson=lesson,
-                    step=step,
-                    value=value,
-                    correct=correct,
-                    revealed=revealed,
-                    fingerprint=fingerprint,
-                )
-            )
+        self.add_record(
+            learner,
+            ValueAttempt(
+                learner_id=learner,
+                lesson=lesson,
+                step=step,
+                value=value,
+                correct=correct,
+                revealed=revealed,
+                fingerprint=fingerprint,
+            ),
+        )
 
     def record_myth(
         self, learner: str, lesson: str, myth: int, answer: str, correct: bool, fingerprint: str
     ) -> None:
-        self.ensure_learner(learner)
-        with self.session() as session:
-            session.add(
-                MythAnswer(
-                    learner_id=learner,
-                    lesson=lesson,
-                    myth=myth,
-                    answer=answer,
-                    correct=correct,
-                    fingerprint=fingerprint,
-                )
-            )
+        self.add_record(
+            learner,
+            MythAnswer(
+                learner_id=learner,
+                lesson=lesson,
+                myth=myth,
+                answer=answer,
+                correct=correct,
+                fingerprint=fingerprint,
+            ),
+        )
 
     def mark_done(self, learner: str, lesson: str, step: int) -> None:
         self.ensure_learner(learner)

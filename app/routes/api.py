@@ -7,8 +7,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from app.learning.schemas import LessonListing, RunRequest
-from app.lessons.public import lesson_summary, public_lesson
-from app.routes.deps import LearningDep, MaybeLearnerDep, learner_id
+from app.lessons.public import lesson_summary
+from app.routes.deps import LearnerDep, LearningDep, MaybeLearnerDep, learner_id
 from app.sandbox.result import RunResult
 
 router = APIRouter()
@@ -31,9 +31,10 @@ def list_lessons(learning: LearningDep) -> list[dict[str, Any]]:
 
 
 @router.get("/api/lessons/{slug}", tags=["lessons"])
-def get_lesson(slug: str, learning: LearningDep) -> dict[str, Any]:
-    """A lesson without its answers, nor what explains them (see app/lessons/public.py)."""
-    return public_lesson(learning.lesson(slug))
+def get_lesson(slug: str, learning: LearningDep, learner: LearnerDep) -> dict[str, Any]:
+    """A lesson without its answers, nor what explains them (see app/lessons/public.py); the
+    choices in this learner's order."""
+    return learning.public_lesson(slug, learner)
 
 
 @router.post(

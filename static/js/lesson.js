@@ -12,7 +12,7 @@
 
 import {mountRunnable} from "./runnable.js";
 import {renderMythReveal, renderPredictionReveal, renderStepReveal} from "./reveals.js";
-import {apiFetch, choiceContent, el, networkMessage, postJson, uid} from "./util.js";
+import {apiFetch, choiceContent, el, networkMessage, sendAnswer, uid} from "./util.js";
 import {renderValueFeedback} from "./value-feedback.js";
 
 const CONFIDENCE_WORDS = {guess: "a guess", fairly_sure: "fairly sure", certain: "certain"};
@@ -151,22 +151,16 @@ function setupPrediction(prediction, context) {
     busy = true;
     const choice = button.dataset.choice ?? button.textContent.trim();
     const level = confidence();
-    prediction.setAttribute("aria-busy", "true");
     feedback.dataset.result = "pending";
-    const response = await postJson(
-      `/api/lessons/${encodeURIComponent(context.slug)}/steps/${step}/prediction`,
-      {choice, confidence: level},
-    );
-    prediction.removeAttribute("aria-busy");
+    const data = await sendAnswer({
+      holder: prediction, feedback, what: "Checking your prediction",
+      url: `/api/lessons/${encodeURIComponent(context.slug)}/steps/${step}/prediction`,
+      body: {choice, confidence: level},
+    });
     busy = false;
-    if (!response.ok || !response.data) {
-      feedback.replaceChildren(el("p", {class: "feedback-error"},
-        networkMessage(response, "Checking your prediction")));
-      feedback.dataset.result = "error";
-      return;
-    }
-    const title = renderPredictionFeedback(prediction, feedback, response.data, {choice, confidence: level});
-    markCommitted(choice, response.data.answer);
+    if (!data) return;
+    const title = renderPredictionFeedback(prediction, feedback, data, {choice, confidence: level});
+    markCommitted(choice, data.answer);
     rescueFocus(button, title);
     context.refreshProgress();
   };
@@ -234,20 +228,13 @@ function setupValuePrediction(form, context) {
       return;
     }
     busy = true;
-    form.setAttribute("aria-busy", "true");
-    const response = await postJson(
-      `/api/lessons/${encodeURIComponent(context.slug)}/steps/${step}/value`,
-      {value, reveal},
-    );
-    form.removeAttribute("aria-busy");
+    const result = await sendAnswer({
+      holder: form, feedback, what: reveal ? "Fetching the answer" : "Checking your value",
+      url: `/api/lessons/${encodeURIComponent(context.slug)}/steps/${step}/value`,
+      body: {value, reveal},
+    });
     busy = false;
-    if (!response.ok || !response.data) {
-      feedback.replaceChildren(el("p", {class: "feedback-error"},
-        networkMessage(response, reveal ? "Fetching the answer" : "Checking your value")));
-      feedback.dataset.result = "error";
-      return;
-    }
-    const result = response.data;
+    if (!result) return;
     renderValueFeedback(feedback, result, {tensor: form.dataset.tensor, revealed: reveal && !result.correct, typed: value !== ""});
     if (result.step) renderStepReveal(form.closest(".step")?.querySelector(".step-reveal"), result.step);
     if (input) {
@@ -342,22 +329,17 @@ function setupMyth(myth, context) {
     if (busy || button.disabled) return;
     busy = true;
     const mine = button.dataset.answer;
-    myth.setAttribute("aria-busy", "true");
-    const response = await postJson(
-      `/api/lessons/${encodeURIComponent(context.slug)}/myths/${number}/answer`,
-      {answer: mine},
-    );
-    myth.removeAttribute("aria-busy");
+    const data = await sendAnswer({
+      holder: myth, feedback, what: "Checking your answer",
+      url: `/api/lessons/${encodeURIComponent(context.slug)}/myths/${number}/answer`,
+      body: {answer: mine},
+    });
     busy = false;
-    if (!response.ok || !response.data) {
-      feedback.replaceChildren(el("p", {class: "feedback-error"}, networkMessage(response, "Checking your answer")));
-      feedback.dataset.result = "error";
-      return;
-    }
-    const title = renderMythFeedback(feedback, response.data, {mine});
+    if (!data) return;
+    const title = renderMythFeedback(feedback, data, {mine});
     markAnswered(mine);
     rescueFocus(button, title);
-    if (response.data.score) context.setScore(response.data.score);
+    if (data.score) context.setScore(data.score);
     context.refreshProgress();
   };
 

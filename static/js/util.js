@@ -177,3 +177,17 @@ export function networkMessage(response, what = "The request") {
   if (response.status >= 500) return `${what} failed: the server had a problem (HTTP ${response.status}).${detail}`;
   return `${what} failed (HTTP ${response.status}).${detail}`;
 }
+
+/**
+ * POST an answer while `holder` is marked busy. On failure the reason goes into `feedback`
+ * (data-result="error") and the promise resolves null; otherwise it resolves the JSON answer.
+ */
+export async function sendAnswer({holder, feedback, what, url, body, waitHost = null, timeoutMs}) {
+  holder.setAttribute("aria-busy", "true");
+  const response = await postJson(url, body, {waitHost, timeoutMs});
+  holder.removeAttribute("aria-busy");
+  if (response.ok && response.data) return response.data;
+  feedback.dataset.result = "error";
+  feedback.replaceChildren(el("p", {class: "feedback-error"}, networkMessage(response, what)));
+  return null;
+}

@@ -3,7 +3,7 @@
 // endpoint as the deep dive's myths (they are stored, and misses enter the review queue).
 
 import {renderMythReveal} from "../reveals.js";
-import {capitalise, el, focusTarget, lessonUrl, networkMessage, postJson} from "./common.js";
+import {capitalise, el, focusTarget, lessonUrl, sendAnswer} from "./common.js";
 
 function explanation(entry, myth) {
   const box = el("div", {class: "quiz-explanation"});
@@ -82,16 +82,12 @@ export function initQuiz(quiz, slug) {
         if (busy || button.disabled) return;
         busy = true;
         const mine = button.dataset.answer;
-        myth.setAttribute("aria-busy", "true");
-        const response = await postJson(lessonUrl(slug, "myths", String(number), "answer"), {answer: mine});
-        myth.removeAttribute("aria-busy");
+        const reveal = await sendAnswer({
+          holder: myth, feedback, what: "Checking your answer",
+          url: lessonUrl(slug, "myths", String(number), "answer"), body: {answer: mine},
+        });
         busy = false;
-        if (!response.ok || !response.data) {
-          feedback.dataset.result = "error";
-          feedback.replaceChildren(el("p", {class: "feedback-error"}, networkMessage(response, "Checking your answer")));
-          return;
-        }
-        const reveal = response.data;
+        if (!reveal) return;
         answers = answers.filter((entry) => entry.number !== number);
         answers.push({number, mine, correct: reveal.correct, reveal});
         answers.sort((a, b) => a.number - b.number);
