@@ -3,13 +3,17 @@ calibration: what was missed, when to look again, and how well confidence matche
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Request
 from fastapi.responses import HTMLResponse
 
 from app.learning.schemas import CalibrationOut, ReviewBody, ReviewQueueOut, ReviewResult
 from app.routes.deps import LearnerDep, LearningDep, MaybeLearnerDep, render_page
 
 router = APIRouter(tags=["review"])
+# A card id the database can hold (a larger number is a 422, not an overflow).
+CardId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 
 
 @router.get("/api/review", response_model=ReviewQueueOut)
@@ -22,7 +26,7 @@ def review_queue(learning: LearningDep, learner: MaybeLearnerDep) -> ReviewQueue
 
 @router.post("/api/review/{card_id}/answer", response_model=ReviewResult)
 def answer_review(
-    card_id: int, body: ReviewBody, learning: LearningDep, learner: LearnerDep
+    card_id: CardId, body: ReviewBody, learning: LearningDep, learner: LearnerDep
 ) -> ReviewResult:
     """Answer a due item: graded like its lesson page does, then rescheduled by FSRS (right:
     days ahead; wrong: back in ten minutes). 409 when it is not due (answered already)."""
