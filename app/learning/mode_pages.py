@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.learning.questions import asks, prediction_fingerprint
-from app.lessons.schema import Lesson
+from app.lessons.schema import Lesson, Step
 from app.modes import cheatsheet
 from app.modes.drills import Drill, lesson_drills
 from app.modes.flashcards import lesson_flashcards
 from app.modes.quickread import example_step
-from app.progress.records import DrillRecord, LessonRecords
+from app.progress.records import DrillRecord, LessonRecords, StepRecord
 from app.progress.store import ProgressStore
 
 
@@ -54,8 +54,28 @@ def no_context(_: ModeRequest) -> dict[str, object]:
     return {}
 
 
+def _answered(step: Step, saved: StepRecord | None) -> bool:
+    """Has the learner committed this version of the step's prediction?"""
+    return (
+        saved is not None
+        and saved.prediction is not None
+        and step.prediction is not None
+        and saved.prediction.fingerprint == prediction_fingerprint(step.prediction)
+    )
+
+
+def _about(step: Step, saved: StepRecord | None) -> str | None:
+    # The concept explains a question's answer: shown only once answered, else the setup.
+    return step.concept if not asks(step) or _answered(step, saved) else step.setup
+
+
 def quick_read(request: ModeRequest) -> dict[str, object]:
-    return {"example": example_step(request.lesson)}
+    example = example_step(request.lesson)
+    about = None
+    if example is not None:
+        number, step = example
+        about = _about(step, request.records().steps.get(number))
+    return {"example": example, "example_about": about}
 
 
 def _step_cells(request: ModeRequest, records: LessonRecords) -> list[Cell]:
@@ -64,19 +84,12 @@ def _step_cells(request: ModeRequest, records: LessonRecords) -> list[Cell]:
         if step.snippet is None:
             continue
         saved = records.steps.get(number)
-        committed = (
-            saved is not None
-            and saved.prediction is not None
-            and step.prediction is not None
-            and saved.prediction.fingerprint == prediction_fingerprint(step.prediction)
-        )
-        # The concept explains a question's answer: a cell shows it only once answered.
-        about = step.concept if not asks(step) or committed else step.setup
+        committed = _answered(step, saved)
         cells.append(
             Cell(
                 f"step-{number}",
                 f"Step {number}: {step.title}",
-                about,
+                _about(step, saved),
                 step.snippet.code,  # the learner's edits come back in the browser
                 number,
                 unpredicted=step.prediction is not None and not committed,

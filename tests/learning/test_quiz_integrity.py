@@ -40,6 +40,27 @@ def test_the_page_withholds_what_explains_the_answer(client: TestClient, path: s
     assert "It starts at zero." not in page  # a myth's belief waits for the verdict
 
 
+@pytest.mark.parametrize("mode", ["flashcards", "code-lab", "myth-busters", "quick-read"])
+def test_other_modes_withhold_it_too(client: TestClient, mode: str) -> None:
+    page = client.get(f"/lessons/first-steps/{mode}").text
+    assert page.count("d(x²)/dx = 2x") == 0, mode  # the concept of a step that asks
+    assert "Backward fills leaves." not in page and "It starts at zero." not in page
+
+
+def test_the_review_page_withholds_it(client: TestClient) -> None:
+    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"})
+    client.post(f"{LESSON}/myths/1/answer", json={"answer": "yes"})
+    page = client.get("/review").text
+    assert "What does" in page  # the prediction is asked
+    for hidden in [
+        "d(x²)/dx = 2x",
+        "Backward fills leaves.",
+        "A fresh tensor",
+        "It starts at zero.",
+    ]:
+        assert hidden not in page, hidden
+
+
 def test_the_commit_and_a_reload_carry_the_reveal(client: TestClient) -> None:
     client.get("/lessons/first-steps")
     reveal = client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"}).json()
