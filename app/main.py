@@ -12,11 +12,13 @@ from fastapi.staticfiles import StaticFiles
 from starlette.middleware.sessions import SessionMiddleware
 
 from app.config import PROJECT_ROOT, Settings
+from app.learning.service import Learning
 from app.lessons.loader import Catalog, load_catalog
 from app.lessons.reload import LiveCatalog, log_broken
+from app.modes.scheduler import describe_wait
 from app.progress.database import make_engine, migrate
 from app.progress.store import ProgressStore
-from app.routes import api, dev, learning, modes, pages
+from app.routes import api, dev, errors, learning, modes, pages, review
 from app.sandbox.service import Sandbox
 from app.web import templates
 from app.web.body_limit import BodyLimitMiddleware
@@ -44,7 +46,8 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
 
     def publish(reloaded: Catalog) -> None:
         app.state.catalog = reloaded
-        app.state.real_grads = {}  # computed from the old lessons
+        # The core caches what it computed from the old lessons: a new one starts clean.
+        app.state.learning = Learning(reloaded, store, sandbox)
 
     live = LiveCatalog(settings.lessons_dir, publish) if reload else None
 
@@ -74,7 +77,7 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
     app.state.catalog = catalog
     app.state.sandbox = sandbox
     app.state.store = store
-    app.state.real_grads = {}
+    app.state.learning = Learning(catalog, store, sandbox)
     app.state.live_catalog = live
     app.add_middleware(
         SessionMiddleware,
@@ -91,10 +94,13 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
     app.include_router(learning.router)
     app.include_router(pages.router)
     app.include_router(modes.router)
+    app.include_router(review.router)
     if live is not None:
         app.include_router(dev.router)
         log_broken(catalog)
     templates.install_error_pages(app)
+    errors.install(app)
+    templates.templates.env.globals["describe_wait"] = describe_wait
     folders = ", ".join(str(folder) for folder in settings.lessons_dir)
     log.info("gradlab: %d lessons from %s", len(catalog), folders)
     return app

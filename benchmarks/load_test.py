@@ -27,7 +27,14 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.bench_sandbox import children, free_port, percentile, pss_kib, start_server
+from benchmarks.bench_sandbox import (
+    children,
+    cold_runs,
+    free_port,
+    percentile,
+    pss_kib,
+    start_server,
+)
 
 LESSON = "what-is-grad"
 SNIPPET = (
@@ -148,6 +155,12 @@ async def main() -> None:
     )
     if peak[0]:
         print(f"peak memory (PSS) of server + zygote + children: {peak[0] / 1024:.0f} MiB")
+    # The figure issue 12 tracks, and the machine's load beside it (a cold python + torch run).
+    cold = statistics.median(cold_runs(3))
+    catalog = tally.latencies.get("GET /", [])
+    if catalog:
+        p95 = percentile(catalog, 0.95)
+        print(f"catalog GET / p95: {p95:.1f} ms (cold python+torch run: {cold:.0f} ms)")
     print(f"\n{'endpoint':22} {'requests':>9} {'p50 ms':>8} {'p95 ms':>8} {'errors':>7} {'503':>5}")
     for name, latencies in tally.latencies.items():
         print(

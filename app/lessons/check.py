@@ -40,31 +40,37 @@ def _output_diff(expected: str, actual: str) -> str:
     return "".join(diff).rstrip("\n") or f"claimed {expected!r}, actual {actual!r}"
 
 
+def _error_problems(snippet: Snippet, result: RunResult) -> list[str]:
+    """How the run's error (or its absence) contradicts the snippet's claimed error."""
+    expected_error = snippet.error
+    if expected_error is None:
+        if result.error is None:
+            return []
+        return [
+            f"raised {result.error.type}: {result.error.message} (line {result.error.line}) "
+            "but the lesson claims it runs cleanly"
+        ]
+    if result.error is None:
+        return [f"claimed to raise {expected_error.type} but ran without error"]
+    if result.error.type != expected_error.type.rsplit(".", 1)[-1]:
+        return [
+            f"claimed to raise {expected_error.type} but raised {result.error.type}: "
+            f"{result.error.message}"
+        ]
+    if expected_error.message_contains not in result.error.message:
+        return [
+            f"the {result.error.type} message does not contain "
+            f"{expected_error.message_contains!r}; it is {result.error.message!r}"
+        ]
+    return []
+
+
 def snippet_problems(snippet: Snippet, result: RunResult) -> list[str]:
     """How `result` (a real run) contradicts what `snippet` claims; empty when it does not."""
-    problems = []
     if result.status in ("timeout", "memory", "killed"):
         message = result.error.message if result.error else ""
         return [f"the run ended with status {result.status!r}: {message}"]
-    expected_error = snippet.error
-    if expected_error is None and result.error is not None:
-        problems.append(
-            f"raised {result.error.type}: {result.error.message} (line {result.error.line}) "
-            "but the lesson claims it runs cleanly"
-        )
-    elif expected_error is not None:
-        if result.error is None:
-            problems.append(f"claimed to raise {expected_error.type} but ran without error")
-        elif result.error.type != expected_error.type.rsplit(".", 1)[-1]:
-            problems.append(
-                f"claimed to raise {expected_error.type} but raised {result.error.type}: "
-                f"{result.error.message}"
-            )
-        elif expected_error.message_contains not in result.error.message:
-            problems.append(
-                f"the {result.error.type} message does not contain "
-                f"{expected_error.message_contains!r}; it is {result.error.message!r}"
-            )
+    problems = _error_problems(snippet, result)
     if result.stdout != snippet.output:
         problems.append(
             "stdout differs from the claimed output:\n"

@@ -1,6 +1,7 @@
-"""The nine learning modes over one lesson, and the spaced review of what a learner missed.
+"""The learning modes' content over one lesson: drills generated from verified snippets,
+pitfall-fix verdicts and hints, flashcards, the cheat sheet, the quick read's example, the FSRS
+scheduler and calibration.
 
-Pure logic: which parts of a lesson each mode shows, drills generated from verified snippets,
-pitfall-fix checking and hints, flashcards, the cheat sheet, the review scheduler (FSRS) and
-calibration. No web framework here; app/routes/modes.py is the HTTP side.
+Pure logic: no web framework, no progress store. app/learning builds the modes' pages, the
+review queue and the grading on top of it (see docs/architecture.md).
 """

@@ -3,7 +3,7 @@
 A takeaway becomes a cloze card: one of its code spans is blanked (the last one that occurs only
 once in the sentence, which is usually the point being made); a takeaway without such a span is
 cut at its first ';' or ',' and the learner completes it. An insight card shows the step's title
-and concept and asks for the insight.
+and setup (its concept, for a step that asks nothing) and asks for the insight.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from app.lessons.schema import Lesson
+from app.lessons.schema import Lesson, Step
 
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 _CUT = re.compile(r"[;,]\s")
@@ -48,6 +48,16 @@ def _takeaway_card(number: int, text: str) -> Flashcard:
     return Flashcard(card_id, "takeaway", "Recall this takeaway of the lesson.", None, text, None)
 
 
+def _insight_prompt(step: Step) -> str:
+    # A step that asks a question keeps its concept for after the answer; its setup is
+    # what the front of the card may show.
+    if step.prediction is None and step.value_prediction is None:
+        return f"**{step.title}**: {step.concept} What is the key insight?"
+    if step.setup:
+        return f"**{step.title}**: {step.setup} What is the key insight?"
+    return f"**{step.title}**: what is the key insight?"
+
+
 def lesson_flashcards(lesson: Lesson) -> list[Flashcard]:
     """The takeaways first (the lesson's summary), then each step's insight."""
     cards = [_takeaway_card(n, text) for n, text in enumerate(lesson.takeaways, start=1)]
@@ -56,7 +66,7 @@ def lesson_flashcards(lesson: Lesson) -> list[Flashcard]:
             Flashcard(
                 f"insight-{number}",
                 "insight",
-                f"**{step.title}**: {step.concept} What is the key insight?",
+                _insight_prompt(step),
                 None,
                 step.insight,
                 None,

@@ -36,6 +36,12 @@ class StoreBase:
             if session.get(Learner, learner_id) is None:
                 session.add(Learner(id=learner_id))
 
+    def add_record(self, learner: str, record: object) -> None:
+        """Keep one row of what a learner did (making the learner's row on their first)."""
+        self.ensure_learner(learner)
+        with self.session() as session:
+            session.add(record)
+
     def secret(self, name: str) -> str:
         """A random secret made once and kept in the database (shared by every instance)."""
         with self.session() as session:

@@ -61,6 +61,9 @@ class PredictionAttempt(Base):
     choice: Mapped[str] = mapped_column(Text)
     confidence: Mapped[str] = mapped_column(String(16))
     correct: Mapped[bool] = mapped_column(Boolean)
+    # Which version of the question this answers (see app/learning/questions.py): a record
+    # whose fingerprint no longer matches its lesson's question is retired, never shown.
+    fingerprint: Mapped[str | None] = mapped_column(String(32), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
@@ -75,6 +78,9 @@ class ValueAttempt(Base):
     value: Mapped[str] = mapped_column(Text)
     correct: Mapped[bool] = mapped_column(Boolean)
     revealed: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Which version of the question this answers (see app/learning/questions.py): a record
+    # whose fingerprint no longer matches its lesson's question is retired, never shown.
+    fingerprint: Mapped[str | None] = mapped_column(String(32), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
@@ -88,6 +94,9 @@ class MythAnswer(Base):
     myth: Mapped[int] = mapped_column(Integer)
     answer: Mapped[str] = mapped_column(String(3))
     correct: Mapped[bool] = mapped_column(Boolean)
+    # Which version of the question this answers (see app/learning/questions.py): a record
+    # whose fingerprint no longer matches its lesson's question is retired, never shown.
+    fingerprint: Mapped[str | None] = mapped_column(String(32), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
@@ -184,6 +193,9 @@ class ReviewCard(Base):
     last_review: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     # The newest miss already taken into account, so that each miss counts once.
     last_miss_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    # Which version of the question this answers (see app/learning/questions.py): a record
+    # whose fingerprint no longer matches its lesson's question is retired, never shown.
+    fingerprint: Mapped[str | None] = mapped_column(String(32), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 

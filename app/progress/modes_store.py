@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
@@ -14,40 +13,19 @@ from app.progress.models import (
     DrillAttempt,
     FlashcardRating,
     LessonMode,
-    MythAnswer,
     PitfallCheck,
     PredictionAttempt,
     ReviewAnswer,
     ReviewCard,
-    ValueAttempt,
 )
-
-
-@dataclass(frozen=True)
-class StoredCard:
-    """A review-queue item as stored: what it points at and its scheduling memory."""
-
-    id: int
-    lesson: str
-    kind: str
-    key: str
-    state: int
-    step: int | None
-    stability: float | None
-    difficulty: float | None
-    due: datetime
-    last_review: datetime | None
-    last_miss_at: datetime | None
-
-
-@dataclass(frozen=True)
-class Miss:
-    """The newest wrong answer to one item (a prediction, a myth, a typed value)."""
-
-    lesson: str
-    kind: str  # "prediction" | "myth" | "value" (keyed by step or myth number)
-    key: str
-    at: datetime
+from app.progress.records import (
+    CardMemory,
+    DrillRecord,
+    FirstPrediction,
+    LessonCounts,
+    PitfallRecord,
+    StoredCard,
+)
 
 
 def _stored(card: ReviewCard) -> StoredCard:
@@ -63,6 +41,7 @@ def _stored(card: ReviewCard) -> StoredCard:
         card.due,
         card.last_review,
         card.last_miss_at,
+        card.fingerprint,
     )
 
 
@@ -88,20 +67,19 @@ class ModesRecords(StoreBase):
     def record_drill(
         self, learner: str, lesson: str, drill: str, value: str, correct: bool, revealed: bool
     ) -> None:
-        self.ensure_learner(learner)
-        with self.session() as session:
-            session.add(
-                DrillAttempt(
-                    learner_id=learner,
-                    lesson=lesson,
-                    drill=drill,
-                    value=value,
-                    correct=correct,
-                    revealed=revealed,
-                )
-            )
+        self.add_record(
+            learner,
+            DrillAttempt(
+                learner_id=learner,
+                lesson=lesson,
+                drill=drill,
+                value=value,
+                correct=correct,
+                revealed=revealed,
+            ),
+        )
 
-    def drill_state(self, learner: str, lesson: str) -> dict[str, dict[str, Any]]:
+    def drill_state(self, learner: str, lesson: str) -> dict[str, DrillRecord]:
         """Per drill: answered right at least once, revealed, attempts, the latest value."""
         with self.session() as session:
             attempts = session.scalars(
@@ -109,23 +87,21 @@ class ModesRecords(StoreBase):
                 .where(DrillAttempt.learner_id == learner, DrillAttempt.lesson == lesson)
                 .order_by(DrillAttempt.id)
             ).all()
-        state: dict[str, dict[str, Any]] = {}
+        state: dict[str, DrillRecord] = {}
         for attempt in attempts:
-            entry = state.setdefault(
-                attempt.drill, {"correct": False, "revealed": False, "attempts": 0, "value": ""}
+            seen = state.get(attempt.drill, DrillRecord(False, False, 0, ""))
+            state[attempt.drill] = DrillRecord(
+                seen.correct or attempt.correct,
+                seen.revealed or attempt.revealed,
+                seen.attempts + 1,
+                attempt.value,
             )
-            entry["correct"] = entry["correct"] or attempt.correct
-            entry["revealed"] = entry["revealed"] or attempt.revealed
-            entry["attempts"] += 1
-            entry["value"] = attempt.value
         return state
 
     def record_flashcard(self, learner: str, lesson: str, card: str, rating: str) -> None:
-        self.ensure_learner(learner)
-        with self.session() as session:
-            session.add(
-                FlashcardRating(learner_id=learner, lesson=lesson, card=card, rating=rating)
-            )
+        self.add_record(
+            learner, FlashcardRating(learner_id=learner, lesson=lesson, card=card, rating=rating)
+        )
 
     def flashcard_state(self, learner: str, lesson: str) -> dict[str, str]:
         """The latest rating of each card."""
@@ -138,13 +114,11 @@ class ModesRecords(StoreBase):
         return {rating.card: rating.rating for rating in ratings}
 
     def record_pitfall_check(self, learner: str, lesson: str, pitfall: int, passed: bool) -> None:
-        self.ensure_learner(learner)
-        with self.session() as session:
-            session.add(
-                PitfallCheck(learner_id=learner, lesson=lesson, pitfall=pitfall, passed=passed)
-            )
+        self.add_record(
+            learner, PitfallCheck(learner_id=learner, lesson=lesson, pitfall=pitfall, passed=passed)
+        )
 
-    def pitfall_state(self, learner: str, lesson: str) -> dict[int, dict[str, Any]]:
+    def pitfall_state(self, learner: str, lesson: str) -> dict[int, PitfallRecord]:
         """Per pitfall: fixed (a check passed) and how many checks were made."""
         with self.session() as session:
             checks = session.scalars(
@@ -152,14 +126,13 @@ class ModesRecords(StoreBase):
                     PitfallCheck.learner_id == learner, PitfallCheck.lesson == lesson
                 )
             ).all()
-        state: dict[int, dict[str, Any]] = {}
+        state: dict[int, PitfallRecord] = {}
         for check in checks:
-            entry = state.setdefault(check.pitfall, {"fixed": False, "checks": 0})
-            entry["fixed"] = entry["fixed"] or check.passed
-            entry["checks"] += 1
+            seen = state.get(check.pitfall, PitfallRecord(False, 0))
+            state[check.pitfall] = PitfallRecord(seen.fixed or check.passed, seen.checks + 1)
         return state
 
-    def mode_summary(self, learner: str) -> dict[str, dict[str, int]]:
+    def mode_summary(self, learner: str) -> dict[str, LessonCounts]:
         """Per lesson: drills answered right and pitfalls fixed."""
         with self.session() as session:
             drills = session.execute(
@@ -172,50 +145,33 @@ class ModesRecords(StoreBase):
                 .where(PitfallCheck.learner_id == learner, PitfallCheck.passed.is_(True))
                 .group_by(PitfallCheck.lesson)
             ).all()
-        summary: dict[str, dict[str, int]] = {}
-        for lesson, count in drills:
-            summary.setdefault(lesson, {"drills_right": 0, "pitfalls_fixed": 0})["drills_right"] = (
-                count
+        right = {lesson: count for lesson, count in drills}
+        done = {lesson: count for lesson, count in fixed}
+        return {
+            lesson: LessonCounts(
+                drills_right=right.get(lesson, 0), pitfalls_fixed=done.get(lesson, 0)
             )
-        for lesson, count in fixed:
-            summary.setdefault(lesson, {"drills_right": 0, "pitfalls_fixed": 0})[
-                "pitfalls_fixed"
-            ] = count
-        return summary
+            for lesson in right.keys() | done.keys()
+        }
 
-    def first_predictions(self, learner: str) -> list[tuple[str, bool]]:
-        """(confidence, correct) of each step's first prediction: later attempts come after the
-        answer was shown, so they say nothing about calibration."""
+    def first_predictions(self, learner: str) -> list[FirstPrediction]:
+        """The first attempt at each version of each step's question: later attempts come
+        after the answer was shown, so they say nothing about calibration."""
         with self.session() as session:
             attempts = session.scalars(
                 select(PredictionAttempt)
                 .where(PredictionAttempt.learner_id == learner)
                 .order_by(PredictionAttempt.id)
             ).all()
-        first: dict[tuple[str, int], tuple[str, bool]] = {}
-        for attempt in attempts:
-            first.setdefault((attempt.lesson, attempt.step), (attempt.confidence, attempt.correct))
+        first: dict[tuple[str, int, str | None], FirstPrediction] = {}
+        for a in attempts:
+            first.setdefault(
+                (a.lesson, a.step, a.fingerprint),
+                FirstPrediction(a.lesson, a.step, a.fingerprint, a.confidence, a.correct),
+            )
         return list(first.values())
 
     # --- the review queue ----------------------------------------------------------------------
-    def misses(self, learner: str) -> list[Miss]:
-        """The newest wrong answer of each prediction, myth and typed value."""
-        sources: list[tuple[str, Any, Any]] = [
-            ("prediction", PredictionAttempt, PredictionAttempt.step),
-            ("myth", MythAnswer, MythAnswer.myth),
-            ("value", ValueAttempt, ValueAttempt.step),
-        ]
-        found: list[Miss] = []
-        with self.session() as session:
-            for kind, model, number in sources:
-                rows = session.execute(
-                    select(model.lesson, number, func.max(model.created_at))
-                    .where(model.learner_id == learner, model.correct.is_(False))
-                    .group_by(model.lesson, number)
-                ).all()
-                found.extend(Miss(lesson, kind, str(key), at) for lesson, key, at in rows)
-        return found
-
     def review_cards(self, learner: str) -> list[StoredCard]:
         with self.session() as session:
             cards = session.scalars(
@@ -231,24 +187,39 @@ class ModesRecords(StoreBase):
             return _stored(card)
 
     def add_review_card(
-        self, learner: str, lesson: str, kind: str, key: str, memory: dict[str, Any]
+        self, learner: str, lesson: str, kind: str, key: str, fingerprint: str, memory: CardMemory
     ) -> None:
         """Put an item in the queue; an item already there (another request was first) stays."""
         self.ensure_learner(learner)
         try:
             with self.session() as session:
                 session.add(
-                    ReviewCard(learner_id=learner, lesson=lesson, kind=kind, key=key, **memory)
+                    ReviewCard(
+                        learner_id=learner,
+                        lesson=lesson,
+                        kind=kind,
+                        key=key,
+                        fingerprint=fingerprint,
+                        **asdict(memory),
+                    )
                 )
         except IntegrityError:
             pass
 
-    def update_review_card(self, card_id: int, memory: dict[str, Any]) -> None:
+    def update_review_card(
+        self, card_id: int, memory: CardMemory, fingerprint: str | None = None
+    ) -> None:
+        """New memory for a card; a new fingerprint when a miss of a rewritten question
+        takes over the card of the old one."""
         with self.session() as session:
             card = session.get(ReviewCard, card_id)
-            if card is not None:
-                for field, value in memory.items():
-                    setattr(card, field, value)
+            if card is None:
+                return
+            for name, value in asdict(memory).items():
+                if name != "last_miss_at" or value is not None:
+                    setattr(card, name, value)
+            if fingerprint is not None:
+                card.fingerprint = fingerprint
 
     def record_review_answer(self, learner: str, card_id: int, grade: str) -> None:
         with self.session() as session:

@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from app.progress.models import MythAnswer, PredictionAttempt, StepState, ValueAttempt
-from app.progress.modes_store import Miss, ModesRecords, StoredCard
+from app.progress.modes_store import ModesRecords
+from app.progress.records import (
+    LessonRecords,
+    MythRecord,
+    PredictionRecord,
+    StepRecord,
+    StoredCard,
+    ValueRecord,
+)
 
-__all__ = ["LessonTotals", "Miss", "ProgressStore", "StoredCard"]
+__all__ = ["LessonRecords", "LessonTotals", "ProgressStore", "StoredCard"]
 
 
 @dataclass(frozen=True)
@@ -33,7 +40,14 @@ class ProgressStore(ModesRecords):
         return state
 
     def record_prediction(
-        self, learner: str, lesson: str, step: int, choice: str, confidence: str, correct: bool
+        self,
+        learner: str,
+        lesson: str,
+        step: int,
+        choice: str,
+        confidence: str,
+        correct: bool,
+        fingerprint: str,
     ) -> int:
         """Keep the attempt, mark the step done; return the attempt's number (1 = first)."""
         self.ensure_learner(learner)
@@ -46,6 +60,7 @@ class ProgressStore(ModesRecords):
                     choice=choice,
                     confidence=confidence,
                     correct=correct,
+                    fingerprint=fingerprint,
                 )
             )
             self._step_state(session, learner, lesson, step).done = True
@@ -58,6 +73,7 @@ class ProgressStore(ModesRecords):
                         PredictionAttempt.learner_id == learner,
                         PredictionAttempt.lesson == lesson,
                         PredictionAttempt.step == step,
+                        PredictionAttempt.fingerprint == fingerprint,
                     )
                 )
                 or 0
@@ -65,29 +81,42 @@ class ProgressStore(ModesRecords):
         return attempts
 
     def record_value(
-        self, learner: str, lesson: str, step: int, value: str, correct: bool, revealed: bool
+        self,
+        learner: str,
+        lesson: str,
+        step: int,
+        value: str,
+        correct: bool,
+        revealed: bool,
+        fingerprint: str,
     ) -> None:
-        self.ensure_learner(learner)
-        with self.session() as session:
-            session.add(
-                ValueAttempt(
-                    learner_id=learner,
-                    lesson=lesson,
-                    step=step,
-                    value=value,
-                    correct=correct,
-                    revealed=revealed,
-                )
-            )
+        self.add_record(
+            learner,
+            ValueAttempt(
+                learner_id=learner,
+                lesson=lesson,
+                step=step,
+                value=value,
+                correct=correct,
+                revealed=revealed,
+                fingerprint=fingerprint,
+            ),
+        )
 
-    def record_myth(self, learner: str, lesson: str, myth: int, answer: str, correct: bool) -> None:
-        self.ensure_learner(learner)
-        with self.session() as session:
-            session.add(
-                MythAnswer(
-                    learner_id=learner, lesson=lesson, myth=myth, answer=answer, correct=correct
-                )
-            )
+    def record_myth(
+        self, learner: str, lesson: str, myth: int, answer: str, correct: bool, fingerprint: str
+    ) -> None:
+        self.add_record(
+            learner,
+            MythAnswer(
+                learner_id=learner,
+                lesson=lesson,
+                myth=myth,
+                answer=answer,
+                correct=correct,
+                fingerprint=fingerprint,
+            ),
+        )
 
     def mark_done(self, learner: str, lesson: str, step: int) -> None:
         self.ensure_learner(learner)
@@ -107,79 +136,79 @@ class ProgressStore(ModesRecords):
         self.reset_modes(learner)
 
     # --- reading -----------------------------------------------------------------------------
-    def lesson_state(self, learner: str, lesson: str) -> dict[str, Any]:
+    def lesson_state(self, learner: str, lesson: str) -> LessonRecords:
         """The latest of everything the learner did in one lesson, by step and myth number."""
         with self.session() as session:
             states = session.scalars(
                 select(StepState).where(StepState.learner_id == learner, StepState.lesson == lesson)
             ).all()
             predictions = session.scalars(
-                select(PredictionAttempt)
-                .where(PredictionAttempt.learner_id == learner, PredictionAttempt.lesson == lesson)
-                .order_by(PredictionAttempt.id)
+                select(PredictionAttempt).where(
+                    PredictionAttempt.id.in_(
+                        select(func.max(PredictionAttempt.id))
+                        .where(
+                            PredictionAttempt.learner_id == learner,
+                            PredictionAttempt.lesson == lesson,
+                        )
+                        .group_by(PredictionAttempt.step)
+                    )
+                )
             ).all()
             values = session.scalars(
-                select(ValueAttempt)
-                .where(ValueAttempt.learner_id == learner, ValueAttempt.lesson == lesson)
-                .order_by(ValueAttempt.id)
+                select(ValueAttempt).where(
+                    ValueAttempt.id.in_(
+                        select(func.max(ValueAttempt.id))
+                        .where(ValueAttempt.learner_id == learner, ValueAttempt.lesson == lesson)
+                        .group_by(ValueAttempt.step)
+                    )
+                )
             ).all()
-            myths = session.scalars(
-                select(MythAnswer)
-                .where(MythAnswer.learner_id == learner, MythAnswer.lesson == lesson)
-                .order_by(MythAnswer.id)
-            ).all()
-        steps: dict[int, dict[str, Any]] = {}
-
-        def step_entry(number: int) -> dict[str, Any]:
-            return steps.setdefault(
-                number, {"done": False, "prediction": None, "value": None, "code": None}
-            )
-
+        records = LessonRecords(myths=self._latest_myths(learner, lesson))
         for state in states:
-            entry = step_entry(state.step)
-            entry["done"], entry["code"] = state.done, state.code
-        for attempt in predictions:  # later attempts overwrite earlier ones
-            step_entry(attempt.step)["prediction"] = {
-                "choice": attempt.choice,
-                "confidence": attempt.confidence,
-                "correct": attempt.correct,
-            }
+            entry = records.steps.setdefault(state.step, StepRecord())
+            entry.done, entry.code = state.done, state.code
+        for attempt in predictions:  # the latest attempt at each step
+            records.steps.setdefault(attempt.step, StepRecord()).prediction = PredictionRecord(
+                attempt.choice, attempt.confidence, attempt.correct, attempt.fingerprint
+            )
         for value in values:
-            step_entry(value.step)["value"] = {
-                "correct": value.correct,
-                "value": value.value,
-                "revealed": value.revealed,
-            }
-        latest_myths = {answer.myth: answer for answer in myths}
+            records.steps.setdefault(value.step, StepRecord()).value = ValueRecord(
+                value.value, value.correct, value.revealed, value.fingerprint
+            )
+        return records
+
+    def _latest_myth_rows(self, learner: str, lesson: str | None) -> list[MythAnswer]:
+        """The latest answer to each myth, chosen in SQL (a learner may answer one often)."""
+        where = MythAnswer.learner_id == learner
+        if lesson is not None:
+            where = where & (MythAnswer.lesson == lesson)
+        latest = (
+            select(func.max(MythAnswer.id))
+            .where(where)
+            .group_by(MythAnswer.lesson, MythAnswer.myth)
+        )
+        with self.session() as session:
+            return list(session.scalars(select(MythAnswer).where(MythAnswer.id.in_(latest))).all())
+
+    def _latest_myths(self, learner: str, lesson: str) -> dict[int, MythRecord]:
         return {
-            "steps": steps,
-            "myths": {
-                number: {"answer": a.answer, "correct": a.correct}
-                for number, a in latest_myths.items()
-            },
+            a.myth: MythRecord(a.answer, a.correct, a.fingerprint)
+            for a in self._latest_myth_rows(learner, lesson)
         }
 
-    def summary(self, learner: str) -> dict[str, dict[str, int]]:
-        """Per lesson: steps done, myths answered and answered correctly (latest answers)."""
+    def myth_answers(self, learner: str) -> dict[tuple[str, int], MythRecord]:
+        """The latest answer to every myth, by (lesson, myth number)."""
+        return {
+            (a.lesson, a.myth): MythRecord(a.answer, a.correct, a.fingerprint)
+            for a in self._latest_myth_rows(learner, None)
+        }
+
+    def steps_done(self, learner: str) -> dict[str, int]:
+        """Per lesson: how many steps are done."""
         with self.session() as session:
             done = session.execute(
                 select(StepState.lesson, func.count())
                 .where(StepState.learner_id == learner, StepState.done.is_(True))
                 .group_by(StepState.lesson)
             ).all()
-            answers = session.scalars(
-                select(MythAnswer).where(MythAnswer.learner_id == learner).order_by(MythAnswer.id)
-            ).all()
-        result: dict[str, dict[str, int]] = {}
-        for lesson, count in done:
-            result.setdefault(lesson, {"steps_done": 0, "myths_answered": 0, "myths_correct": 0})[
-                "steps_done"
-            ] = count
-        latest = {(a.lesson, a.myth): a.correct for a in answers}
-        for (lesson, _), correct in latest.items():
-            entry = result.setdefault(
-                lesson, {"steps_done": 0, "myths_answered": 0, "myths_correct": 0}
-            )
-            entry["myths_answered"] += 1
-            entry["myths_correct"] += int(correct)
-        return result
+        return {lesson: count for lesson, count in done}

@@ -1,35 +1,24 @@
-"""FastAPI dependencies shared by the routes: the catalog, the sandbox, the store, the learner."""
+"""FastAPI dependencies shared by the routes: the learning core and the learner.
+
+Not a route module: the routes import this, never each other."""
 
 from __future__ import annotations
 
+import uuid
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, Request
+from fastapi.responses import HTMLResponse
 
-from app.lessons.loader import Catalog
-from app.progress.store import ProgressStore
-from app.sandbox.service import Sandbox
+from app.learning.service import Learning, Page
+from app.web.templates import templates
 
 LEARNER_KEY = "learner"
 
 
-def get_catalog(request: Request) -> Catalog:
-    catalog: Catalog = request.app.state.catalog
-    return catalog
-
-
-def get_sandbox(request: Request) -> Sandbox:
-    sandbox: Sandbox | None = request.app.state.sandbox
-    if sandbox is None:
-        raise HTTPException(
-            503, "The sandbox is disabled on this server (GRADLAB_SANDBOX_ENABLED)."
-        )
-    return sandbox
-
-
-def get_store(request: Request) -> ProgressStore:
-    store: ProgressStore = request.app.state.store
-    return store
+def get_learning(request: Request) -> Learning:
+    learning: Learning = request.app.state.learning
+    return learning
 
 
 def current_learner(request: Request) -> str | None:
@@ -38,16 +27,21 @@ def current_learner(request: Request) -> str | None:
     return learner if isinstance(learner, str) else None
 
 
-def learner_for_writing(request: Request) -> str:
-    """The learner behind this request, made on the first thing they record."""
+def learner_id(request: Request) -> str:
+    """The learner behind this request. A new visitor gets an id in the signed cookie and
+    nothing in the database: the first answer they record creates their row."""
     learner = current_learner(request)
     if learner is None:
-        learner = get_store(request).new_learner()
+        learner = str(uuid.uuid4())
         request.session[LEARNER_KEY] = learner
     return learner
 
 
-CatalogDep = Annotated[Catalog, Depends(get_catalog)]
-SandboxDep = Annotated[Sandbox, Depends(get_sandbox)]
-StoreDep = Annotated[ProgressStore, Depends(get_store)]
-LearnerDep = Annotated[str, Depends(learner_for_writing)]
+LearningDep = Annotated[Learning, Depends(get_learning)]
+LearnerDep = Annotated[str, Depends(learner_id)]
+MaybeLearnerDep = Annotated[str | None, Depends(current_learner)]
+
+
+def render_page(request: Request, page: Page) -> HTMLResponse:
+    """A page the learning core assembled, drawn with its template."""
+    return templates.TemplateResponse(request, page.template, page.context)

@@ -1,13 +1,11 @@
-"""The HTML pages a learner sees."""
+"""The HTML pages a learner sees: the catalog, a lesson and the playground."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from app.lessons.loader import Catalog
-from app.routes.deps import current_learner, get_store
-from app.routes.learning import catalog_progress
+from app.routes.deps import LearnerDep, LearningDep, MaybeLearnerDep, render_page
 from app.web.templates import render
 
 router = APIRouter(include_in_schema=False)
@@ -21,53 +19,24 @@ print(x.grad)
 """
 
 
-def _catalog(request: Request) -> Catalog:
-    catalog: Catalog = request.app.state.catalog
-    return catalog
-
-
 @router.get("/", response_class=HTMLResponse)
-def catalog_page(request: Request) -> HTMLResponse:
-    catalog = _catalog(request)
-    progress = catalog_progress(catalog, get_store(request), current_learner(request))
-    return render(
-        request,
-        "catalog.html",
-        lessons=catalog.lessons,
-        progress=progress,
-        broken=catalog.broken,  # empty unless `gradlab serve --reload`
-    )
+def catalog_page(request: Request, learning: LearningDep, learner: MaybeLearnerDep) -> HTMLResponse:
+    page = learning.catalog_page(learner)
+    return render_page(request, page)
 
 
 @router.get("/lessons/{slug}", response_class=HTMLResponse)
-def lesson_page(request: Request, slug: str) -> HTMLResponse:
-    catalog = _catalog(request)
-    lesson = catalog.get(slug)
-    if lesson is None:
-        broken = catalog.get_broken(slug)  # only under `gradlab serve --reload`
-        if broken is not None:
-            return render(request, "lesson_broken.html", status_code=500, broken=[broken])
-        raise HTTPException(404, f"There is no lesson called “{slug}”.")
-    previous, following = catalog.neighbours(slug)
-    titles = {other.slug: other.title for other in catalog.lessons}
-    progress = catalog_progress(catalog, get_store(request), current_learner(request))[slug]
-    return render(
-        request,
-        "lesson.html",
-        lesson=lesson,
-        previous=previous,
-        following=following,
-        titles=titles,
-        progress=progress,
-    )
+def lesson_page(
+    request: Request, slug: str, learning: LearningDep, learner: LearnerDep
+) -> HTMLResponse:
+    page = learning.lesson_page(slug, learner)
+    return render_page(request, page)
 
 
 @router.post("/progress/reset")
-def reset_progress_form(request: Request) -> RedirectResponse:
+def reset_progress_form(learning: LearningDep, learner: MaybeLearnerDep) -> RedirectResponse:
     """The catalog's "Reset my progress" button: works without JavaScript."""
-    learner = current_learner(request)
-    if learner is not None:
-        get_store(request).reset(learner)
+    learning.reset(learner)
     return RedirectResponse("/", status_code=303)
 
 

@@ -20,15 +20,9 @@ class BodyLimitMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        for name, value in scope["headers"]:
-            if name == b"content-length":
-                try:
-                    too_big = int(value) > self.max_bytes
-                except ValueError:
-                    too_big = False
-                if too_big:
-                    await self._refuse(send)
-                    return
+        if self._declared_too_big(scope):
+            await self._refuse(send)
+            return
         received = 0
         response_started = False
 
@@ -51,6 +45,16 @@ class BodyLimitMiddleware:
         except BodyTooLarge:
             if not response_started:
                 await self._refuse(send)
+
+    def _declared_too_big(self, scope: Scope) -> bool:
+        """A Content-Length above the limit (an unreadable one is left to the server)."""
+        for name, value in scope["headers"]:
+            if name == b"content-length":
+                try:
+                    return int(value) > self.max_bytes
+                except ValueError:
+                    return False
+        return False
 
     async def _refuse(self, send: Send) -> None:
         body = json.dumps(

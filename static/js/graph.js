@@ -291,7 +291,7 @@ function renderEmpty(container) {
  * and scrolls sideways inside its .graph-scroll wrapper instead.
  */
 export function renderGraph(container, graph) {
-  const nodes = Array.isArray(graph?.nodes) ? graph.nodes.filter((n) => n && n.id != null) : [];
+  const nodes = Array.isArray(graph?.nodes) ? graph.nodes.filter((n) => n && n.id !== null && n.id !== undefined) : [];
   if (nodes.length === 0) {
     renderEmpty(container);
     return;

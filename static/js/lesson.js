@@ -6,14 +6,14 @@
 //   scoreText(score)             "Score: 2 / 4 answered, 2 correct"
 //   handleLessonNavigation(e)    the Alt+Shift+Arrow keydown handler
 //
-// Contract: helper-notes/frontend-contract.md. HTML from the server goes in
-// with innerHTML only for fields named *_html; everything else is text.
+// Contract: docs/http-contract.md. HTML from the server goes in with innerHTML only for
+// fields named *_html; everything else is text. What explains an answer arrives only with
+// the answer (the reveal), and is drawn by reveals.js.
 
-import {apiFetch, el, mountRunnable, networkMessage} from "./runnable.js";
-import {renderValueFeedback, setServerHtml} from "./value-feedback.js";
-
-let uidCounter = 0;
-const uid = (prefix) => `${prefix}-${++uidCounter}`;
+import {mountRunnable} from "./runnable.js";
+import {renderMythReveal, renderPredictionReveal, renderStepReveal} from "./reveals.js";
+import {apiFetch, choiceContent, el, networkMessage, sendAnswer, uid} from "./util.js";
+import {renderValueFeedback} from "./value-feedback.js";
 
 const CONFIDENCE_WORDS = {guess: "a guess", fairly_sure: "fairly sure", certain: "certain"};
 
@@ -35,15 +35,6 @@ export function scoreText(score) {
   if (!score || !score.total || !score.answered) return "";
   return `Score: ${score.answered ?? 0} / ${score.total} answered, ${score.correct ?? 0} correct`;
 }
-
-function capitalise(text) {
-  const s = String(text ?? "");
-  return s.charAt(0).toUpperCase() + s.slice(1);
-}
-
-/** Fill `node` with trusted server HTML (only for *_html fields). */
-
-
 
 /** Silence live regions while `fill` restores saved state on load. */
 function quietly(regions, fill) {
@@ -84,18 +75,6 @@ function calibration(correct, confidence) {
   return "";
 }
 
-function choiceContent(prediction, choice) {
-  // The server rendered each choice (markdown) inside its button: reuse that.
-  for (const button of prediction.querySelectorAll(".choice")) {
-    if (button.dataset.choice === choice) {
-      const span = el("span", {class: "feedback-choice"});
-      for (const child of button.childNodes) span.append(child.cloneNode(true));
-      return span;
-    }
-  }
-  return el("code", {}, String(choice ?? ""));
-}
-
 function renderPredictionFeedback(prediction, feedback, result, {choice, confidence, restored}) {
   const correct = Boolean(result.correct);
   feedback.replaceChildren();
@@ -112,28 +91,8 @@ function renderPredictionFeedback(prediction, feedback, result, {choice, confide
   meta.append(".");
   feedback.append(meta);
 
-  if (result.answer !== undefined && result.answer !== null) {
-    feedback.append(el("p", {class: "feedback-answer"}, el("strong", {}, "Answer: "),
-      choiceContent(prediction, result.answer)));
-  }
-  if (result.explanation_html) {
-    feedback.append(setServerHtml(el("div", {class: "feedback-explanation"}), result.explanation_html));
-  }
-  if (typeof result.output === "string" && result.output !== "") {
-    const id = uid("pred-output");
-    feedback.append(
-      el("p", {class: "feedback-label", id}, "What the code really prints:"),
-      el("pre", {class: "feedback-output", tabindex: "0", role: "region", "aria-labelledby": id}, result.output),
-    );
-  }
-  if (result.error && typeof result.error === "object" && result.error.type) {
-    const raises = el("p", {class: "feedback-raises"}, "The code raises ", el("code", {}, String(result.error.type)));
-    if (result.error.message_contains) {
-      raises.append(", with a message containing ", el("code", {}, String(result.error.message_contains)));
-    }
-    raises.append(".");
-    feedback.append(raises);
-  }
+  renderPredictionReveal(feedback, result, prediction);
+  renderStepReveal(prediction.closest(".step")?.querySelector(".step-reveal"), result.step);
   return title;
 }
 
@@ -192,22 +151,16 @@ function setupPrediction(prediction, context) {
     busy = true;
     const choice = button.dataset.choice ?? button.textContent.trim();
     const level = confidence();
-    prediction.setAttribute("aria-busy", "true");
     feedback.dataset.result = "pending";
-    const response = await apiFetch(
-      `/api/lessons/${encodeURIComponent(context.slug)}/steps/${step}/prediction`,
-      {method: "POST", body: {choice, confidence: level}},
-    );
-    prediction.removeAttribute("aria-busy");
+    const data = await sendAnswer({
+      holder: prediction, feedback, what: "Checking your prediction",
+      url: `/api/lessons/${encodeURIComponent(context.slug)}/steps/${step}/prediction`,
+      body: {choice, confidence: level},
+    });
     busy = false;
-    if (!response.ok || !response.data) {
-      feedback.replaceChildren(el("p", {class: "feedback-error"},
-        networkMessage(response, "Checking your prediction")));
-      feedback.dataset.result = "error";
-      return;
-    }
-    const title = renderPredictionFeedback(prediction, feedback, response.data, {choice, confidence: level});
-    markCommitted(choice, response.data.answer);
+    if (!data) return;
+    const title = renderPredictionFeedback(prediction, feedback, data, {choice, confidence: level});
+    markCommitted(choice, data.answer);
     rescueFocus(button, title);
     context.refreshProgress();
   };
@@ -275,21 +228,15 @@ function setupValuePrediction(form, context) {
       return;
     }
     busy = true;
-    form.setAttribute("aria-busy", "true");
-    const response = await apiFetch(
-      `/api/lessons/${encodeURIComponent(context.slug)}/steps/${step}/value`,
-      {method: "POST", body: {value, reveal}},
-    );
-    form.removeAttribute("aria-busy");
+    const result = await sendAnswer({
+      holder: form, feedback, what: reveal ? "Fetching the answer" : "Checking your value",
+      url: `/api/lessons/${encodeURIComponent(context.slug)}/steps/${step}/value`,
+      body: {value, reveal},
+    });
     busy = false;
-    if (!response.ok || !response.data) {
-      feedback.replaceChildren(el("p", {class: "feedback-error"},
-        networkMessage(response, reveal ? "Fetching the answer" : "Checking your value")));
-      feedback.dataset.result = "error";
-      return;
-    }
-    const result = response.data;
+    if (!result) return;
     renderValueFeedback(feedback, result, {tensor: form.dataset.tensor, revealed: reveal && !result.correct, typed: value !== ""});
+    if (result.step) renderStepReveal(form.closest(".step")?.querySelector(".step-reveal"), result.step);
     if (input) {
       if (result.correct || reveal) input.removeAttribute("aria-invalid");
       else input.setAttribute("aria-invalid", "true");
@@ -313,6 +260,7 @@ function setupValuePrediction(form, context) {
     restore(saved) {
       if (!saved || typeof saved.value !== "string") return;
       if (input) input.value = saved.value;
+      if (saved.step) renderStepReveal(form.closest(".step")?.querySelector(".step-reveal"), saved.step);
       if (saved.correct) {
         form.dataset.correct = "true";
         feedback.dataset.result = "right";
@@ -328,41 +276,10 @@ function setupValuePrediction(form, context) {
 function renderMythFeedback(feedback, result, {mine, restored}) {
   feedback.replaceChildren();
   const correct = Boolean(result.correct);
-  // The true answer follows from the learner's and whether it was right.
-  const other = mine === "yes" ? "no" : "yes";
-  const truth = mine ? (correct ? mine : other) : result.answer;
   feedback.dataset.result = correct ? "right" : "wrong";
   const title = feedbackTitle(correct ? "Right." : "Not quite.");
   feedback.append(title);
-  const meta = el("p", {class: "feedback-meta"});
-  if (mine) meta.append(restored ? "You answered " : "You said ", el("strong", {}, capitalise(mine)), ". ");
-  if (truth) meta.append("The answer is ", el("strong", {}, `${capitalise(truth)}.`));
-  feedback.append(meta);
-  if (result.reality_html) {
-    feedback.append(setServerHtml(el("div", {class: "feedback-explanation"}), result.reality_html));
-  }
-  if (result.why_it_matters_html) {
-    const why = el("div", {class: "feedback-why"}, el("p", {class: "feedback-label"}, "Why it matters"));
-    why.append(setServerHtml(el("div", {}), result.why_it_matters_html));
-    feedback.append(why);
-  }
-  const demo = result.demo;
-  if (demo && typeof demo === "object" && (demo.code || demo.output)) {
-    const codeId = uid("myth-demo");
-    const outId = uid("myth-demo-out");
-    const box = el("div", {class: "feedback-demo"});
-    if (demo.code) {
-      box.append(el("p", {class: "feedback-label", id: codeId}, "Demonstration"),
-        el("pre", {class: "feedback-code", tabindex: "0", role: "region", "aria-labelledby": codeId},
-          el("code", {}, String(demo.code))));
-    }
-    if (demo.output) {
-      box.append(el("p", {class: "feedback-label", id: outId}, "Output"),
-        el("pre", {class: "feedback-output", tabindex: "0", role: "region", "aria-labelledby": outId},
-          String(demo.output)));
-    }
-    feedback.append(box);
-  }
+  renderMythReveal(feedback, result, {mine, restored});
   return title;
 }
 
@@ -412,22 +329,17 @@ function setupMyth(myth, context) {
     if (busy || button.disabled) return;
     busy = true;
     const mine = button.dataset.answer;
-    myth.setAttribute("aria-busy", "true");
-    const response = await apiFetch(
-      `/api/lessons/${encodeURIComponent(context.slug)}/myths/${number}/answer`,
-      {method: "POST", body: {answer: mine}},
-    );
-    myth.removeAttribute("aria-busy");
+    const data = await sendAnswer({
+      holder: myth, feedback, what: "Checking your answer",
+      url: `/api/lessons/${encodeURIComponent(context.slug)}/myths/${number}/answer`,
+      body: {answer: mine},
+    });
     busy = false;
-    if (!response.ok || !response.data) {
-      feedback.replaceChildren(el("p", {class: "feedback-error"}, networkMessage(response, "Checking your answer")));
-      feedback.dataset.result = "error";
-      return;
-    }
-    const title = renderMythFeedback(feedback, response.data, {mine});
+    if (!data) return;
+    const title = renderMythFeedback(feedback, data, {mine});
     markAnswered(mine);
     rescueFocus(button, title);
-    if (response.data.score) context.setScore(response.data.score);
+    if (data.score) context.setScore(data.score);
     context.refreshProgress();
   };
 
@@ -568,7 +480,9 @@ export function initLesson(article) {
   return {runnables, predictions, values, myths, refreshProgress, restored};
 }
 
-document.addEventListener("keydown", handleLessonNavigation);
-
-const article = document.querySelector("article.lesson[data-lesson]");
-if (article) initLesson(article);
+/** The deep dive's entry point (see lesson-page.js). */
+export function startLessonPage() {
+  document.addEventListener("keydown", handleLessonNavigation);
+  const article = document.querySelector("article.lesson[data-lesson]");
+  return article ? initLesson(article) : null;
+}

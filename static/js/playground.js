@@ -13,4 +13,3 @@ export function initPlayground(root = document) {
     mountRunnable(section, {lesson: null, step: null, save: false}));
 }
 
-initPlayground();

@@ -7,18 +7,10 @@
 //   setServerHtml(node, html)   trusted HTML from the server (rendered lesson Markdown)
 //   ensureStop(text), describeShape(shape)
 
-import {el} from "./runnable.js";
+import {el, ensureStop, setServerHtml} from "./util.js";
 import {formatTensorValue} from "./inspector.js";
 
-export function setServerHtml(node, html) {
-  node.innerHTML = typeof html === "string" ? html : "";
-  return node;
-}
-
-export function ensureStop(text) {
-  const trimmed = String(text).trim();
-  return /[.!?…)]$/.test(trimmed) ? trimmed : `${trimmed}.`;
-}
+export {ensureStop, setServerHtml};
 
 export function describeShape(shape) {
   if (!Array.isArray(shape)) return "an unknown shape";

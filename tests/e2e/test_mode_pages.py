@@ -8,7 +8,7 @@ import re
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
-from app.modes.menu import MODES
+from app.learning.registry import MODES
 from tests.e2e.conftest import SCREENSHOTS, LiveServer
 
 

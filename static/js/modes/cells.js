@@ -3,7 +3,6 @@
 // dive; the others (myth demos, pitfalls) start from the lesson's code each time.
 
 import {apiFetch, mountRunnable} from "../runnable.js";
-import "./common.js";
 
 export async function initCells(article) {
   const slug = article.dataset.lesson;
@@ -28,5 +27,7 @@ export async function initCells(article) {
   return steps;
 }
 
-const article = document.querySelector("article.mode-lesson[data-lesson]");
-if (article) initCells(article);
+export function start() {
+  const article = document.querySelector("article.mode-lesson[data-lesson]");
+  return article ? initCells(article) : null;
+}

@@ -1,8 +1,8 @@
 // The cheat sheet: a Print button (the print stylesheet in modes.css does the rest).
-import "./common.js";
-
-const button = document.querySelector(".sheet-print");
-if (button) {
-  button.hidden = false;
-  button.addEventListener("click", () => window.print());
+export function start() {
+  const button = document.querySelector(".sheet-print");
+  if (button) {
+    button.hidden = false;
+    button.addEventListener("click", () => window.print());
+  }
 }

@@ -7,23 +7,23 @@
 //   focusTarget(node)                        -> focus a heading or region without a visible jump
 //   renderValueFeedback(box, result, opts)   -> fill a live region with a graded value
 //
-// Importing this module also brings Alt+Shift+Arrow navigation between lessons (lesson.js
-// binds it; it follows the page's rel=prev/next links).
+//   bindLessonNavigation()                   -> Alt+Shift+Arrow between lessons (rel=prev/next)
+//
+// Nothing here runs on import: each page's entry script in ../pages/ starts it.
 
-import {el} from "../runnable.js";
-import "../lesson.js";
+import {handleLessonNavigation} from "../lesson.js";
 
-export {renderValueFeedback, setServerHtml} from "../value-feedback.js";
+export {renderValueFeedback} from "../value-feedback.js";
+export {withInlineCode} from "../runnable.js";
+export {apiFetch, capitalise, el, networkMessage, plural, postJson, sendAnswer, setServerHtml} from "../util.js";
 
-export {apiFetch, el, networkMessage, withInlineCode} from "../runnable.js";
+/** Alt+Shift+Arrow moves between lessons (called by each page's entry script). */
+export function bindLessonNavigation() {
+  document.addEventListener("keydown", handleLessonNavigation);
+}
 
 export function lessonUrl(slug, ...parts) {
   return ["/api/lessons", slug, ...parts].map((part, i) => (i === 0 ? part : encodeURIComponent(part))).join("/");
-}
-
-
-export function plural(n, word, many = `${word}s`) {
-  return `${n} ${n === 1 ? word : many}`;
 }
 
 export function focusTarget(node) {

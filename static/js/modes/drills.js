@@ -3,7 +3,7 @@
 // once every gradient of that code was answered (right, or shown).
 
 import {mountRunnable} from "../runnable.js";
-import {apiFetch, el, lessonUrl, networkMessage, renderValueFeedback} from "./common.js";
+import {el, lessonUrl, renderValueFeedback, sendAnswer} from "./common.js";
 
 function initGroup(group, slug, score) {
   const controller = mountRunnable(group.querySelector("section.runnable"),
@@ -36,18 +36,12 @@ function initGroup(group, slug, score) {
         return;
       }
       busy = true;
-      form.setAttribute("aria-busy", "true");
-      const response = await apiFetch(lessonUrl(slug, "drills", drill.dataset.drill, "answer"),
-        {method: "POST", body: {value, reveal}});
-      form.removeAttribute("aria-busy");
+      const result = await sendAnswer({
+        holder: form, feedback, what: reveal ? "Fetching the answer" : "Checking your value",
+        url: lessonUrl(slug, "drills", drill.dataset.drill, "answer"), body: {value, reveal},
+      });
       busy = false;
-      if (!response.ok || !response.data) {
-        feedback.dataset.result = "error";
-        feedback.replaceChildren(el("p", {class: "feedback-error"},
-          networkMessage(response, reveal ? "Fetching the answer" : "Checking your value")));
-        return;
-      }
-      const result = response.data;
+      if (!result) return;
       const queued = result.queued
         ? el("p", {class: "feedback-meta"}, "It is in your ", el("a", {href: "/review"}, "review queue"), " for later.")
         : null;
@@ -73,9 +67,10 @@ function initGroup(group, slug, score) {
   }
 }
 
-const article = document.querySelector("article.mode-lesson[data-lesson]");
-const scoreLine = article && article.querySelector(".drill-score");
-if (scoreLine) {
+export function start() {
+  const article = document.querySelector("article.mode-lesson[data-lesson]");
+  const scoreLine = article && article.querySelector(".drill-score");
+  if (!scoreLine) return;
   const total = Number(scoreLine.dataset.total);
   const right = new Set([...article.querySelectorAll(".drill[data-correct='true']")].map((d) => d.dataset.drill));
   const score = {

@@ -92,6 +92,8 @@ function initDeck(deck, slug) {
   show(0, false);
 }
 
-const article = document.querySelector("article.mode-lesson[data-lesson]");
-const deck = article && article.querySelector(".deck");
-if (deck) initDeck(deck, article.dataset.lesson);
+export function start() {
+  const article = document.querySelector("article.mode-lesson[data-lesson]");
+  const deck = article && article.querySelector(".deck");
+  return deck ? initDeck(deck, article.dataset.lesson) : null;
+}

@@ -2,9 +2,8 @@
 // each answer, then the score and the reasons behind the ones missed. Answers go to the same
 // endpoint as the deep dive's myths (they are stored, and misses enter the review queue).
 
-import {apiFetch, el, focusTarget, lessonUrl, networkMessage, setServerHtml} from "./common.js";
-
-const capitalise = (text) => String(text).charAt(0).toUpperCase() + String(text).slice(1);
+import {renderMythReveal} from "../reveals.js";
+import {capitalise, el, focusTarget, lessonUrl, sendAnswer} from "./common.js";
 
 function explanation(entry, myth) {
   const box = el("div", {class: "quiz-explanation"});
@@ -13,21 +12,7 @@ function explanation(entry, myth) {
     question.removeAttribute("id");
     box.append(question);
   }
-  box.append(el("p", {class: "feedback-meta"}, "You said ", el("strong", {}, capitalise(entry.mine)),
-    "; the answer is ", el("strong", {}, `${capitalise(entry.reveal.answer)}.`)));
-  box.append(setServerHtml(el("div", {class: "feedback-explanation"}), entry.reveal.reality_html));
-  const why = el("div", {class: "feedback-why"}, el("p", {class: "feedback-label"}, "Why it matters"));
-  why.append(setServerHtml(el("div"), entry.reveal.why_it_matters_html));
-  box.append(why);
-  const demo = entry.reveal.demo;
-  if (demo && demo.code) {
-    box.append(el("p", {class: "feedback-label"}, "Demonstration"),
-      el("pre", {class: "feedback-code", tabindex: "0", "aria-label": "Demonstration code"}, el("code", {}, demo.code)));
-    if (demo.output) {
-      box.append(el("pre", {class: "feedback-output", tabindex: "0", "aria-label": "What it prints"}, demo.output));
-    }
-  }
-  return box;
+  return renderMythReveal(box, entry.reveal, {mine: entry.mine});
 }
 
 export function initQuiz(quiz, slug) {
@@ -97,17 +82,12 @@ export function initQuiz(quiz, slug) {
         if (busy || button.disabled) return;
         busy = true;
         const mine = button.dataset.answer;
-        myth.setAttribute("aria-busy", "true");
-        const response = await apiFetch(lessonUrl(slug, "myths", String(number), "answer"),
-          {method: "POST", body: {answer: mine}});
-        myth.removeAttribute("aria-busy");
+        const reveal = await sendAnswer({
+          holder: myth, feedback, what: "Checking your answer",
+          url: lessonUrl(slug, "myths", String(number), "answer"), body: {answer: mine},
+        });
         busy = false;
-        if (!response.ok || !response.data) {
-          feedback.dataset.result = "error";
-          feedback.replaceChildren(el("p", {class: "feedback-error"}, networkMessage(response, "Checking your answer")));
-          return;
-        }
-        const reveal = response.data;
+        if (!reveal) return;
         answers = answers.filter((entry) => entry.number !== number);
         answers.push({number, mine, correct: reveal.correct, reveal});
         answers.sort((a, b) => a.number - b.number);
@@ -134,6 +114,8 @@ export function initQuiz(quiz, slug) {
   return {show, finish, get index() { return index; }};
 }
 
-const article = document.querySelector("article.mode-lesson[data-lesson]");
-const quiz = article && article.querySelector(".quiz");
-if (quiz) initQuiz(quiz, article.dataset.lesson);
+export function start() {
+  const article = document.querySelector("article.mode-lesson[data-lesson]");
+  const quiz = article && article.querySelector(".quiz");
+  return quiz ? initQuiz(quiz, article.dataset.lesson) : null;
+}

@@ -3,7 +3,7 @@
 // ladder of three hints, and "Show the fix", are fetched only when asked for.
 
 import {mountRunnable} from "../runnable.js";
-import {apiFetch, el, focusTarget, lessonUrl, networkMessage, setServerHtml} from "./common.js";
+import {apiFetch, el, focusTarget, lessonUrl, networkMessage, sendAnswer, setServerHtml} from "./common.js";
 
 const HINT_LEVELS = 3;
 
@@ -23,20 +23,16 @@ function initFixer(fixer, slug) {
   checkButton.addEventListener("click", async () => {
     if (checking) return;
     checking = true;
-    checkButton.setAttribute("aria-busy", "true");
     verdict.dataset.result = "pending";
     verdict.replaceChildren(el("p", {class: "feedback-meta"}, "Running your code…"));
     await controller.ready;
-    const response = await apiFetch(lessonUrl(slug, "pitfalls", number, "check"),
-      {method: "POST", body: {code: controller.getCode()}, timeoutMs: 90_000});
-    checkButton.removeAttribute("aria-busy");
+    const result = await sendAnswer({
+      holder: checkButton, feedback: verdict, what: "Checking your fix", waitHost: verdict,
+      url: lessonUrl(slug, "pitfalls", number, "check"), body: {code: controller.getCode()},
+      timeoutMs: 90_000,
+    });
     checking = false;
-    if (!response.ok || !response.data) {
-      verdict.dataset.result = "error";
-      verdict.replaceChildren(el("p", {class: "feedback-error"}, networkMessage(response, "Checking your fix")));
-      return;
-    }
-    const result = response.data;
+    if (!result) return;
     verdict.dataset.result = result.passed ? "right" : "wrong";
     if (result.passed) {
       fixer.dataset.fixed = "true";
@@ -105,7 +101,8 @@ function initFixer(fixer, slug) {
   });
 }
 
-const article = document.querySelector("article.mode-lesson[data-lesson]");
-if (article) {
+export function start() {
+  const article = document.querySelector("article.mode-lesson[data-lesson]");
+  if (!article) return;
   for (const fixer of article.querySelectorAll(".fixer[data-pitfall]")) initFixer(fixer, article.dataset.lesson);
 }

@@ -2,17 +2,8 @@
 // item rescheduled (FSRS): right answers leave today's queue, wrong ones come back shortly.
 
 import {turnOver} from "./flashcards.js";
-import {apiFetch, el, focusTarget, networkMessage, plural, renderValueFeedback, setServerHtml} from "./common.js";
-
-const capitalise = (text) => String(text).charAt(0).toUpperCase() + String(text).slice(1);
-
-function choiceContent(item, choice) {
-  const button = [...item.querySelectorAll(".choice")].find((b) => b.dataset.choice === choice);
-  const span = el("span", {class: "feedback-choice"});
-  if (button) for (const child of button.childNodes) span.append(child.cloneNode(true));
-  else span.append(String(choice));
-  return span;
-}
+import {renderMythReveal, renderPredictionReveal, renderStepReveal} from "../reveals.js";
+import {apiFetch, el, focusTarget, networkMessage, plural, postJson, renderValueFeedback} from "./common.js";
 
 function renderOutcome(item, feedback, data, given) {
   const reveal = data.reveal || {};
@@ -26,18 +17,12 @@ function renderOutcome(item, feedback, data, given) {
   } else {
     feedback.append(el("p", {class: "feedback-title"}, data.correct ? "Right." : "Not quite."));
     if (kind === "prediction") {
-      feedback.append(el("p", {class: "feedback-answer"}, el("strong", {}, "Answer: "), choiceContent(item, reveal.answer)));
-      feedback.append(setServerHtml(el("div", {class: "feedback-explanation"}), reveal.explanation_html));
-      if (reveal.output) {
-        feedback.append(el("p", {class: "feedback-label"}, "What the code prints"),
-          el("pre", {class: "feedback-output", tabindex: "0", "aria-label": "What the code prints"}, reveal.output));
-      }
+      renderPredictionReveal(feedback, reveal, item);
+      const step = el("div", {class: "step-reveal"});
+      feedback.append(step);
+      renderStepReveal(step, reveal.step);
     } else {
-      feedback.append(el("p", {class: "feedback-meta"}, "The answer is ", el("strong", {}, `${capitalise(reveal.answer)}.`)));
-      feedback.append(setServerHtml(el("div", {class: "feedback-explanation"}), reveal.reality_html));
-      const why = el("div", {class: "feedback-why"}, el("p", {class: "feedback-label"}, "Why it matters"));
-      why.append(setServerHtml(el("div"), reveal.why_it_matters_html));
-      feedback.append(why);
+      renderMythReveal(feedback, reveal);
     }
   }
   feedback.append(el("p", {class: "review-when"}, data.correct
@@ -86,7 +71,7 @@ export function initReview(root) {
       if (busy || answered) return;
       busy = true;
       item.setAttribute("aria-busy", "true");
-      const response = await apiFetch(`/api/review/${item.dataset.id}/answer`, {method: "POST", body});
+      const response = await postJson(`/api/review/${item.dataset.id}/answer`, body);
       item.removeAttribute("aria-busy");
       busy = false;
       if (response.status === 409) {
@@ -166,5 +151,7 @@ export function initReview(root) {
   return {get dueCount() { return dueCount; }};
 }
 
-const root = document.querySelector(".review");
-if (root) initReview(root);
+export function start() {
+  const root = document.querySelector(".review");
+  return root ? initReview(root) : null;
+}

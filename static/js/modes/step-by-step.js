@@ -97,5 +97,7 @@ export function initStepByStep(article) {
   return {show, finish, lesson};
 }
 
-const article = document.querySelector("article.mode-lesson[data-mode='step-by-step']");
-if (article) initStepByStep(article);
+export function start() {
+  const article = document.querySelector("article.mode-lesson[data-mode='step-by-step']");
+  return article ? initStepByStep(article) : null;
+}

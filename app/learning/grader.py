@@ -1,0 +1,208 @@
+"""The one grader: every question kind (choice prediction, typed value, myth, drill, flashcard
+rating, pitfall fix) is graded here, and here its reveal is built. The lesson page, the modes
+and the review queue all call it, so a question is graded and explained the same everywhere.
+
+A reveal carries what explains the answer (the step's concept, explanation and insight, the
+picked wrong choice's `why`, a myth's belief and reality); nothing else sends them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from app import rendering
+from app.learning.schemas import (
+    DrillFeedback,
+    FixVerdict,
+    FlashcardBack,
+    MythReveal,
+    PredictionReveal,
+    Score,
+    StepReveal,
+    ValueFeedback,
+)
+from app.lessons.grading import TypedValueError, grade_value
+from app.lessons.numeric import shape_of
+from app.lessons.schema import Myth, Pitfall, Snippet, Step
+from app.modes.flashcards import Flashcard
+from app.modes.pitfalls import judge_fix
+from app.modes.scheduler import Grade
+from app.sandbox.result import RunResult
+
+
+class AnswerError(ValueError):
+    """The answer does not fit the question (not one of its choices, no rating, ...)."""
+
+
+@dataclass(frozen=True)
+class Graded:
+    """A graded answer: right or not, how it schedules (None: nothing to count, e.g. a typed
+    value that could not be read), and its reveal."""
+
+    correct: bool
+    grade: Grade | None
+    reveal: PredictionReveal | MythReveal | DrillFeedback | FlashcardBack
+
+
+def _schedule(correct: bool) -> Grade:
+    # Answers the server grades count as `good` when right, `again` when wrong.
+    return Grade.good if correct else Grade.again
+
+
+# --- choice predictions -----------------------------------------------------------------------
+def step_reveal(step: Step) -> StepReveal:
+    return StepReveal(
+        concept_html=str(rendering.markdown_inline(step.concept)),
+        explanation_html=str(rendering.markdown(step.explanation)),
+        insight_html=str(rendering.markdown_inline(step.insight)),
+    )
+
+
+def grade_choice(step: Step, choice: str | None) -> bool:
+    """Graded by the choice's text, never by its position."""
+    if step.prediction is None or choice is None or step.prediction.choice(choice) is None:
+        raise AnswerError("That is not one of the choices")
+    return choice == step.prediction.answer
+
+
+def _error(snippet: Snippet | None) -> dict[str, str] | None:
+    if snippet is None or snippet.error is None:
+        return None
+    return {"type": snippet.error.type, "message_contains": snippet.error.message_contains}
+
+
+def prediction_reveal(step: Step, choice: str, correct: bool, attempt: int) -> PredictionReveal:
+    prediction = step.prediction
+    if prediction is None:
+        raise AnswerError("This step asks for no prediction")
+    picked = prediction.choice(choice)
+    why = picked.why if picked is not None and not correct else None
+    return PredictionReveal(
+        correct=correct,
+        answer=prediction.answer,
+        explanation_html=str(rendering.markdown(prediction.explanation)),
+        why_html=str(rendering.markdown_inline(why)) if why else None,
+        output=step.snippet.output if step.snippet is not None else None,
+        error=_error(step.snippet),
+        attempt=attempt,
+        step=step_reveal(step),
+    )
+
+
+# --- myths ------------------------------------------------------------------------------------
+def grade_myth(myth: Myth, answer: str | None) -> bool:
+    if answer not in ("yes", "no"):
+        raise AnswerError("Answer yes or no")
+    return answer == myth.answer
+
+
+def myth_reveal(myth: Myth, correct: bool, score: Score | None = None) -> MythReveal:
+    demo = {"code": myth.demo.code, "output": myth.demo.output} if myth.demo else None
+    return MythReveal(
+        correct=correct,
+        answer=myth.answer,
+        belief_html=str(rendering.markdown_inline(myth.belief)),
+        reality_html=str(rendering.markdown(myth.reality)),
+        why_it_matters_html=str(rendering.markdown(myth.why_it_matters)),
+        demo=demo,
+        score=score,
+    )
+
+
+# --- typed values and drills ------------------------------------------------------------------
+@dataclass(frozen=True)
+class ValueCheck:
+    """What a typed `.grad` is checked against, and what a reveal of it shows."""
+
+    expected: object
+    explanation: str | None = None
+    step: Step | None = None  # the step whose text the answer unlocks, if any
+
+
+def grade_typed(check: ValueCheck, typed: str, reveal: bool) -> tuple[bool | None, DrillFeedback]:
+    """Grade a typed `.grad` numerically, element by element. Returns (correct, or None when
+    the text could not be read; feedback). The answer, its explanation and the step's text are
+    in the feedback only when right or when `reveal` asks for them."""
+    try:
+        comparison, parsed = grade_value(check.expected, typed)
+    except TypedValueError as exc:
+        if not reveal:
+            return None, DrillFeedback(
+                correct=False,
+                parsed=False,
+                problem=str(exc),
+                shape_ok=False,
+                expected_shape=None,
+                your_shape=None,
+                elements=[],
+            )
+        comparison, parsed = None, None
+    correct = comparison is not None and comparison.matches
+    show = correct or reveal
+    explanation = check.explanation if show else None
+    return correct, DrillFeedback(
+        correct=correct,
+        parsed=comparison is not None,
+        problem=comparison.problem if comparison else None,
+        shape_ok=comparison.shape_ok if comparison else False,
+        expected_shape=shape_of(check.expected) if check.expected is not None else None,
+        your_shape=shape_of(parsed) if comparison is not None and parsed is not None else None,
+        elements=comparison.elements if comparison else [],
+        expected=check.expected if show else None,  # type: ignore[arg-type]
+        explanation_html=str(rendering.markdown(explanation)) if explanation else None,
+        step=step_reveal(check.step) if show and check.step is not None else None,
+    )
+
+
+def value_feedback(feedback: DrillFeedback) -> ValueFeedback:
+    """A lesson step's value check answers without the queue flag."""
+    return ValueFeedback.model_validate(feedback.model_dump(exclude={"queued"}))
+
+
+# --- flashcards and pitfall fixes ---------------------------------------------------------------
+def flashcard_back(card: Flashcard) -> FlashcardBack:
+    return FlashcardBack(
+        back_html=str(rendering.markdown(card.back)),
+        answer_html=str(rendering.markdown_inline(card.answer)) if card.answer else None,
+    )
+
+
+def grade_rating(card: Flashcard, rating: Grade | None) -> Graded:
+    """A flashcard is graded by the learner: good and easy count as known."""
+    if rating is None:
+        raise AnswerError("Rate the card: again, hard, good or easy")
+    return Graded(rating in (Grade.good, Grade.easy), rating, flashcard_back(card))
+
+
+def fix_verdict(pitfall: Pitfall, result: RunResult) -> FixVerdict:
+    verdict = judge_fix(pitfall, result)
+    return FixVerdict(
+        passed=verdict.passed,
+        reasons_html=[str(rendering.markdown(reason)) for reason in verdict.reasons],
+        result=result,
+    )
+
+
+# --- one entry point for the review queue -------------------------------------------------------
+Kind = Literal["prediction", "myth", "drill", "flashcard"]
+
+
+def graded_choice(step: Step, choice: str | None) -> Graded:
+    correct = grade_choice(step, choice)
+    return Graded(correct, _schedule(correct), prediction_reveal(step, choice or "", correct, 0))
+
+
+def graded_myth(myth: Myth, answer: str | None) -> Graded:
+    correct = grade_myth(myth, answer)
+    return Graded(correct, _schedule(correct), myth_reveal(myth, correct))
+
+
+def graded_value(check: ValueCheck, typed: str | None) -> Graded:
+    if typed is None:
+        raise AnswerError("Type a value")
+    right, feedback = grade_typed(check, typed, reveal=False)
+    if right is None:
+        return Graded(False, None, feedback)  # unreadable: nothing graded, type again
+    shown = feedback.model_copy(update={"expected": check.expected})
+    return Graded(right, _schedule(right), shown)

@@ -1,0 +1,246 @@
+"""A learner's side of a lesson: what its page shows before and after each answer, the
+answers themselves (graded by app/learning/grader.py) and the saved progress.
+
+Before an answer the page has the step's title, setup, locked code, question and choices (in
+this learner's order); what explains the answer comes only in the reveal. Saved answers to a
+question that has since been rewritten are retired, never shown as its answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from app.learning import grader
+from app.learning.questions import (
+    NotFound,
+    asks,
+    choice_order,
+    find_myth,
+    find_step,
+    myth_fingerprint,
+    prediction_fingerprint,
+    value_fingerprint,
+)
+from app.learning.queue import ReviewQueue
+from app.learning.schemas import (
+    CatalogProgress,
+    LessonProgress,
+    LessonSummary,
+    MythReveal,
+    PredictionBody,
+    PredictionReveal,
+    SavedMyth,
+    SavedPrediction,
+    SavedStep,
+    SavedValue,
+    Score,
+    ValueBody,
+    ValueFeedback,
+)
+from app.lessons.loader import Catalog
+from app.lessons.schema import Lesson, Snippet, Step, ValuePrediction
+from app.modes.drills import value_drill_id
+from app.progress.records import LessonRecords, MythRecord, StepRecord
+from app.progress.store import ProgressStore
+
+
+def find_lesson(catalog: Catalog, slug: str) -> Lesson:
+    lesson = catalog.get(slug)
+    if lesson is None:
+        raise NotFound(f"No lesson called {slug!r}")
+    return lesson
+
+
+@dataclass(frozen=True)
+class StepView:
+    """One step as the page draws it before any answer."""
+
+    number: int
+    step: Step
+    asks: bool  # True: concept, explanation and insight wait for the answer
+    choices: list[str]  # the prediction's choices in this learner's order
+
+
+def step_views(lesson: Lesson, learner: str) -> list[StepView]:
+    return [
+        StepView(
+            number,
+            step,
+            asks(step),
+            choice_order(learner, lesson.slug, number, step.prediction.texts)
+            if step.prediction
+            else [],
+        )
+        for number, step in enumerate(lesson.steps, start=1)
+    ]
+
+
+# --- saved progress, with stale answers retired -----------------------------------------------
+def _current_myths(lesson: Lesson, myths: dict[int, MythRecord]) -> dict[int, MythRecord]:
+    return {
+        number: record
+        for number, record in myths.items()
+        if 1 <= number <= len(lesson.myths)
+        and record.fingerprint == myth_fingerprint(lesson.myths[number - 1])
+    }
+
+
+def _score(lesson: Lesson, myths: dict[int, MythRecord]) -> Score:
+    return Score(
+        answered=len(myths),
+        correct=sum(1 for record in myths.values() if record.correct),
+        total=len(lesson.myths),
+    )
+
+
+def _saved_step(step: Step, record: StepRecord) -> SavedStep:
+    prediction = record.prediction
+    saved_prediction = None
+    if (
+        prediction is not None
+        and step.prediction is not None
+        and prediction.fingerprint == prediction_fingerprint(step.prediction)
+    ):
+        reveal = grader.prediction_reveal(step, prediction.choice, prediction.correct, 0)
+        saved_prediction = SavedPrediction(
+            choice=prediction.choice,
+            confidence=prediction.confidence,
+            correct=prediction.correct,
+            reveal=reveal,
+        )
+    value = record.value
+    saved_value = None
+    guess = step.value_prediction
+    if value is not None and guess is not None and value.fingerprint == value_fingerprint(guess):
+        shown = (value.correct or value.revealed) and step.prediction is None
+        saved_value = SavedValue(
+            value=value.value,
+            correct=value.correct,
+            revealed=value.revealed,
+            step=grader.step_reveal(step) if shown else None,
+        )
+    return SavedStep(
+        done=record.done, code=record.code, prediction=saved_prediction, value=saved_value
+    )
+
+
+def lesson_progress(lesson: Lesson, records: LessonRecords) -> LessonProgress:
+    """Everything the page needs to restore a learner's state, reveals included."""
+    steps = {
+        str(number): _saved_step(lesson.steps[number - 1], record)
+        for number, record in records.steps.items()
+        if 1 <= number <= len(lesson.steps)  # the lesson changed since; keep the rest
+    }
+    current = _current_myths(lesson, records.myths)
+    score = _score(lesson, current)
+    myths = {
+        str(number): SavedMyth(
+            answer=record.answer,
+            correct=record.correct,
+            reveal=grader.myth_reveal(lesson.myths[number - 1], record.correct, score),
+        )
+        for number, record in current.items()
+    }
+    return LessonProgress(
+        steps=steps,
+        myths=myths,
+        score=score,
+        steps_done=sum(1 for entry in steps.values() if entry.done),
+        steps_total=len(lesson.steps),
+    )
+
+
+def catalog_progress(
+    catalog: Catalog, store: ProgressStore, learner: str | None
+) -> CatalogProgress:
+    done = store.steps_done(learner) if learner else {}
+    answers = store.myth_answers(learner) if learner else {}
+    lessons = {}
+    for lesson in catalog.lessons:
+        mine = {number: a for (slug, number), a in answers.items() if slug == lesson.slug}
+        score = _score(lesson, _current_myths(lesson, mine))
+        lessons[lesson.slug] = LessonSummary(
+            steps_done=done.get(lesson.slug, 0),
+            steps_total=len(lesson.steps),
+            myths_answered=score.answered,
+            myths_correct=score.correct,
+            myths_total=len(lesson.myths),
+        )
+    return CatalogProgress(lessons=lessons)
+
+
+# --- answering --------------------------------------------------------------------------------
+class LessonAnswers:
+    """The answers one learner gives on a lesson page; each is recorded, and a miss is queued
+    at once (reading the queue later never writes)."""
+
+    def __init__(self, catalog: Catalog, store: ProgressStore, learner: str) -> None:
+        self.catalog, self.store, self.learner = catalog, store, learner
+
+    def _queue(self) -> ReviewQueue:
+        return ReviewQueue(self.store, self.catalog, self.learner)
+
+    def commit_prediction(self, slug: str, number: int, body: PredictionBody) -> PredictionReveal:
+        step = find_step(find_lesson(self.catalog, slug), number)
+        if step.prediction is None:
+            raise NotFound(f"Step {number} of {slug!r} asks for no prediction")
+        correct = grader.grade_choice(step, body.choice)
+        fingerprint = prediction_fingerprint(step.prediction)
+        attempt = self.store.record_prediction(
+            self.learner, slug, number, body.choice, body.confidence, correct, fingerprint
+        )
+        if not correct:
+            self._queue().note_miss(slug, "prediction", str(number), datetime.now(UTC))
+        return grader.prediction_reveal(step, body.choice, correct, attempt)
+
+    def value_step(self, slug: str, number: int) -> tuple[Step, Snippet, ValuePrediction]:
+        """The step, its code and its value question, if it asks for a typed value."""
+        step = find_step(find_lesson(self.catalog, slug), number)
+        if step.value_prediction is None or step.snippet is None:
+            raise NotFound(f"Step {number} of {slug!r} asks for no value")
+        return step, step.snippet, step.value_prediction
+
+    def check_value(self, slug: str, number: int, body: ValueBody, actual: object) -> ValueFeedback:
+        """Check a typed `.grad` against `actual`, the value the step's code really produces."""
+        lesson = find_lesson(self.catalog, slug)
+        step, _, guess = self.value_step(slug, number)
+        unlocks = step if step.prediction is None else None  # a choice's reveal explains it
+        check = grader.ValueCheck(actual, guess.explanation, unlocks)
+        correct, feedback = grader.grade_typed(check, body.value, body.reveal)
+        if correct is None:
+            return grader.value_feedback(feedback)
+        self.store.record_value(
+            self.learner, slug, number, body.value, correct, body.reveal, value_fingerprint(guess)
+        )
+        drill = value_drill_id(lesson, number)
+        if not correct and drill is not None:
+            self._queue().note_miss(slug, "drill", drill, datetime.now(UTC))
+        return grader.value_feedback(feedback)
+
+    def answer_myth(self, slug: str, number: int, answer: str) -> MythReveal:
+        lesson = find_lesson(self.catalog, slug)
+        myth = find_myth(lesson, number)
+        correct = grader.grade_myth(myth, answer)
+        self.store.record_myth(self.learner, slug, number, answer, correct, myth_fingerprint(myth))
+        if not correct:
+            self._queue().note_miss(slug, "myth", str(number), datetime.now(UTC))
+        records = self.store.lesson_state(self.learner, slug)
+        return grader.myth_reveal(
+            myth, correct, _score(lesson, _current_myths(lesson, records.myths))
+        )
+
+    def save_code(self, slug: str, number: int, code: str | None) -> None:
+        """Keep (or, with None, forget) the learner's edited version of a step's code."""
+        step = find_step(find_lesson(self.catalog, slug), number)
+        if code is not None and step.snippet is None:
+            raise NotFound(f"Step {number} of {slug!r} has no code")
+        self.store.save_code(self.learner, slug, number, code)
+
+    def mark_run(self, slug: str | None, number: int | None) -> None:
+        """Running a step's code completes a step that asks for no prediction."""
+        lesson = self.catalog.get(slug) if slug else None
+        if lesson is None or number is None or not 1 <= number <= len(lesson.steps):
+            return
+        if lesson.steps[number - 1].prediction is None:
+            self.store.mark_done(self.learner, lesson.slug, number)

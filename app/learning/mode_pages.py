@@ -1,0 +1,158 @@
+"""What each learning mode's page shows, for one learner. Pure reads: a page never writes.
+
+Each builder takes a `ModeRequest` and returns the template's context; app/learning/registry.py
+declares which builder, template and script each mode uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from app.learning.questions import asks, prediction_fingerprint
+from app.lessons.schema import Lesson, Step
+from app.modes import cheatsheet
+from app.modes.drills import Drill, lesson_drills
+from app.modes.flashcards import lesson_flashcards
+from app.modes.quickread import example_step
+from app.progress.records import DrillRecord, LessonRecords, StepRecord
+from app.progress.store import ProgressStore
+
+
+@dataclass(frozen=True)
+class ModeRequest:
+    lesson: Lesson
+    store: ProgressStore
+    learner: str
+
+    def records(self) -> LessonRecords:
+        return self.store.lesson_state(self.learner, self.lesson.slug)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One editable, runnable cell of the code lab."""
+
+    id: str
+    heading: str
+    about: str | None
+    code: str | None  # None: a myth's demo, hidden until the myth is answered
+    step: int | str
+    unpredicted: bool = False
+
+
+@dataclass
+class DrillGroup:
+    """Drills on one snippet share its code cell."""
+
+    source: str
+    code: str
+    drills: list[Drill] = field(default_factory=list)
+    done: bool = False
+
+
+def no_context(_: ModeRequest) -> dict[str, object]:
+    return {}
+
+
+def _answered(step: Step, saved: StepRecord | None) -> bool:
+    """Has the learner committed this version of the step's prediction?"""
+    return (
+        saved is not None
+        and saved.prediction is not None
+        and step.prediction is not None
+        and saved.prediction.fingerprint == prediction_fingerprint(step.prediction)
+    )
+
+
+def _about(step: Step, saved: StepRecord | None) -> str | None:
+    # The concept explains a question's answer: shown only once answered, else the setup.
+    return step.concept if not asks(step) or _answered(step, saved) else step.setup
+
+
+def quick_read(request: ModeRequest) -> dict[str, object]:
+    example = example_step(request.lesson)
+    about = None
+    if example is not None:
+        number, step = example
+        about = _about(step, request.records().steps.get(number))
+    return {"example": example, "example_about": about}
+
+
+def _step_cells(request: ModeRequest, records: LessonRecords) -> list[Cell]:
+    cells = []
+    for number, step in enumerate(request.lesson.steps, start=1):
+        if step.snippet is None:
+            continue
+        saved = records.steps.get(number)
+        committed = _answered(step, saved)
+        cells.append(
+            Cell(
+                f"step-{number}",
+                f"Step {number}: {step.title}",
+                _about(step, saved),
+                step.snippet.code,  # the learner's edits come back in the browser
+                number,
+                unpredicted=step.prediction is not None and not committed,
+            )
+        )
+    return cells
+
+
+def code_lab(request: ModeRequest) -> dict[str, object]:
+    records = request.records()
+    lesson = request.lesson
+    cells = _step_cells(request, records)
+    for number, myth in enumerate(lesson.myths, start=1):
+        if myth.demo is not None:
+            code = myth.demo.code if number in records.myths else None
+            cells.append(
+                Cell(f"myth-{number}", f"Myth {number}: the demonstration", myth.question, code, "")
+            )
+    for number, pitfall in enumerate(lesson.pitfalls, start=1):
+        for side, snippet in (("wrong", pitfall.wrong), ("fixed", pitfall.correct)):
+            heading = f"Pitfall {number} ({side}): {pitfall.title}"
+            cells.append(Cell(f"pitfall-{number}-{side}", heading, None, snippet.code, ""))
+    return {"cells": cells}
+
+
+def myth_busters(request: ModeRequest) -> dict[str, object]:
+    myths = request.records().myths
+    return {"saved_right": sum(1 for record in myths.values() if record.correct)}
+
+
+def pitfall_fixer(request: ModeRequest) -> dict[str, object]:
+    return {"fixes": request.store.pitfall_state(request.learner, request.lesson.slug)}
+
+
+def flashcards(request: ModeRequest) -> dict[str, object]:
+    ratings = request.store.flashcard_state(request.learner, request.lesson.slug)
+    return {"cards": lesson_flashcards(request.lesson), "ratings": ratings}
+
+
+def _drill_groups(drills: list[Drill], state: dict[str, DrillRecord]) -> list[DrillGroup]:
+    groups: list[DrillGroup] = []
+    for drill in drills:
+        if not groups or groups[-1].code != drill.code:
+            groups.append(DrillGroup(drill.source, drill.code))
+        groups[-1].drills.append(drill)
+    for group in groups:
+        group.done = all(
+            (saved := state.get(d.id)) is not None and (saved.correct or saved.revealed)
+            for d in group.drills
+        )
+    return groups
+
+
+def predict_the_gradient(request: ModeRequest) -> dict[str, object]:
+    drills = lesson_drills(request.lesson)
+    state = request.store.drill_state(request.learner, request.lesson.slug)
+    return {"drills": drills, "drill_state": state, "groups": _drill_groups(drills, state)}
+
+
+def cheat_sheet(request: ModeRequest) -> dict[str, object]:
+    lesson = request.lesson
+    return {
+        "api": cheatsheet.api_entries(lesson),
+        "fixes": cheatsheet.error_fixes(lesson),
+        "step_errors": cheatsheet.step_errors(lesson),
+    }

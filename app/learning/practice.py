@@ -1,0 +1,209 @@
+"""The practice around lessons: drills, flashcards, pitfall fixes, the review queue and
+calibration. Every answer is graded by app/learning/grader.py; misses enter the queue as they
+are recorded, so reading the queue never writes."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from app import rendering
+from app.learning import grader
+from app.learning.lessons import find_lesson
+from app.learning.questions import NotFound, prediction_fingerprint
+from app.learning.queue import NotDue, QueueView, ReviewQueue
+from app.learning.review_items import KIND_NAMES, Answer
+from app.learning.runs import Runs
+from app.learning.schemas import (
+    CalibrationOut,
+    CalibrationRow,
+    DrillFeedback,
+    FixOut,
+    FixVerdict,
+    FlashcardBack,
+    HintOut,
+    RatingResult,
+    ReviewBody,
+    ReviewItemOut,
+    ReviewQueueOut,
+    ReviewResult,
+    ValueBody,
+)
+from app.lessons.loader import Catalog
+from app.lessons.schema import Lesson, Pitfall
+from app.modes import pitfalls
+from app.modes.calibration import advice, calibration
+from app.modes.drills import find_drill
+from app.modes.flashcards import find_flashcard
+from app.modes.scheduler import Grade, describe_wait
+from app.progress.store import ProgressStore
+
+__all__ = ["NotDue", "Practice", "calibration_of", "queue_items"]
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _pitfall(lesson: Lesson, number: int) -> Pitfall:
+    if not 1 <= number <= len(lesson.pitfalls):
+        raise NotFound(f"Lesson {lesson.slug!r} has no pitfall {number}")
+    return lesson.pitfalls[number - 1]
+
+
+def queue_items(view: QueueView) -> list[ReviewItemOut]:
+    return [
+        ReviewItemOut(
+            id=item.card.id,
+            lesson=item.prompt.lesson.slug,
+            lesson_title=item.prompt.lesson.title,
+            kind=item.prompt.kind,
+            kind_name=KIND_NAMES[item.prompt.kind],
+            key=item.prompt.key,
+            source=item.prompt.source,
+            question_html=str(rendering.markdown_inline(item.prompt.question)),
+            code=item.prompt.code,
+            choices=item.prompt.choices,
+            tensor=item.prompt.tensor,
+            link=item.prompt.link,
+        )
+        for item in view.due
+    ]
+
+
+def calibration_of(catalog: Catalog, store: ProgressStore, learner: str | None) -> CalibrationOut:
+    """First attempts only, on each question as it is now: an answer to an older version of a
+    question (or one recorded before questions had fingerprints) says nothing about it."""
+    current: dict[tuple[str, int], str] = {
+        (lesson.slug, number): prediction_fingerprint(step.prediction)
+        for lesson in catalog.lessons
+        for number, step in enumerate(lesson.steps, start=1)
+        if step.prediction is not None
+    }
+    firsts = store.first_predictions(learner) if learner else []
+    counted = [
+        (first.confidence, first.correct)
+        for first in firsts
+        if first.fingerprint is not None
+        and current.get((first.lesson, first.step)) == first.fingerprint
+    ]
+    rows = calibration(counted)
+    return CalibrationOut(
+        levels=[
+            CalibrationRow(
+                level=row.level,
+                label=row.label,
+                answered=row.answered,
+                right=row.right,
+                percent=row.percent,
+            )
+            for row in rows
+        ],
+        advice=advice(rows),
+        based_on=len(counted),
+    )
+
+
+class Practice:
+    """Drills, flashcards, pitfall fixes and reviews of one learner."""
+
+    def __init__(self, catalog: Catalog, store: ProgressStore, runs: Runs, learner: str) -> None:
+        self.catalog, self.store, self.runs, self.learner = catalog, store, runs, learner
+        self.queue = ReviewQueue(store, catalog, learner)
+
+    # --- Predict the gradient -----------------------------------------------------------------
+    def answer_drill(self, slug: str, drill_id: str, body: ValueBody) -> DrillFeedback:
+        """A miss enters the review queue; the answer comes back only when right or when
+        `reveal` asks for it."""
+        drill = find_drill(find_lesson(self.catalog, slug), drill_id)
+        if drill is None:
+            raise NotFound(f"Lesson {slug!r} has no drill {drill_id!r}")
+        correct, feedback = grader.grade_typed(
+            grader.ValueCheck(drill.expected), body.value, body.reveal
+        )
+        if correct is None:
+            return feedback
+        self.store.record_drill(self.learner, slug, drill_id, body.value, correct, body.reveal)
+        if not correct:
+            self.queue.note_miss(slug, "drill", drill_id, now())
+        return feedback.model_copy(update={"queued": not correct})
+
+    # --- Flashcards ---------------------------------------------------------------------------
+    def flashcard_back(self, slug: str, card_id: str) -> FlashcardBack:
+        card = find_flashcard(find_lesson(self.catalog, slug), card_id)
+        if card is None:
+            raise NotFound(f"Lesson {slug!r} has no flashcard {card_id!r}")
+        return grader.flashcard_back(card)
+
+    def rate_flashcard(self, slug: str, card_id: str, rating: Grade) -> RatingResult:
+        """The learner's own grade of a card; `again` and `hard` put it in the review queue."""
+        self.flashcard_back(slug, card_id)  # NotFound for an unknown card
+        self.store.record_flashcard(self.learner, slug, card_id, rating.value)
+        moment = now()
+        self.queue.note_flashcard(slug, card_id, rating, moment)
+        view = self.queue.view(moment)
+        queued = any(i.card.kind == "flashcard" and i.card.key == card_id for i in view.due)
+        return RatingResult(queued=queued, due_count=len(view.due))
+
+    # --- Pitfall fixer ------------------------------------------------------------------------
+    def hint(self, slug: str, number: int, level: int) -> HintOut:
+        """The hint ladder: 1 the root cause, 2 the line that goes wrong, 3 the corrected line."""
+        pitfall = _pitfall(find_lesson(self.catalog, slug), number)
+        if not 1 <= level <= pitfalls.HINT_LEVELS:
+            raise NotFound(f"Hints go from 1 to {pitfalls.HINT_LEVELS}")
+        found = pitfalls.hint(pitfall, level)
+        return HintOut(
+            level=found.level,
+            title=found.title,
+            text_html=str(rendering.markdown(found.text)),
+            line=found.line,
+            code=found.code,
+        )
+
+    def fix(self, slug: str, number: int) -> FixOut:
+        pitfall = _pitfall(find_lesson(self.catalog, slug), number)
+        root_cause = str(rendering.markdown(pitfall.root_cause))
+        return FixOut(code=pitfall.correct.code, root_cause_html=root_cause)
+
+    async def check_fix(self, slug: str, number: int, code: str) -> FixVerdict:
+        """Run the fix and compare what it does with what the corrected code is declared to
+        do. Text is never compared."""
+        pitfall = _pitfall(find_lesson(self.catalog, slug), number)
+        verdict = grader.fix_verdict(pitfall, await self.runs.run(code))
+        self.store.record_pitfall_check(self.learner, slug, number, verdict.passed)
+        return verdict
+
+    # --- The review queue ---------------------------------------------------------------------
+    def review_queue(self) -> ReviewQueueOut:
+        moment = now()
+        view = self.queue.view(moment)
+        return ReviewQueueOut(
+            due=queue_items(view),
+            due_count=len(view.due),
+            scheduled=view.scheduled,
+            next_due=view.next_due,
+            next_due_text=describe_wait(view.next_due, moment) if view.next_due else None,
+        )
+
+    def answer_review(self, card_id: int, body: ReviewBody) -> ReviewResult:
+        """Graded as its lesson page grades it, then rescheduled by FSRS. NotDue when it was
+        answered already, NotFound when there is no such item."""
+        moment = now()
+        given = Answer(choice=body.choice, answer=body.answer, value=body.value, rating=body.rating)
+        answered = self.queue.answer(card_id, given, moment)
+        if answered is None:
+            raise NotFound(f"There is no review item {card_id}")
+        outcome, memory = answered
+        return ReviewResult(
+            correct=outcome.correct,
+            graded=outcome.grade is not None,
+            reveal=outcome.reveal,
+            next_due=memory.due,
+            comes_back=describe_wait(memory.due, moment),
+            due_count=len(self.queue.view(moment).due),
+        )
+
+    def view(self) -> QueueView:
+        return self.queue.view(now())
+
+    def reviewed_today(self) -> int:
+        return self.store.review_answers_since(self.learner, now() - timedelta(hours=24))

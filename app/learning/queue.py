@@ -1,0 +1,153 @@
+"""The review queue: what a learner got wrong, scheduled by FSRS.
+
+Items enter the queue when a wrong answer is recorded, anywhere: a prediction, a myth or a typed
+value on a lesson page, a drill, or a flashcard rated again or hard. A new item is due at once.
+A new miss of an item that was scheduled for later counts as a lapse (an `again` review at the
+time of the miss). Reviewing happens on /review: a right answer pushes the item days ahead, a
+wrong one brings it back after a short step.
+
+Reading the queue never writes. A card whose question was rewritten since (its fingerprint no
+longer matches) is retired: not shown, not answerable; a miss of the new question takes it over.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from datetime import datetime
+
+from app.learning.grader import Graded
+from app.learning.review_items import Answer, Prompt, grade, prompt_for
+from app.lessons.loader import Catalog
+from app.modes.scheduler import Grade, Memory, new_memory, review, utc
+from app.progress.records import CardMemory
+from app.progress.store import ProgressStore, StoredCard
+
+
+class NotDue(Exception):
+    """The item was already answered (it is scheduled for later)."""
+
+
+@dataclass(frozen=True)
+class QueueItem:
+    card: StoredCard
+    prompt: Prompt
+
+
+@dataclass(frozen=True)
+class QueueView:
+    due: list[QueueItem]
+    scheduled: int  # items waiting for a later date
+    next_due: datetime | None  # the soonest of those
+
+
+EMPTY = QueueView([], 0, None)
+
+
+def _memory(card: StoredCard) -> Memory:
+    return Memory(
+        card.state,
+        card.step,
+        card.stability,
+        card.difficulty,
+        utc(card.due),
+        utc(card.last_review) if card.last_review else None,
+    )
+
+
+def _stored(memory: Memory, last_miss_at: datetime | None = None) -> CardMemory:
+    return CardMemory(**asdict(memory), last_miss_at=last_miss_at)
+
+
+class ReviewQueue:
+    def __init__(self, store: ProgressStore, catalog: Catalog, learner: str) -> None:
+        self.store = store
+        self.catalog = catalog
+        self.learner = learner
+
+    # --- entering the queue (on writes only) --------------------------------------------------
+    def note_miss(self, lesson: str, kind: str, key: str, at: datetime) -> None:
+        """A wrong answer to one item at `at`: queue it, or count a lapse if it was scheduled."""
+        at = utc(at)
+        prompt = self._prompt_of(lesson, kind, key)
+        if prompt is None:
+            return
+        card = self._card(lesson, kind, key)
+        if card is None:
+            memory = _stored(new_memory(at), at)
+            self.store.add_review_card(self.learner, lesson, kind, key, prompt.fingerprint, memory)
+            return
+        if card.fingerprint != prompt.fingerprint:  # a rewritten question starts afresh
+            memory = _stored(new_memory(at), at)
+            self.store.update_review_card(card.id, memory, prompt.fingerprint)
+            return
+        if card.last_miss_at is not None and at <= utc(card.last_miss_at):
+            return  # counted already
+        scheduled = _memory(card)
+        if scheduled.due > at and (scheduled.last_review is None or at >= scheduled.last_review):
+            scheduled = review(scheduled, Grade.again, at)
+        self.store.update_review_card(card.id, _stored(scheduled, at))
+
+    def note_flashcard(self, lesson: str, card_id: str, grade_given: Grade, now: datetime) -> None:
+        """A self-graded flashcard: `again` and `hard` queue it; a queued card is reviewed."""
+        prompt = self._prompt_of(lesson, "flashcard", card_id)
+        card = self._card(lesson, "flashcard", card_id)
+        if prompt is None:
+            return
+        if card is None or card.fingerprint != prompt.fingerprint:
+            if grade_given in (Grade.again, Grade.hard):
+                memory = _stored(new_memory(now))
+                if card is None:
+                    self.store.add_review_card(
+                        self.learner, lesson, "flashcard", card_id, prompt.fingerprint, memory
+                    )
+                else:
+                    self.store.update_review_card(card.id, memory, prompt.fingerprint)
+            return
+        self.store.update_review_card(card.id, _stored(review(_memory(card), grade_given, now)))
+        self.store.record_review_answer(self.learner, card.id, grade_given.value)
+
+    # --- reading and answering ---------------------------------------------------------------
+    def view(self, now: datetime) -> QueueView:
+        """What is due now and what waits; reads only."""
+        now = utc(now)
+        due: list[QueueItem] = []
+        later: list[datetime] = []
+        for card in self.store.review_cards(self.learner):
+            prompt = self._prompt(card)
+            if prompt is None:
+                continue  # the lesson no longer has this item, or asks it differently now
+            when = utc(card.due)
+            if when <= now:
+                due.append(QueueItem(card, prompt))
+            else:
+                later.append(when)
+        due.sort(key=lambda item: (utc(item.card.due), item.card.id))
+        return QueueView(due, len(later), min(later) if later else None)
+
+    def answer(self, card_id: int, given: Answer, now: datetime) -> tuple[Graded, Memory] | None:
+        """Grade an answer to a due item and reschedule it; None when there is no such item."""
+        card = self.store.review_card(self.learner, card_id)
+        prompt = self._prompt(card) if card is not None else None
+        if card is None or prompt is None:
+            return None
+        memory = _memory(card)
+        if memory.due > utc(now):
+            raise NotDue(memory.due)
+        outcome = grade(prompt, given)
+        if outcome.grade is not None:
+            memory = review(memory, outcome.grade, now)
+            self.store.update_review_card(card.id, _stored(memory))
+            self.store.record_review_answer(self.learner, card.id, outcome.grade.value)
+        return outcome, memory
+
+    def _prompt_of(self, lesson: str, kind: str, key: str) -> Prompt | None:
+        found = self.catalog.get(lesson)
+        return prompt_for(found, kind, key, self.learner) if found is not None else None
+
+    def _prompt(self, card: StoredCard) -> Prompt | None:
+        prompt = self._prompt_of(card.lesson, card.kind, card.key)
+        return prompt if prompt is not None and prompt.fingerprint == card.fingerprint else None
+
+    def _card(self, lesson: str, kind: str, key: str) -> StoredCard | None:
+        cards = self.store.review_cards(self.learner)
+        return next((c for c in cards if (c.lesson, c.kind, c.key) == (lesson, kind, key)), None)

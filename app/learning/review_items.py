@@ -1,0 +1,158 @@
+"""Review items: what to ask for each kind of item in the queue, graded by the one grader.
+
+An item is named by (lesson, kind, key): a step's prediction ("prediction", "3"), a myth
+("myth", "2"), a drill ("drill", "step-2.x") or a flashcard ("flashcard", "takeaway-1"). The
+prompt never carries the answer, nor what explains it; grading returns them with the verdict.
+Its fingerprint names the version of the question, so a rewritten one retires its old card.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from app.learning import grader
+from app.learning.grader import AnswerError, Graded, ValueCheck
+from app.learning.questions import (
+    choice_order,
+    item_fingerprint,
+    myth_fingerprint,
+    prediction_fingerprint,
+)
+from app.lessons.schema import Lesson
+from app.modes.drills import find_drill
+from app.modes.flashcards import Flashcard, find_flashcard
+from app.modes.scheduler import Grade
+
+__all__ = ["KIND_NAMES", "Answer", "AnswerError", "Prompt", "grade", "prompt_for"]
+
+KIND_NAMES = {
+    "prediction": "Prediction",
+    "myth": "Myth",
+    "drill": "Predict the gradient",
+    "flashcard": "Flashcard",
+}
+
+
+@dataclass(frozen=True)
+class Prompt:
+    lesson: Lesson
+    kind: str
+    key: str
+    source: str  # where it comes from, e.g. "Step 2: backward() writes the slope into .grad"
+    question: str  # Markdown
+    link: str  # the page it comes from
+    fingerprint: str
+    code: str | None = None
+    choices: list[str] = field(default_factory=list)
+    tensor: str | None = None
+    card: Flashcard | None = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    choice: str | None = None
+    answer: str | None = None  # a myth's yes / no
+    value: str | None = None
+    rating: Grade | None = None
+
+
+def _number(key: str, count: int) -> int | None:
+    return int(key) if key.isdigit() and 1 <= int(key) <= count else None
+
+
+def _prediction(lesson: Lesson, key: str, learner: str) -> Prompt | None:
+    number = _number(key, len(lesson.steps))
+    step = lesson.steps[number - 1] if number else None
+    if number is None or step is None or step.prediction is None:
+        return None
+    return Prompt(
+        lesson,
+        "prediction",
+        key,
+        f"Step {number}: {step.title}",
+        step.prediction.question,
+        f"/lessons/{lesson.slug}/step-by-step#step-{number}",
+        prediction_fingerprint(step.prediction),
+        code=step.snippet.code if step.snippet else None,
+        choices=choice_order(learner, lesson.slug, number, step.prediction.texts),
+    )
+
+
+def _myth(lesson: Lesson, key: str) -> Prompt | None:
+    number = _number(key, len(lesson.myths))
+    if number is None:
+        return None
+    myth = lesson.myths[number - 1]
+    link = f"/lessons/{lesson.slug}/myth-busters"
+    return Prompt(
+        lesson, "myth", key, f"Myth {number}", myth.question, link, myth_fingerprint(myth)
+    )
+
+
+def _drill(lesson: Lesson, key: str) -> Prompt | None:
+    drill = find_drill(lesson, key)
+    if drill is None:
+        return None
+    return Prompt(
+        lesson,
+        "drill",
+        key,
+        drill.source,
+        f"After this code runs, what is `{drill.tensor}.grad`?",
+        f"/lessons/{lesson.slug}/predict-the-gradient",
+        item_fingerprint("drill", drill.code, drill.tensor, drill.expected),
+        code=drill.code,
+        tensor=drill.tensor,
+    )
+
+
+def _flashcard(lesson: Lesson, key: str) -> Prompt | None:
+    card = find_flashcard(lesson, key)
+    if card is None:
+        return None
+    return Prompt(
+        lesson,
+        "flashcard",
+        key,
+        "Key insight" if card.kind == "insight" else "Takeaway",
+        card.prompt,
+        f"/lessons/{lesson.slug}/flashcards",
+        flashcard_fingerprint(card),
+        card=card,
+    )
+
+
+def flashcard_fingerprint(card: Flashcard) -> str:
+    return item_fingerprint("flashcard", card.prompt, card.back)
+
+
+def prompt_for(lesson: Lesson, kind: str, key: str, learner: str) -> Prompt | None:
+    """What to show for an item, its choices in this learner's order; None when the lesson
+    no longer has it."""
+    if kind == "prediction":
+        return _prediction(lesson, key, learner)
+    if kind == "myth":
+        return _myth(lesson, key)
+    if kind == "drill":
+        return _drill(lesson, key)
+    if kind == "flashcard":
+        return _flashcard(lesson, key)
+    return None
+
+
+def grade(prompt: Prompt, answer: Answer) -> Graded:
+    """Grade a review answer with the grader the lesson pages use. Right counts as `good`,
+    wrong as `again`; flashcards carry the learner's own rating."""
+    lesson = prompt.lesson
+    if prompt.kind == "prediction":
+        return grader.graded_choice(lesson.steps[int(prompt.key) - 1], answer.choice)
+    if prompt.kind == "myth":
+        return grader.graded_myth(lesson.myths[int(prompt.key) - 1], answer.answer)
+    if prompt.kind == "drill":
+        drill = find_drill(lesson, prompt.key)
+        if drill is None:
+            raise AnswerError("Type a value")
+        return grader.graded_value(ValueCheck(drill.expected), answer.value)
+    if prompt.card is None:
+        raise AnswerError("Rate the card: again, hard, good or easy")
+    return grader.grade_rating(prompt.card, answer.rating)

@@ -1,0 +1,44 @@
+"""Runs the learning core asks of the sandbox: the real `.grad` of a step's snippet (cached per
+step, for grading typed values) and a learner's pitfall fix."""
+
+from __future__ import annotations
+
+from app.lessons.schema import Snippet, ValuePrediction
+from app.sandbox.result import RunResult
+from app.sandbox.service import Sandbox, SandboxBusy, SandboxUnavailable
+
+
+class SandboxDisabled(Exception):
+    """This server runs no snippets (GRADLAB_SANDBOX_ENABLED is off)."""
+
+
+class Runs:
+    def __init__(self, sandbox: Sandbox | None) -> None:
+        self.sandbox = sandbox
+        self.real_grads: dict[tuple[str, int], object] = {}
+
+    async def run(self, code: str) -> RunResult:
+        """Run code in a fresh sandboxed process (SandboxBusy, SandboxUnavailable,
+        SnippetTooLarge and SandboxDisabled say why not)."""
+        if self.sandbox is None:
+            raise SandboxDisabled(
+                "The sandbox is disabled on this server (GRADLAB_SANDBOX_ENABLED)."
+            )
+        return await self.sandbox.run(code)
+
+    async def real_grad(
+        self, key: tuple[str, int], snippet: Snippet, guess: ValuePrediction
+    ) -> object:
+        """The `.grad` the step's own snippet really produces, run once and cached. Falls back
+        to the lesson's value (verified by `gradlab check`) when no sandbox runs."""
+        if key in self.real_grads:
+            return self.real_grads[key]
+        try:
+            result = await self.run(snippet.code)
+        except (SandboxDisabled, SandboxBusy, SandboxUnavailable):
+            return guess.expected
+        found = next((t for t in result.tensors if t.name == guess.tensor), None)
+        if found is None:
+            return guess.expected
+        self.real_grads[key] = found.grad
+        return found.grad

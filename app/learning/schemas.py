@@ -1,0 +1,256 @@
+"""What goes over HTTP: the request bodies and the responses of the learning API.
+
+The reveals are here too: what explains an answer travels only in these, after the answer.
+See docs/http-contract.md.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field, JsonValue
+
+from app.modes.scheduler import Grade
+from app.sandbox.result import RunResult
+
+Confidence = Literal["guess", "fairly_sure", "certain"]
+YesNo = Literal["yes", "no"]
+
+
+class Score(BaseModel):
+    answered: int
+    correct: int
+    total: int
+
+
+# --- requests ---------------------------------------------------------------------------------
+class LessonListing(BaseModel):
+    """A lesson in the catalog's list (GET /api/lessons)."""
+
+    slug: str
+    title: str
+    summary: str
+    level: str
+    minutes: int
+
+
+class RunRequest(BaseModel):
+    code: str = Field(description="Python source of the snippet")
+    lesson: str | None = Field(default=None, max_length=64, description="Lesson slug, for context")
+    step: int | None = Field(default=None, ge=0, le=1000, description="Step number, for context")
+
+
+class PredictionBody(BaseModel):
+    choice: str = Field(max_length=2000)
+    confidence: Confidence = "fairly_sure"
+
+
+class ValueBody(BaseModel):
+    value: str = Field(max_length=2000)
+    reveal: bool = False
+
+
+class MythBody(BaseModel):
+    answer: YesNo
+
+
+class CodeBody(BaseModel):
+    code: str = Field(max_length=20_000)
+
+
+class RatingBody(BaseModel):
+    rating: Grade
+
+
+class FixBody(BaseModel):
+    code: str = Field(max_length=20_000)
+
+
+class ModeBody(BaseModel):
+    mode: str = Field(max_length=32)
+
+
+class ReviewBody(BaseModel):
+    choice: str | None = Field(default=None, max_length=2000)
+    answer: YesNo | None = None
+    value: str | None = Field(default=None, max_length=2000)
+    rating: Grade | None = None
+
+
+# --- reveals: what explains an answer, sent only once it is given -----------------------------
+class StepReveal(BaseModel):
+    """The step's own text, which explains its question's answer."""
+
+    concept_html: str
+    explanation_html: str
+    insight_html: str
+
+
+class PredictionReveal(BaseModel):
+    correct: bool
+    answer: str
+    explanation_html: str
+    why_html: str | None = Field(description="What the picked wrong choice gets wrong")
+    output: str | None
+    error: dict[str, str] | None
+    attempt: int
+    step: StepReveal
+
+
+class MythReveal(BaseModel):
+    correct: bool
+    answer: YesNo
+    belief_html: str
+    reality_html: str
+    why_it_matters_html: str
+    demo: dict[str, str] | None
+    score: Score | None = None
+
+
+class ValueFeedback(BaseModel):
+    correct: bool
+    parsed: bool
+    problem: str | None
+    shape_ok: bool
+    expected_shape: list[int] | None
+    your_shape: list[int] | None
+    elements: list[bool]
+    expected: JsonValue = None
+    explanation_html: str | None = None
+    step: StepReveal | None = None
+
+
+class DrillFeedback(ValueFeedback):
+    """A value check, and whether a miss went into the review queue."""
+
+    queued: bool = False
+
+
+class FlashcardBack(BaseModel):
+    back_html: str
+    answer_html: str | None
+
+
+class RatingResult(BaseModel):
+    queued: bool
+    due_count: int
+
+
+class HintOut(BaseModel):
+    level: int
+    title: str
+    text_html: str
+    line: int | None
+    code: str | None
+
+
+class FixOut(BaseModel):
+    code: str
+    root_cause_html: str
+
+
+class FixVerdict(BaseModel):
+    passed: bool
+    reasons_html: list[str]
+    result: RunResult
+
+
+# --- saved progress ---------------------------------------------------------------------------
+class SavedPrediction(BaseModel):
+    choice: str
+    confidence: str
+    correct: bool
+    reveal: PredictionReveal
+
+
+class SavedValue(BaseModel):
+    value: str
+    correct: bool
+    revealed: bool
+    step: StepReveal | None = None
+
+
+class SavedStep(BaseModel):
+    done: bool
+    code: str | None
+    prediction: SavedPrediction | None
+    value: SavedValue | None
+
+
+class SavedMyth(BaseModel):
+    answer: str
+    correct: bool
+    reveal: MythReveal
+
+
+class LessonProgress(BaseModel):
+    steps: dict[str, SavedStep]
+    myths: dict[str, SavedMyth]
+    score: Score
+    steps_done: int
+    steps_total: int
+
+
+class LessonSummary(BaseModel):
+    steps_done: int
+    steps_total: int
+    myths_answered: int
+    myths_correct: int
+    myths_total: int
+
+
+class CatalogProgress(BaseModel):
+    lessons: dict[str, LessonSummary]
+
+
+# --- the review queue and calibration ---------------------------------------------------------
+class ReviewItemOut(BaseModel):
+    id: int
+    lesson: str
+    lesson_title: str
+    kind: str
+    kind_name: str
+    key: str
+    source: str
+    question_html: str
+    code: str | None
+    choices: list[str]
+    tensor: str | None
+    link: str
+
+
+class ReviewQueueOut(BaseModel):
+    due: list[ReviewItemOut]
+    due_count: int
+    scheduled: int
+    next_due: datetime | None
+    next_due_text: str | None = Field(description="e.g. 'in 10 minutes', 'tomorrow'")
+
+
+Reveal = PredictionReveal | MythReveal | DrillFeedback | FlashcardBack
+
+
+class ReviewResult(BaseModel):
+    correct: bool
+    graded: bool = Field(description="False when a typed value could not be read: type again")
+    reveal: Reveal
+    next_due: datetime
+    comes_back: str = Field(description="When the item is due again, in words")
+    due_count: int
+
+
+class CalibrationRow(BaseModel):
+    level: str
+    label: str
+    answered: int
+    right: int
+    percent: int | None
+
+
+class CalibrationOut(BaseModel):
+    levels: list[CalibrationRow]
+    advice: str
+    based_on: int = Field(
+        description="First answers counted: questions as they are now, never after a reveal"
+    )

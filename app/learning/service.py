@@ -1,0 +1,179 @@
+"""The learning core's front door: one object the routes hold, one call per request.
+
+Pages come back as a `Page` (a template and its context) and answers as the typed models of
+app/learning/schemas.py. Reads never write: a learner's id may be new (a cookie without any
+row yet); the first recorded answer creates the row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.learning.lessons import (
+    LessonAnswers,
+    catalog_progress,
+    find_lesson,
+    lesson_progress,
+    step_views,
+)
+from app.learning.mode_pages import ModeRequest
+from app.learning.practice import Practice, calibration_of, now, queue_items
+from app.learning.questions import NotFound
+from app.learning.queue import EMPTY
+from app.learning.registry import DEFAULT_MODE, MODES, find_mode
+from app.learning.review_items import KIND_NAMES
+from app.learning.runs import Runs
+from app.learning.schemas import (
+    CalibrationOut,
+    CatalogProgress,
+    LessonProgress,
+    ModeBody,
+    ValueBody,
+    ValueFeedback,
+)
+from app.lessons.loader import Catalog
+from app.lessons.public import public_lesson
+from app.lessons.schema import Lesson
+from app.modes.drills import lesson_drills
+from app.progress.records import LessonRecords
+from app.progress.store import ProgressStore
+from app.sandbox.result import RunResult
+from app.sandbox.service import Sandbox
+
+
+@dataclass(frozen=True)
+class Page:
+    template: str
+    context: dict[str, object] = field(default_factory=dict)
+
+
+class Learning:
+    def __init__(self, catalog: Catalog, store: ProgressStore, sandbox: Sandbox | None) -> None:
+        self.catalog = catalog
+        self.store = store
+        self.runs = Runs(sandbox)
+
+    # --- per learner ----------------------------------------------------------------------------
+    def answers(self, learner: str) -> LessonAnswers:
+        return LessonAnswers(self.catalog, self.store, learner)
+
+    def practice(self, learner: str) -> Practice:
+        return Practice(self.catalog, self.store, self.runs, learner)
+
+    # --- pages ----------------------------------------------------------------------------------
+    def catalog_page(self, learner: str | None) -> Page:
+        progress = catalog_progress(self.catalog, self.store, learner)
+        due = len(self.practice(learner).view().due) if learner else 0
+        return Page(
+            "catalog.html",
+            {
+                "lessons": self.catalog.lessons,
+                "progress": progress.lessons,
+                "due": due,
+                "broken": self.catalog.broken,  # empty unless `gradlab serve --reload`
+            },
+        )
+
+    def mode_page(self, slug: str, mode_slug: str, learner: str) -> Page:
+        broken = self.catalog.get_broken(slug)  # only under `gradlab serve --reload`
+        if broken is not None:
+            return Page("lesson_broken.html", {"broken": [broken]})
+        lesson = find_lesson(self.catalog, slug)
+        mode = find_mode(mode_slug)
+        if mode is None:
+            names = ", ".join(m.slug for m in MODES)
+            raise NotFound(f"There is no “{mode_slug}” mode. The modes are: {names}.")
+        previous, following = self.catalog.neighbours(slug)
+        context: dict[str, object] = {
+            "lesson": lesson,
+            "mode": mode.slug,
+            "mode_info": mode,
+            "previous": previous,
+            "following": following,
+            "titles": {other.slug: other.title for other in self.catalog.lessons},
+            "progress": catalog_progress(self.catalog, self.store, learner).lessons[slug],
+            "switcher": {"modes": list(MODES), "last": self.store.lesson_modes(learner).get(slug)},
+            "steps": step_views(lesson, learner),
+        }
+        context.update(mode.context(ModeRequest(lesson, self.store, learner)))
+        return Page(mode.template, context)
+
+    def lesson_page(self, slug: str, learner: str) -> Page:
+        return self.mode_page(slug, DEFAULT_MODE, learner)
+
+    def review_page(self, learner: str | None) -> Page:
+        view = self.practice(learner).view() if learner else EMPTY
+        context = {"view": view, "items": queue_items(view), "kind_names": KIND_NAMES, "now": now()}
+        return Page("modes/review.html", context)
+
+    def progress_page(self, learner: str | None) -> Page:
+        practice = self.practice(learner) if learner else None
+        lessons = self.catalog.lessons
+        context = {
+            "calibration": self.calibration(learner),
+            "lessons": lessons,
+            "progress": catalog_progress(self.catalog, self.store, learner).lessons,
+            "modes_used": self.store.lesson_modes(learner) if learner else {},
+            "mode_names": {m.slug: m.name for m in MODES},
+            "extra": self.store.mode_summary(learner) if learner else {},
+            "drills_total": {lesson.slug: len(lesson_drills(lesson)) for lesson in lessons},
+            "view": practice.view() if practice else EMPTY,
+            "reviewed_today": practice.reviewed_today() if practice else 0,
+            "now": now(),
+        }
+        return Page("modes/progress.html", context)
+
+    # --- reads ----------------------------------------------------------------------------------
+    def lesson(self, slug: str) -> Lesson:
+        return find_lesson(self.catalog, slug)
+
+    def public_lesson(self, slug: str, learner: str) -> dict[str, Any]:
+        """The lesson as JSON without its answers nor what explains them, each prediction's
+        choices in this learner's order (the order of the pages)."""
+        lesson = find_lesson(self.catalog, slug)
+        data = public_lesson(lesson)
+        for view, raw in zip(step_views(lesson, learner), data["steps"], strict=True):
+            if raw.get("prediction") is not None:
+                raw["prediction"]["choices"] = view.choices
+        return data
+
+    def lesson_progress(self, slug: str, learner: str | None) -> LessonProgress:
+        lesson = find_lesson(self.catalog, slug)
+        records = self.store.lesson_state(learner, slug) if learner else LessonRecords()
+        return lesson_progress(lesson, records)
+
+    def catalog_progress(self, learner: str | None) -> CatalogProgress:
+        return catalog_progress(self.catalog, self.store, learner)
+
+    def calibration(self, learner: str | None) -> CalibrationOut:
+        return calibration_of(self.catalog, self.store, learner)
+
+    # --- writes that are not answers ------------------------------------------------------------
+    def remember_mode(self, learner: str, slug: str, body: ModeBody) -> None:
+        """The mode a learner last used for a lesson (the page posts it once shown)."""
+        find_lesson(self.catalog, slug)
+        if find_mode(body.mode) is None:
+            raise NotFound(f"There is no “{body.mode}” mode.")
+        self.store.set_lesson_mode(learner, slug, body.mode)
+
+    def reset(self, learner: str | None) -> None:
+        if learner is not None:
+            self.store.reset(learner)
+
+    async def check_value(
+        self, learner: str, slug: str, number: int, body: ValueBody
+    ) -> ValueFeedback:
+        answers = self.answers(learner)
+        _, snippet, guess = answers.value_step(slug, number)
+        actual = await self.runs.real_grad((slug, number), snippet, guess)
+        return answers.check_value(slug, number, body, actual)
+
+    async def run(
+        self, code: str, learner: str | None, slug: str | None, step: int | None
+    ) -> RunResult:
+        """Run a snippet; with a lesson and step, a step that asks nothing counts as done."""
+        result = await self.runs.run(code)
+        if learner is not None and slug:
+            self.answers(learner).mark_run(slug, step)
+        return result

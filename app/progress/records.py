@@ -1,0 +1,114 @@
+"""What the store hands back: typed records, never dictionaries read by key."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+
+@dataclass(frozen=True)
+class PredictionRecord:
+    """A learner's latest committed choice on one step."""
+
+    choice: str
+    confidence: str
+    correct: bool
+    fingerprint: str | None
+
+
+@dataclass(frozen=True)
+class ValueRecord:
+    """A learner's latest typed `.grad` on one step."""
+
+    value: str
+    correct: bool
+    revealed: bool
+    fingerprint: str | None
+
+
+@dataclass(frozen=True)
+class MythRecord:
+    answer: str
+    correct: bool
+    fingerprint: str | None
+
+
+@dataclass
+class StepRecord:
+    done: bool = False
+    code: str | None = None
+    prediction: PredictionRecord | None = None
+    value: ValueRecord | None = None
+
+
+@dataclass(frozen=True)
+class LessonRecords:
+    """The latest of everything a learner did in one lesson, by step and myth number."""
+
+    steps: dict[int, StepRecord] = field(default_factory=dict)
+    myths: dict[int, MythRecord] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FirstPrediction:
+    """The first attempt at one version of a step's question (for calibration)."""
+
+    lesson: str
+    step: int
+    fingerprint: str | None
+    confidence: str
+    correct: bool
+
+
+@dataclass(frozen=True)
+class DrillRecord:
+    correct: bool
+    revealed: bool
+    attempts: int
+    value: str
+
+
+@dataclass(frozen=True)
+class PitfallRecord:
+    fixed: bool
+    checks: int
+
+
+@dataclass(frozen=True)
+class LessonCounts:
+    """Per lesson, across its records: steps done; drills right and pitfalls fixed."""
+
+    steps_done: int = 0
+    drills_right: int = 0
+    pitfalls_fixed: int = 0
+
+
+@dataclass(frozen=True)
+class StoredCard:
+    """A review-queue item as stored: what it points at and its scheduling memory."""
+
+    id: int
+    lesson: str
+    kind: str
+    key: str
+    state: int
+    step: int | None
+    stability: float | None
+    difficulty: float | None
+    due: datetime
+    last_review: datetime | None
+    last_miss_at: datetime | None
+    fingerprint: str | None
+
+
+@dataclass(frozen=True)
+class CardMemory:
+    """The scheduling fields of a review card, as written."""
+
+    state: int
+    step: int | None
+    stability: float | None
+    difficulty: float | None
+    due: datetime
+    last_review: datetime | None
+    last_miss_at: datetime | None = None

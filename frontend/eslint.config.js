@@ -1,0 +1,29 @@
+// ESLint (flat config) for static/js: browser ES modules, no build step.
+// Run from frontend/: `npm ci && npm run lint`.
+import js from "@eslint/js";
+import globals from "globals";
+import {fileURLToPath} from "node:url";
+
+// The files live beside frontend/, not in it: patterns are relative to the repository root.
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+export default [
+  {basePath: root, ignores: ["static/vendor/**"]},
+  {basePath: root, files: ["static/js/**/*.js"], ...js.configs.recommended},
+  {
+    basePath: root,
+    files: ["static/js/**/*.js"],
+    languageOptions: {
+      ecmaVersion: 2023,
+      sourceType: "module",
+      globals: {...globals.browser},
+    },
+    rules: {
+      "no-unused-vars": ["error", {argsIgnorePattern: "^_"}],
+      "prefer-const": "error",
+      "no-var": "error",
+      eqeqeq: ["error", "always"],
+      "no-implicit-globals": "error",
+    },
+  },
+];

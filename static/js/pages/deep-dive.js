@@ -1,0 +1,4 @@
+// Entry script of the deep dive (lesson.html): the modules it imports do nothing on import.
+import {startLessonPage} from "../lesson.js";
+
+startLessonPage();

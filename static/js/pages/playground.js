@@ -1,0 +1,4 @@
+// Entry script of the playground.
+import {initPlayground} from "../playground.js";
+
+initPlayground();

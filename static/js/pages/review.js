@@ -1,0 +1,6 @@
+// Entry script of a mode page: the modules it imports do nothing on import.
+import {bindLessonNavigation} from "../modes/common.js";
+import {start} from "../modes/review.js";
+
+bindLessonNavigation();
+start();

@@ -1,0 +1,193 @@
+// Small helpers shared by every page script, and the one way to call the JSON API.
+// Nothing here runs on import.
+//
+//   el(tag, attrs, ...children)      an element; text is always text
+//   uid(prefix)                      a page-unique id
+//   ensureStop(text)                 "text" -> "text."
+//   plural(n, word, many)            "1 item", "3 items"
+//   capitalise(text)                 "yes" -> "Yes"
+//   setServerHtml(node, html)        trusted server HTML (only for *_html fields)
+//   choiceContent(root, choice)      a choice as its button shows it (rendered Markdown)
+//   apiFetch(url, {method, body})    -> {ok, status, data, detail, headers}; never throws
+//   postJson(url, body, options)     apiFetch with POST; waits out a 503 with Retry-After
+//   networkMessage(response, what)   a sentence for a failed request
+
+let uidCounter = 0;
+
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    node.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child);
+  }
+  return node;
+}
+
+export function uid(prefix) {
+  uidCounter += 1;
+  return `${prefix}-${uidCounter}`;
+}
+
+export function ensureStop(text) {
+  const trimmed = String(text).trim();
+  return /[.!?…)]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
+
+export function plural(n, word, many = `${word}s`) {
+  return `${n} ${n === 1 ? word : many}`;
+}
+
+export function capitalise(text) {
+  const s = String(text ?? "");
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+export function setServerHtml(node, html) {
+  node.innerHTML = typeof html === "string" ? html : "";
+  return node;
+}
+
+export function choiceContent(root, choice) {
+  // The server rendered each choice (Markdown) inside its button: reuse that.
+  const button = [...root.querySelectorAll(".choice")].find((b) => b.dataset.choice === choice);
+  const span = el("span", {class: "feedback-choice"});
+  if (button) for (const child of button.childNodes) span.append(child.cloneNode(true));
+  else span.append(el("code", {}, String(choice ?? "")));
+  return span;
+}
+
+function detailText(data, rawText) {
+  const detail = data && typeof data === "object" ? data.detail : null;
+  if (typeof detail === "string") return detail;
+  if (Array.isArray(detail)) {
+    return detail.map((item) => (item && item.msg ? String(item.msg) : JSON.stringify(item))).join("; ");
+  }
+  if (detail) return JSON.stringify(detail);
+  // A proxy's HTML error page is no use to a learner; a short text body may be.
+  if (rawText && rawText.length < 300 && !/^\s*</.test(rawText)) return rawText.trim();
+  return "";
+}
+
+/**
+ * fetch() a JSON endpoint of this site. Never throws: network failures come back as
+ * {ok: false, status: 0}. `detail` is the server's {"detail": ...} as text.
+ */
+export async function apiFetch(url, {method = "GET", body, timeoutMs = 30_000, keepalive = false} = {}) {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const init = {
+    method,
+    credentials: "same-origin",
+    headers: {Accept: "application/json"},
+    signal: controller.signal,
+    keepalive,
+  };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  try {
+    const response = await fetch(url, init);
+    const text = await response.text();
+    let data = null;
+    if (text) {
+      try {
+        data = JSON.parse(text);
+      } catch {
+        data = null;
+      }
+    }
+    return {ok: response.ok, status: response.status, data, detail: detailText(data, text), headers: response.headers};
+  } catch (error) {
+    const timedOut = Boolean(error && error.name === "AbortError");
+    return {ok: false, status: 0, data: null, detail: "", headers: null, timedOut};
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const MAX_RETRY_WAIT_S = 30;
+
+/** Seconds a 503 asks to wait (Retry-After), or null when it does not say. */
+export function retryAfter(response) {
+  if (!response || response.status !== 503 || !response.headers) return null;
+  const seconds = Number(response.headers.get("Retry-After"));
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds, MAX_RETRY_WAIT_S) : null;
+}
+
+/**
+ * Count down `seconds` in `host` with a Cancel button; resolves true when the wait ran out,
+ * false when the learner cancelled.
+ */
+export function waitWithCountdown(host, seconds, what = "The server is busy") {
+  return new Promise((resolve) => {
+    let left = Math.ceil(seconds);
+    const text = el("span", {class: "retry-text"});
+    const cancel = el("button", {type: "button", class: "btn retry-cancel"}, "Cancel");
+    const box = el("p", {class: "retry-wait", role: "status"}, text, " ", cancel);
+    const say = () => { text.textContent = `${what}: trying again in ${plural(left, "second")}.`; };
+    let timer = null;
+    const done = (ran) => {
+      clearInterval(timer);
+      box.remove();
+      resolve(ran);
+    };
+    timer = setInterval(() => {
+      left -= 1;
+      if (left <= 0) done(true);
+      else say();
+    }, 1000);
+    cancel.addEventListener("click", () => done(false));
+    say();
+    host.append(box);
+  });
+}
+
+/**
+ * POST JSON, the one error path of every page: the answer of apiFetch. A 503 that says when
+ * to come back (Retry-After: a run refused while the server is busy) is waited out by itself
+ * with a visible countdown and a Cancel button in `waitHost`, then tried again.
+ */
+const MAX_WAITS = 5;
+
+export async function postJson(url, body, {method = "POST", waitHost = null, timeoutMs, keepalive} = {}) {
+  for (let waits = 0; ; waits += 1) {
+    const response = await apiFetch(url, {method, body, timeoutMs, keepalive});
+    const seconds = retryAfter(response);
+    if (seconds === null || !waitHost || waits >= MAX_WAITS) return response;
+    if (!(await waitWithCountdown(waitHost, seconds))) return {...response, cancelled: true};
+  }
+}
+
+/** A sentence for an apiFetch answer that is not ok, for a live region. */
+export function networkMessage(response, what = "The request") {
+  if (response.cancelled) return `${what} was cancelled.`;
+  if (response.status === 0) {
+    return response.timedOut
+      ? `${what} took too long: the server did not answer. Try again.`
+      : "Could not reach the server. Check your connection and try again.";
+  }
+  const detail = response.detail ? ` ${ensureStop(response.detail)}` : "";
+  if (response.status === 503) return `The server is busy right now.${detail} Try again in a moment.`;
+  if (response.status === 404) return `${what} failed: not found.${detail}`;
+  if (response.status >= 500) return `${what} failed: the server had a problem (HTTP ${response.status}).${detail}`;
+  return `${what} failed (HTTP ${response.status}).${detail}`;
+}
+
+/**
+ * POST an answer while `holder` is marked busy. On failure the reason goes into `feedback`
+ * (data-result="error") and the promise resolves null; otherwise it resolves the JSON answer.
+ */
+export async function sendAnswer({holder, feedback, what, url, body, waitHost = null, timeoutMs}) {
+  holder.setAttribute("aria-busy", "true");
+  const response = await postJson(url, body, {waitHost, timeoutMs});
+  holder.removeAttribute("aria-busy");
+  if (response.ok && response.data) return response.data;
+  feedback.dataset.result = "error";
+  feedback.replaceChildren(el("p", {class: "feedback-error"}, networkMessage(response, what)));
+  return null;
+}

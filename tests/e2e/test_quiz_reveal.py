@@ -1,0 +1,87 @@
+"""In Chromium: what explains an answer appears only once it is given (and again after a
+reload), a wrong pick shows its why, the choices' DOM order is the visible order, and a run
+refused while the server is busy waits out Retry-After with a countdown, then runs."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, Route, expect
+
+from tests.e2e.conftest import LiveServer
+
+STEP_1 = ".step[data-step='1']"
+
+
+def test_the_reveal_comes_with_the_commit_and_stays_after_a_reload(
+    page: Page, server: LiveServer
+) -> None:
+    page.goto(f"{server.url}/lessons/first-steps")
+    step = page.locator(STEP_1)
+    expect(step).to_contain_text("runs on a sum of squares")  # the setup
+    for hidden in ("d(x²)/dx = 2x", "Backward fills leaves.", "A fresh tensor has no gradient"):
+        expect(step).not_to_contain_text(hidden)
+    step.get_by_role("button", name="None", exact=True).click()
+    feedback = step.locator(".prediction-feedback")
+    expect(feedback).to_contain_text("A fresh tensor has no gradient")  # the wrong pick's why
+    reveal = step.locator(".step-reveal")
+    expect(reveal).to_be_visible()
+    expect(reveal).to_contain_text("d(x²)/dx = 2x")
+    expect(reveal).to_contain_text("Backward fills leaves.")
+    page.reload()
+    expect(page.locator(f"{STEP_1} .step-reveal")).to_contain_text("Backward fills leaves.")
+    expect(page.locator(f"{STEP_1} .prediction-feedback")).to_contain_text("A fresh tensor")
+
+
+def test_keyboard_order_is_the_visible_order(page: Page, server: LiveServer) -> None:
+    page.goto(f"{server.url}/lessons/first-steps")
+    buttons = page.locator(f"{STEP_1} .choices .choice")
+    boxes = [buttons.nth(i).bounding_box() for i in range(buttons.count())]
+    positions = [(round(b["y"]), b["x"]) for b in boxes if b is not None]
+    assert positions == sorted(positions)  # DOM order reads top to bottom, left to right
+    texts = buttons.all_inner_texts()
+    page.reload()
+    assert page.locator(f"{STEP_1} .choices .choice").all_inner_texts() == texts  # stable
+
+
+def test_a_busy_server_is_waited_out_with_a_countdown(page: Page, server: LiveServer) -> None:
+    refused = []
+
+    def busy_once(route: Route) -> None:
+        if not refused:
+            refused.append(True)
+            route.fulfill(
+                status=503,
+                headers={"Retry-After": "2", "Content-Type": "application/json"},
+                body='{"detail": "Every worker is busy."}',
+            )
+        else:
+            route.fulfill(
+                status=200,
+                headers={"Content-Type": "application/json"},
+                body='{"status": "ok", "stdout": "ran after the wait\\n", "stderr": "",'
+                ' "truncated": false, "error": null, "tensors": [], "graph": null,'
+                ' "duration_ms": 1.0}',
+            )
+
+    page.route("**/api/run", busy_once)
+    page.goto(f"{server.url}/lessons/second-steps")
+    runnable = page.locator(".runnable[data-step='1']")
+    runnable.get_by_role("button", name="Run").click()
+    countdown = runnable.locator(".retry-wait")
+    expect(countdown).to_contain_text("trying again in")
+    expect(countdown.get_by_role("button", name="Cancel")).to_be_visible()
+    expect(runnable.locator(".run-stdout")).to_have_text("ran after the wait\n", timeout=10_000)
+    expect(countdown).to_have_count(0)
+
+
+def test_cancel_stops_the_wait(page: Page, server: LiveServer) -> None:
+    page.route(
+        "**/api/run",
+        lambda route: route.fulfill(
+            status=503, headers={"Retry-After": "5"}, body='{"detail": "busy"}'
+        ),
+    )
+    page.goto(f"{server.url}/lessons/second-steps")
+    runnable = page.locator(".runnable[data-step='1']")
+    runnable.get_by_role("button", name="Run").click()
+    runnable.get_by_role("button", name="Cancel").click()
+    expect(runnable.locator(".run-status")).to_contain_text("cancelled")

@@ -1,0 +1,154 @@
+"""Issue 11's code side: nothing that explains an answer before the commit, choices in a
+per-learner order graded by text, a wrong pick's why, calibration on current questions only,
+and saved answers to a rewritten question retired."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.learning.questions import choice_order
+from app.main import create_app
+from app.progress.models import MythAnswer, PredictionAttempt
+from tests.conftest import make_settings
+
+LESSON = "/api/lessons/first-steps"
+EXPLAINS = ["d(x²)/dx = 2x", "Backward fills leaves.", "Run it.", "2x at [2, 3]", "A fresh tensor"]
+
+
+@pytest.fixture
+def client(database_url: str) -> Iterator[TestClient]:
+    with TestClient(create_app(make_settings(database_url=database_url))) as test_client:
+        yield test_client
+
+
+def _text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+@pytest.mark.parametrize("path", ["/lessons/first-steps", "/lessons/first-steps/step-by-step"])
+def test_the_page_withholds_what_explains_the_answer(client: TestClient, path: str) -> None:
+    page = client.get(path).text
+    assert "`backward()` runs on a sum of squares." not in page  # rendered, not raw
+    assert "runs on a sum of squares." in _text(page)  # the setup shows
+    for hidden in EXPLAINS:
+        assert hidden not in page, hidden
+    assert "It starts at zero." not in page  # a myth's belief waits for the verdict
+
+
+@pytest.mark.parametrize("mode", ["flashcards", "code-lab", "myth-busters", "quick-read"])
+def test_other_modes_withhold_it_too(client: TestClient, mode: str) -> None:
+    page = client.get(f"/lessons/first-steps/{mode}").text
+    assert page.count("d(x²)/dx = 2x") == 0, mode  # the concept of a step that asks
+    assert "Backward fills leaves." not in page and "It starts at zero." not in page
+
+
+def test_the_review_page_withholds_it(client: TestClient) -> None:
+    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"})
+    client.post(f"{LESSON}/myths/1/answer", json={"answer": "yes"})
+    page = client.get("/review").text
+    assert "What does" in page  # the prediction is asked
+    for hidden in [
+        "d(x²)/dx = 2x",
+        "Backward fills leaves.",
+        "A fresh tensor",
+        "It starts at zero.",
+    ]:
+        assert hidden not in page, hidden
+
+
+def test_the_commit_and_a_reload_carry_the_reveal(client: TestClient) -> None:
+    client.get("/lessons/first-steps")
+    reveal = client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"}).json()
+    assert reveal["why_html"].startswith("A fresh tensor has no gradient")
+    assert reveal["step"]["concept_html"] == "d(x²)/dx = 2x"
+    saved = client.get(f"{LESSON}/progress").json()["steps"]["1"]["prediction"]["reveal"]
+    assert saved["step"]["insight_html"] == "Backward fills leaves."
+    right = client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])"})
+    assert right.json()["why_html"] is None  # a right pick has nothing to correct
+    myth = client.post(f"{LESSON}/myths/1/answer", json={"answer": "yes"}).json()
+    assert myth["belief_html"] == "It starts at zero."
+
+
+def test_the_api_lesson_withholds_it_too(client: TestClient) -> None:
+    step = client.get(LESSON).json()["steps"][0]
+    assert {"concept", "explanation", "insight"}.isdisjoint(step)
+    assert sorted(step["prediction"]["choices"]) == ["None", "tensor([4., 6.])"]
+    page = client.get("/lessons/first-steps").text  # the same learner: the same order
+    assert step["prediction"]["choices"] == _choices(page)
+    assert "belief" not in client.get(LESSON).json()["myths"][0]
+
+
+def _choices(page: str) -> list[str]:
+    return re.findall(r'class="choice" data-choice="([^"]*)"', page)
+
+
+def test_choices_keep_one_order_per_learner_in_every_page(client: TestClient) -> None:
+    first = _choices(client.get("/lessons/first-steps").text)
+    assert sorted(first) == ["None", "tensor([4., 6.])"]
+    assert _choices(client.get("/lessons/first-steps").text) == first  # a reload
+    assert _choices(client.get("/lessons/first-steps/step-by-step").text) == first
+    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"})
+    (item,) = client.get("/api/review").json()["due"]
+    assert item["choices"] == first  # the review queue asks in the same order
+    assert _choices(client.get("/review").text) == first
+
+
+def test_the_order_differs_between_learners_and_spreads_the_answer() -> None:
+    choices = ["a", "b", "c", "d"]
+    orders = {tuple(choice_order(f"learner-{n}", "lesson", 1, choices)) for n in range(40)}
+    assert len(orders) > 10  # different learners, different orders
+    # One learner over 60 questions whose answer is always the file's second choice.
+    positions = Counter(
+        choice_order("one-learner", f"lesson-{q // 6}", q % 6, choices).index("b")
+        for q in range(60)
+    )
+    assert max(positions.values()) / 60 <= 0.4, positions
+    assert choice_order("one-learner", "lesson-0", 1, choices) == choice_order(
+        "one-learner", "lesson-0", 1, list(reversed(choices))
+    )  # the order does not depend on the file's order
+
+
+def test_grading_goes_by_the_text_never_the_position(client: TestClient) -> None:
+    assert client.post(f"{LESSON}/steps/1/prediction", json={"choice": "1"}).status_code == 422
+    right = client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])"})
+    assert right.json()["correct"] is True
+
+
+def _rewrite(client: TestClient, model: type[PredictionAttempt] | type[MythAnswer]) -> None:
+    """Make every stored answer look like it answered an older version of its question."""
+    store = client.app.state.store  # type: ignore[attr-defined]
+    with store.session() as session:
+        for row in session.query(model).all():
+            row.fingerprint = "an-older-question"
+
+
+def test_a_rewritten_question_retires_its_saved_answers(client: TestClient) -> None:
+    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "certain"})
+    client.post(f"{LESSON}/myths/1/answer", json={"answer": "no"})
+    calibration = client.get("/api/progress/calibration").json()
+    assert calibration["based_on"] == 1
+    _rewrite(client, PredictionAttempt)
+    _rewrite(client, MythAnswer)
+    progress = client.get(f"{LESSON}/progress").json()
+    assert progress["steps"]["1"]["prediction"] is None  # never shown as the new one's answer
+    assert progress["myths"] == {} and progress["score"]["answered"] == 0
+    assert client.get("/api/progress").json()["lessons"]["first-steps"]["myths_answered"] == 0
+    assert client.get("/api/progress/calibration").json()["based_on"] == 0
+    assert "Based on 0 answers" in client.get("/progress").text
+    # The new question's first attempt counts; the old attempts do not make it a second one.
+    again = client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])"})
+    assert again.json()["attempt"] == 1
+    assert client.get("/api/progress/calibration").json()["based_on"] == 1
+
+
+def test_calibration_counts_first_attempts_and_says_on_how_many(client: TestClient) -> None:
+    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "guess"})
+    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])"})
+    out = client.get("/api/progress/calibration").json()
+    assert out["based_on"] == 1
+    assert "Based on 1 answer." in client.get("/progress").text

@@ -1,0 +1,66 @@
+"""A GET never writes: a walk over every GET page and endpoint leaves the database as it was,
+for a learner with saved answers and for a new visitor, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from app.learning.registry import MODES
+from app.main import create_app
+from app.progress.models import Base
+from tests.conftest import make_settings
+
+LESSON = "/api/lessons/first-steps"
+
+
+@pytest.fixture
+def client(database_url: str) -> Iterator[TestClient]:
+    with TestClient(create_app(make_settings(database_url=database_url))) as test_client:
+        yield test_client
+
+
+def _gets() -> list[str]:
+    pages = ["/", "/playground", "/review", "/progress", "/healthz", "/api/lessons"]
+    for slug in ("first-steps", "second-steps"):
+        pages += [f"/lessons/{slug}", f"/api/lessons/{slug}", f"/api/lessons/{slug}/progress"]
+        pages += [f"/lessons/{slug}/{mode.slug}" for mode in MODES]
+    pages += ["/api/progress", "/api/review", "/api/progress/calibration"]
+    pages += [f"{LESSON}/flashcards/takeaway-1", f"{LESSON}/pitfalls/1/hints/2"]
+    return [*pages, f"{LESSON}/pitfalls/1/fix", "/lessons/nope", "/lessons/first-steps/nope"]
+
+
+def _snapshot(client: TestClient) -> dict[str, list[tuple[object, ...]]]:
+    store = client.app.state.store  # type: ignore[attr-defined]
+    with store.session() as session:
+        return {
+            table.name: sorted(
+                (tuple(row) for row in session.execute(select(table)).all()), key=repr
+            )
+            for table in Base.metadata.sorted_tables
+        }
+
+
+def test_a_walk_over_every_get_writes_nothing(client: TestClient) -> None:
+    # A learner with something in every table that a GET used to touch.
+    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"})
+    client.post(f"{LESSON}/myths/1/answer", json={"answer": "yes"})
+    client.post(f"{LESSON}/steps/1/value", json={"value": "[0, 0]"})
+    client.post(f"{LESSON}/flashcards/takeaway-1/rating", json={"rating": "again"})
+    client.post(f"{LESSON}/mode", json={"mode": "flashcards"})
+    before = _snapshot(client)
+    assert before["review_cards"] and before["learners"]
+    for path in _gets():
+        assert client.get(path).status_code in (200, 404), path
+    assert _snapshot(client) == before
+
+
+def test_a_new_visitor_walks_every_page_without_a_row(client: TestClient) -> None:
+    before = _snapshot(client)
+    for path in _gets():
+        assert client.get(path).status_code in (200, 404), path
+    assert _snapshot(client) == before
+    assert before["learners"] == []
