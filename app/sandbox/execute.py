@@ -75,6 +75,7 @@ def run_code(code: str) -> dict[str, Any]:
     linecache.cache[SNIPPET_FILENAME] = (len(code), None, code.splitlines(True), SNIPPET_FILENAME)
     namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
     error: dict[str, Any] | None = None
+    code_at = time.monotonic()
     started = time.perf_counter()
     try:
         compiled = compile(code, SNIPPET_FILENAME, "exec", dont_inherit=True)
@@ -94,8 +95,16 @@ def run_code(code: str) -> dict[str, Any]:
         # The snippet may have closed or replaced its streams.
         with contextlib.suppress(Exception):
             stream.flush()
+    ran_at = time.monotonic()
     tensors, graph = inspect_namespace(namespace)
-    return {"error": error, "tensors": tensors, "graph": graph, "exec_ms": round(elapsed_ms, 3)}
+    marks = {"code": code_at, "ran": ran_at, "inspected": time.monotonic()}
+    return {
+        "error": error,
+        "tensors": tensors,
+        "graph": graph,
+        "exec_ms": round(elapsed_ms, 3),
+        "marks": marks,
+    }
 
 
 def write_result(result: dict[str, Any], channel: BinaryIO) -> None:

@@ -28,6 +28,7 @@ from app.config import ISOLATION_LAYERS, PROJECT_ROOT, Settings
 from app.sandbox.child import CODE_RECEIVED
 from app.sandbox.pipes import OutputBudget, read_limited, read_pipe
 from app.sandbox.result import ErrorInfo, RunResult
+from app.sandbox.timeline import PhaseLog, now
 from app.sandbox.verdict import elapsed_ms, parse_report, verdict
 from app.sandbox.zygote import ZygoteConfig, tree_size
 
@@ -103,6 +104,7 @@ class Sandbox:
         # Set when the zygote refused to run snippets (a required layer is off): not retried
         # per request, since nothing but a configuration change can fix it.
         self._refused = False
+        self._phases = PhaseLog()
 
     # --- lifecycle --------------------------------------------------------------------------
     def _make_scratch_root(self) -> Path:
@@ -241,6 +243,7 @@ class Sandbox:
         self._zygote = None
         if self._scratch_root is not None:
             shutil.rmtree(self._scratch_root, ignore_errors=True)
+        self._phases.close()
 
     def _on_message(self, zygote: _Zygote) -> None:
         while zygote.alive:
@@ -283,6 +286,7 @@ class Sandbox:
 
     # --- runs -------------------------------------------------------------------------------
     async def run(self, code: str) -> RunResult:
+        marks = {"enter": now()}
         if len(code.encode("utf-8", errors="replace")) > self.settings.code_bytes:
             raise SnippetTooLarge(f"the snippet is larger than {self.settings.code_bytes} bytes")
         if self._slots.locked() and self._waiting >= self.settings.queue_size:
@@ -293,11 +297,14 @@ class Sandbox:
         finally:
             self._waiting -= 1
         try:
-            return await self._run_in_zygote(code)
+            result = await self._run_in_zygote(code, marks)
         finally:
             self._slots.release()
+        marks["answered"] = now()
+        self._phases.write(marks)
+        return result
 
-    async def _run_in_zygote(self, code: str) -> RunResult:
+    async def _run_in_zygote(self, code: str, marks: dict[str, float]) -> RunResult:
         if (self._zygote is None or not self._zygote.alive) and not (
             self._stopping or self._refused
         ):
@@ -307,22 +314,28 @@ class Sandbox:
             raise SandboxUnavailable(self._problem or "the sandbox is not running")
         started_at = time.perf_counter()
         try:
-            return await self._attempt(zygote, code, started_at, retry_if_lost=True)
+            return await self._attempt(zygote, code, started_at, marks, retry_if_lost=True)
         except _ChildLost:
             # Its child was killed from outside before it read the code: nothing of the
             # snippet ran, so running it once more on a fresh child is safe.
             log.warning("sandbox: a child died before starting its run; running it again")
-            return await self._attempt(zygote, code, started_at, retry_if_lost=False)
+            return await self._attempt(zygote, code, started_at, marks, retry_if_lost=False)
 
     async def _attempt(
-        self, zygote: _Zygote, code: str, started_at: float, retry_if_lost: bool
+        self,
+        zygote: _Zygote,
+        code: str,
+        started_at: float,
+        marks: dict[str, float],
+        retry_if_lost: bool,
     ) -> RunResult:
         run_id = next(self._ids)
         events: asyncio.Queue[tuple[dict[str, Any], list[int]]] = asyncio.Queue()
         self._runs[run_id] = events
         try:
+            marks["sent"] = now()
             zygote.sock.send(json.dumps({"op": "run", "id": run_id, "code": code}).encode())
-            return await self._follow(zygote, run_id, events, started_at, retry_if_lost)
+            return await self._follow(zygote, run_id, events, started_at, marks, retry_if_lost)
         finally:
             del self._runs[run_id]
 
@@ -332,6 +345,7 @@ class Sandbox:
         run_id: int,
         events: asyncio.Queue[tuple[dict[str, Any], list[int]]],
         started_at: float,
+        marks: dict[str, float],
         retry_if_lost: bool,
     ) -> RunResult:
         try:
@@ -345,6 +359,7 @@ class Sandbox:
                 status="killed", error=ErrorInfo(type="SandboxError", message=message["message"])
             )
         stdout_fd, stderr_fd, result_fd = fds
+        marks.update(message.get("marks") or {})
         output = OutputBudget(self.settings.output_bytes)
 
         def kill(reason: str) -> None:
@@ -371,7 +386,11 @@ class Sandbox:
                 return_when=asyncio.FIRST_COMPLETED,
             )
             if exit_event not in done and readers in done:
+                marks["output"] = now()
                 report = parse_report(_without_marker(readers.result()[2]))
+                marks["parsed"] = now()
+                if report is not None:
+                    marks.update(report.marks)
                 if report is not None and output.flood_reason is None:
                     # A complete result and closed output: answer now rather than wait for
                     # the process's exit, which takes milliseconds to unmap its memory.

@@ -185,7 +185,7 @@ class Zygote:
                 print(f"gradlab zygote: cannot fork a spare: {exc}", file=sys.stderr)
                 return
 
-    def start_run(self, run_id: int, code: str) -> None:
+    def start_run(self, run_id: int, code: str, received: float) -> None:
         if self.ready_problem is not None:
             self.send({"event": "failed", "id": run_id, "message": self.ready_problem})
             return
@@ -201,8 +201,15 @@ class Zygote:
             os.write(child.code_w, code.encode("utf-8", errors="replace"))
         os.close(child.code_w)
         child.code_w = -1
+        marks = {"received": received, "handed": time.monotonic()}
         self.send(
-            {"event": "started", "id": run_id, "pid": child.pid, "scratch": str(child.scratch)},
+            {
+                "event": "started",
+                "id": run_id,
+                "pid": child.pid,
+                "scratch": str(child.scratch),
+                "marks": marks,
+            },
             child.pipes,
         )
         for fd in child.pipes:
@@ -270,10 +277,10 @@ class Zygote:
             elif tree_size(child.scratch) > self.config.scratch_bytes:
                 self.kill(child, "scratch")
 
-    def handle(self, message: dict[str, Any]) -> None:
+    def handle(self, message: dict[str, Any], received: float) -> None:
         op = message.get("op")
         if op == "run":
-            self.start_run(int(message["id"]), str(message["code"]))
+            self.start_run(int(message["id"]), str(message["code"]), received)
         elif op == "kill":
             for child in self.children.values():
                 if child.run_id == message.get("id"):
@@ -300,7 +307,7 @@ class Zygote:
                 data = self.control.recv(MAX_MESSAGE)
                 if not data:
                     return  # the server is gone
-                self.handle(json.loads(data))
+                self.handle(json.loads(data), time.monotonic())
             self.police()
 
     def shutdown(self) -> None:
