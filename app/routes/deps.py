@@ -47,7 +47,13 @@ def learner_for_writing(request: Request) -> str:
     return learner
 
 
+async def _sandbox(request: Request) -> Sandbox:
+    # A coroutine, so FastAPI resolves it on the event loop: a plain function would cost every
+    # run a hop to the thread pool and back.
+    return get_sandbox(request)
+
+
 CatalogDep = Annotated[Catalog, Depends(get_catalog)]
-SandboxDep = Annotated[Sandbox, Depends(get_sandbox)]
+SandboxDep = Annotated[Sandbox, Depends(_sandbox)]
 StoreDep = Annotated[ProgressStore, Depends(get_store)]
 LearnerDep = Annotated[str, Depends(learner_for_writing)]

@@ -107,8 +107,12 @@ def run_code(code: str) -> dict[str, Any]:
     }
 
 
+def encode_result(result: dict[str, Any]) -> bytes:
+    return json.dumps(result, allow_nan=False).encode()
+
+
 def write_result(result: dict[str, Any], channel: BinaryIO) -> None:
-    channel.write(json.dumps(result, allow_nan=False).encode())
+    channel.write(encode_result(result))
     channel.flush()
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from app.config import ISOLATION_LAYERS, PROJECT_ROOT, Settings
 from app.sandbox.child import CODE_RECEIVED
-from app.sandbox.pipes import OutputBudget, read_limited, read_pipe
+from app.sandbox.pipes import OutputBudget, RunPipes
 from app.sandbox.result import ErrorInfo, RunResult
 from app.sandbox.timeline import PhaseLog, now
 from app.sandbox.verdict import elapsed_ms, parse_report, verdict
@@ -369,13 +369,8 @@ class Sandbox:
                         json.dumps({"op": "kill", "id": run_id, "reason": reason}).encode()
                     )
 
-        readers = asyncio.ensure_future(
-            asyncio.gather(
-                read_pipe(stdout_fd, output, "stdout", kill),
-                read_pipe(stderr_fd, output, "stderr", kill),
-                read_limited(result_fd, MAX_RESULT_BYTES),
-            )
-        )
+        pipes = RunPipes((stdout_fd, stderr_fd, result_fd), output, MAX_RESULT_BYTES, kill)
+        readers = pipes.done
         exit_event = asyncio.ensure_future(events.get())
         deadline = time.monotonic() + self.settings.wall_time_s + BACKSTOP_GRACE_S
         try:
@@ -387,7 +382,7 @@ class Sandbox:
             )
             if exit_event not in done and readers in done:
                 marks["output"] = now()
-                report = parse_report(_without_marker(readers.result()[2]))
+                report = parse_report(_without_marker(pipes.result))
                 marks["parsed"] = now()
                 if report is not None:
                     marks.update(report.marks)
@@ -405,6 +400,7 @@ class Sandbox:
             await asyncio.wait_for(readers, deadline - time.monotonic())
         except TimeoutError:
             exit_event.cancel()
+            pipes.close()
             log.error("sandbox: run %s outlived the zygote's wall clock; restarting it", run_id)
             kill("timeout")
             self._discard_zygote("the sandbox stalled")
@@ -416,7 +412,7 @@ class Sandbox:
                 truncated=output.truncated,
                 duration_ms=elapsed_ms(started_at),
             )
-        raw = readers.result()[2]
+        raw = pipes.result
         lost = (
             raw is not None
             and not raw.startswith(CODE_RECEIVED)
