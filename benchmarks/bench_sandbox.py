@@ -165,10 +165,9 @@ def side_by_side(
     return gradlab, jupyter
 
 
-def phase_table(lines: list[str], http_ms: list[float]) -> list[tuple[str, float]]:
+def phase_table(runs: list[dict[str, float]], http_ms: list[float]) -> list[tuple[str, float]]:
     """p50 of each gap between consecutive marks, for runs that recorded them all, and what
     HTTP, routing and JSON add around the sandbox (the client's time minus the server's)."""
-    runs = [json.loads(line) for line in lines]
     gaps: dict[str, list[float]] = {name: [] for name in ORDER[1:]}
     outside = []
     for marks, total in zip(runs, http_ms, strict=True):
@@ -180,6 +179,13 @@ def phase_table(lines: list[str], http_ms: list[float]) -> list[tuple[str, float
     rows = [(PHASE_NAMES[name], statistics.median(values)) for name, values in gaps.items()]
     rows.append(("HTTP, routing, validation, JSON (outside)", statistics.median(outside)))
     return rows
+
+
+def spare_lead(runs: list[dict[str, float]]) -> tuple[float, int, int]:
+    """How long before its code arrived the spare was ready (p50, ms), and in how many runs of
+    how many it was not ready yet (still being forked, confined or warmed up)."""
+    leads = [(marks["handed"] - marks["waiting"]) * 1000 for marks in runs if "waiting" in marks]
+    return statistics.median(leads), sum(lead < 0 for lead in leads), len(leads)
 
 
 def cold_runs(count: int) -> list[float]:
@@ -239,7 +245,9 @@ def main() -> None:
                 kernel.run(SNIPPET)
             already = len(phases.read_text().splitlines())
             warm, jupyter = side_by_side(client, kernel, args.runs)
-            phase_rows = phase_table(phases.read_text().splitlines()[already:], warm)
+            runs = [json.loads(line) for line in phases.read_text().splitlines()[already:]]
+            phase_rows = phase_table(runs, warm)
+            lead, late, counted = spare_lead(runs)
             time.sleep(0.5)  # let the spare settle
             zygotes = children(server.pid)
             spares = [pid for zygote in zygotes for pid in children(zygote)]
@@ -286,6 +294,10 @@ def main() -> None:
     for name, median in phase_rows:
         print(f"  {name:50} {median:8.3f}")
     print(f"  {'sum of the p50s':50} {sum(m for _, m in phase_rows):8.3f}")
+    print(
+        f"  the spare was ready {lead:.1f} ms before its code (p50); "
+        f"not ready yet in {late} of {counted} runs"
+    )
     print()
     for name, result in attacks.items():
         verdict = "refused" if result["status"] != "ok" else "NOT REFUSED"

@@ -62,10 +62,12 @@ def run_child(
     os.write(3, CODE_RECEIVED)
     result = execute.run_code(source)
     result["marks"]["waiting"] = waiting
-    with os.fdopen(3, "wb") as channel:
-        execute.write_result(result, channel)
-    # Closing the output tells the server the run is over before the (slower) exit.
+    # Closing the output and then the result channel tells the server the run is over before
+    # the (slower) exit; the output first, so that the server has seen its end while the
+    # report is still being written.
     for fd in (1, 2):
         with contextlib.suppress(OSError):
             os.close(fd)
+    with os.fdopen(3, "wb") as channel:
+        execute.write_result(result, channel)
     return 0

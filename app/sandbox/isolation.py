@@ -13,6 +13,7 @@ import errno
 import functools
 import os
 import resource
+import socket
 import struct
 import sys
 import sysconfig
@@ -335,3 +336,20 @@ class Confinement:
                 continue
             report[layer] = f"on (ABI {outcome})" if isinstance(outcome, int) else "on"
         return report
+
+
+def check_doors_shut(report: dict[str, str]) -> None:
+    """Inside the probe, after confinement: a layer reported on must really hold."""
+    if report.get("seccomp", "").startswith("on"):
+        try:
+            socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
+            report["seccomp"] = "off: socket() still works after the filter was loaded"
+        except OSError:
+            pass
+    if report.get("landlock", "").startswith("on"):
+        try:
+            os.stat("/proc/1/status")
+            with open("/proc/1/status", "rb"):
+                report["landlock"] = "off: /proc/1/status is still readable"
+        except OSError:
+            pass
