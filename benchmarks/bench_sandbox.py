@@ -185,6 +185,8 @@ def spare_lead(runs: list[dict[str, float]]) -> tuple[float, int, int]:
     """How long before its code arrived the spare was ready (p50, ms), and in how many runs of
     how many it was not ready yet (still being forked, confined or warmed up)."""
     leads = [(marks["handed"] - marks["waiting"]) * 1000 for marks in runs if "waiting" in marks]
+    if not leads:
+        return float("nan"), 0, 0
     return statistics.median(leads), sum(lead < 0 for lead in leads), len(leads)
 
 
@@ -198,6 +200,24 @@ def cold_runs(count: int) -> list[float]:
             subprocess.run([sys.executable, str(script)], check=True, capture_output=True)
             timings.append((time.perf_counter() - started) * 1000)
     return timings
+
+
+def cpu_ms(server: int) -> tuple[float, float, float]:
+    """CPU time so far (ms) of the server, of its zygote, and of the zygote's reaped children:
+    what runs cost the machine, whatever else loads it."""
+
+    def ticks(pid: int) -> list[int]:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        # utime, stime, cutime, cstime: fields 14-17 of stat(5), 12-15 after the command name.
+        return [int(value) for value in fields[11:15]]
+
+    tick_ms = 1000 / os.sysconf("SC_CLK_TCK")
+    zygotes = [ticks(pid) for pid in children(server)]
+    return (
+        sum(ticks(server)[:2]) * tick_ms,
+        sum(sum(t[:2]) for t in zygotes) * tick_ms,
+        sum(sum(t[2:]) for t in zygotes) * tick_ms,
+    )
 
 
 def throughput(base: str, clients: int, seconds: float) -> tuple[float, int, int]:
@@ -260,7 +280,10 @@ def main() -> None:
                 name: client.post("/api/run", json={"code": code}).json()
                 for name, code in ATTACKS.items()
             }
+        cpu_before = cpu_ms(server.pid)
         rate, completed, failed = throughput(base, args.clients, args.seconds)
+        cpu_after = cpu_ms(server.pid)
+        cpu = [(b - a) / max(completed, 1) for a, b in zip(cpu_before, cpu_after, strict=True)]
     finally:
         kernel.close()
         server.terminate()
@@ -285,6 +308,10 @@ def main() -> None:
     print(
         f"{f'throughput, {args.clients} clients (runs/s)':48} {rate:10.1f}  >= 150"
         f"   ({completed} ok, {failed} not ok in {args.seconds:g} s)"
+    )
+    print(
+        f"{'CPU per run: server + zygote + child (ms)':48} {sum(cpu):10.1f}  <= 13"
+        f"   ({cpu[0]:.1f} + {cpu[1]:.1f} + {cpu[2]:.1f}; 13 ms = 2 cores / 150 runs/s)"
     )
     total = sum(memory.values()) / 1024
     parts = ", ".join(f"{name} {kib / 1024:.0f}" for name, kib in memory.items())
