@@ -38,8 +38,8 @@ from app.sandbox.timeline import ORDER, PHASES_ENV  # noqa: E402
 PHASE_NAMES = {
     "sent": "queue for a worker, send the code to the zygote",
     "received": "zygote wakes up, reads the message",
-    "handed": "zygote writes the code to a spare child",
-    "code": "spare child wakes up, reads the code",
+    "handed": "zygote takes a spare child",
+    "code": "code written to the spare, which wakes up",
     "ran": "the snippet runs (compile, exec, flush)",
     "inspected": "inspection: tensors and graph",
     "output": "child writes its report, server reads the pipes",
@@ -321,10 +321,11 @@ def main() -> None:
     for name, median in phase_rows:
         print(f"  {name:50} {median:8.3f}")
     print(f"  {'sum of the p50s':50} {sum(m for _, m in phase_rows):8.3f}")
-    print(
-        f"  the spare was ready {lead:.1f} ms before its code (p50); "
-        f"not ready yet in {late} of {counted} runs"
-    )
+    if counted:
+        print(
+            f"  the spare was ready {lead:.1f} ms before its code (p50); "
+            f"not ready yet in {late} of {counted} runs"
+        )
     print()
     for name, result in attacks.items():
         verdict = "refused" if result["status"] != "ok" else "NOT REFUSED"

@@ -271,15 +271,12 @@ class Sandbox:
             if isinstance(started, Lost):
                 return lost(started.message, None, started_at)
             marks.update(started["marks"])
+            kill = functools.partial(self._kill, zygote, run_id)
+            output = OutputBudget(self.settings.output_bytes)
             run = FollowedRun(
-                kill=functools.partial(self._kill, zygote, run_id),
+                kill=kill,
                 scratch=Path(started["scratch"]),
-                pipes=RunPipes(
-                    (fds[0], fds[1], fds[2]),
-                    OutputBudget(self.settings.output_bytes),
-                    MAX_RESULT_BYTES,
-                    functools.partial(self._kill, zygote, run_id),
-                ),
+                pipes=RunPipes((fds[0], fds[1], fds[2]), output, MAX_RESULT_BYTES, kill),
                 exit_event=asyncio.ensure_future(events.get()),
                 marks=marks,
             )

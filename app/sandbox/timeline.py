@@ -21,7 +21,7 @@ ORDER = (
     "enter",  # server: Sandbox.run() called
     "sent",  # server: a worker slot taken, the code sent to the zygote
     "received",  # zygote: the run's message read
-    "handed",  # zygote: the code written to a spare child
+    "handed",  # zygote: a spare child taken, about to be given the code
     "code",  # child: the code read, about to compile it
     "ran",  # child: the snippet finished, output flushed
     "inspected",  # child: tensors and graph described

@@ -189,13 +189,14 @@ class Zygote:
             self.send({"event": "failed", "id": run_id, "message": f"cannot fork: {exc}"})
             return
         child.run_id = run_id
-        child.deadline = time.monotonic() + self.config.wall_time_s
+        handed = time.monotonic()
+        child.deadline = handed + self.config.wall_time_s
         # If the child died before reading, its exit is reported as usual.
         with contextlib.suppress(OSError):
             os.write(child.code_w, code.encode("utf-8", errors="replace"))
         os.close(child.code_w)
         child.code_w = -1
-        marks = {"received": received, "handed": time.monotonic()}
+        marks = {"received": received, "handed": handed}
         self.send(
             {
                 "event": "started",
