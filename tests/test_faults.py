@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, settings
 from app.main import create_app
 from tests.conftest import FIXTURE_LESSONS, SandboxHarness, make_settings, wait_until
 from tests.live import LiveServer, child_pids
+from tests.sandbox.started import MARK, submit, wait_until_started
 
 LESSON = "/api/lessons/first-steps"
 
@@ -30,8 +31,12 @@ def test_a_child_killed_from_outside_is_reported_and_the_next_run_is_clean() -> 
             for pid in child_pids(zygote.process.pid):
                 os.kill(pid, signal.SIGKILL)
 
-        threading.Timer(1.0, kill_children).start()
-        result = harness.run("import time\nprint('started', flush=True)\ntime.sleep(4)\n")
+        running = submit(
+            harness, MARK + "import time\nprint('started', flush=True)\ntime.sleep(30)\n"
+        )
+        wait_until_started(harness.sandbox)
+        kill_children()
+        result = running.result(60)
         assert result.status == "killed"
         assert result.stdout == "started\n"
         assert "SIGKILL" in result.error.message

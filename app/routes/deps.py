@@ -37,9 +37,23 @@ def learner_id(request: Request) -> str:
     return learner
 
 
-LearningDep = Annotated[Learning, Depends(get_learning)]
-LearnerDep = Annotated[str, Depends(learner_id)]
-MaybeLearnerDep = Annotated[str | None, Depends(current_learner)]
+# Coroutines, so FastAPI resolves them on the event loop: a plain function would cost every
+# request (every run among them) a hop to the thread pool and back.
+async def _learning(request: Request) -> Learning:
+    return get_learning(request)
+
+
+async def _learner(request: Request) -> str:
+    return learner_id(request)
+
+
+async def _maybe_learner(request: Request) -> str | None:
+    return current_learner(request)
+
+
+LearningDep = Annotated[Learning, Depends(_learning)]
+LearnerDep = Annotated[str, Depends(_learner)]
+MaybeLearnerDep = Annotated[str | None, Depends(_maybe_learner)]
 
 
 def render_page(request: Request, page: Page) -> HTMLResponse:

@@ -6,6 +6,7 @@ import contextlib
 import os
 import signal
 import tempfile
+import time
 from pathlib import Path
 
 from app.sandbox.isolation import Confinement, LayerFailed, _prctl
@@ -52,16 +53,21 @@ def run_child(
         os.write(2, f"gradlab sandbox: refusing to run: {exc}\n".encode())
         return SANDBOX_FAILED_EXIT
     warm_up_child()
+    waiting = time.monotonic()
     code = os.read(0, MAX_CODE_READ)
     chunks = [code]
     while chunk := os.read(0, MAX_CODE_READ):
         chunks.append(chunk)
     source = b"".join(chunks).decode("utf-8", errors="replace")
     os.write(3, CODE_RECEIVED)
-    with os.fdopen(3, "wb") as channel:
-        execute.write_result(execute.run_code(source), channel)
-    # Closing the output tells the server the run is over before the (slower) exit.
+    result = execute.run_code(source)
+    result["marks"]["waiting"] = waiting
+    # Closing the output and then the result channel tells the server the run is over before
+    # the (slower) exit; the output first, so that the server has seen its end while the
+    # report is still being written.
     for fd in (1, 2):
         with contextlib.suppress(OSError):
             os.close(fd)
+    with os.fdopen(3, "wb") as channel:
+        execute.write_result(result, channel)
     return 0

@@ -17,12 +17,28 @@ import sys
 import time
 import traceback
 from types import TracebackType
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypedDict
 
-from app.sandbox.inspection import inspect_namespace
+from app.sandbox.inspection import GraphDescription, TensorDescription, inspect_namespace
 
 SNIPPET_FILENAME = "snippet.py"
 MAX_MESSAGE_CHARS = 2000
+
+
+class ErrorDescription(TypedDict):
+    type: str
+    message: str
+    line: int | None  # in the snippet, 1-based
+
+
+class Report(TypedDict):
+    """What the child sends on its result channel (the server validates it as ChildReport)."""
+
+    error: ErrorDescription | None
+    tensors: list[TensorDescription]
+    graph: GraphDescription
+    exec_ms: float
+    marks: dict[str, float]  # CLOCK_MONOTONIC readings, see timeline.py
 
 
 def _snippet_line(exc: BaseException) -> int | None:
@@ -70,11 +86,12 @@ def _print_traceback(exc: BaseException) -> None:
     sys.stderr.write("".join(lines))
 
 
-def run_code(code: str) -> dict[str, Any]:
+def run_code(code: str) -> Report:
     """Execute `code` as a `__main__` module; return the error (if any), tensors and graph."""
     linecache.cache[SNIPPET_FILENAME] = (len(code), None, code.splitlines(True), SNIPPET_FILENAME)
     namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
-    error: dict[str, Any] | None = None
+    error: ErrorDescription | None = None
+    code_at = time.monotonic()
     started = time.perf_counter()
     try:
         compiled = compile(code, SNIPPET_FILENAME, "exec", dont_inherit=True)
@@ -94,12 +111,24 @@ def run_code(code: str) -> dict[str, Any]:
         # The snippet may have closed or replaced its streams.
         with contextlib.suppress(Exception):
             stream.flush()
+    ran_at = time.monotonic()
     tensors, graph = inspect_namespace(namespace)
-    return {"error": error, "tensors": tensors, "graph": graph, "exec_ms": round(elapsed_ms, 3)}
+    marks = {"code": code_at, "ran": ran_at, "inspected": time.monotonic()}
+    return {
+        "error": error,
+        "tensors": tensors,
+        "graph": graph,
+        "exec_ms": round(elapsed_ms, 3),
+        "marks": marks,
+    }
 
 
-def write_result(result: dict[str, Any], channel: BinaryIO) -> None:
-    channel.write(json.dumps(result, allow_nan=False).encode())
+def encode_result(result: Report) -> bytes:
+    return json.dumps(result, allow_nan=False).encode()
+
+
+def write_result(result: Report, channel: BinaryIO) -> None:
+    channel.write(encode_result(result))
     channel.flush()
 
 

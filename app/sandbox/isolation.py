@@ -13,6 +13,7 @@ import errno
 import functools
 import os
 import resource
+import socket
 import struct
 import sys
 import sysconfig
@@ -225,11 +226,22 @@ def _seccomp_program() -> bytes:
         return exported.read()
 
 
+@functools.cache
+def _pid_offsets() -> tuple[int, ...]:
+    """Where in the compiled filter the pid placeholder sits, found once in the zygote."""
+    program = _seccomp_program()
+    return tuple(
+        offset
+        for offset in range(0, len(program), _BPF_INSTRUCTION.size)
+        if _BPF_INSTRUCTION.unpack_from(program, offset)[3] == _PID_PLACEHOLDER
+    )
+
+
 def prepare_in_zygote() -> None:
     """Do the confinement work that is the same for every child once, before any fork."""
     readable_paths()
     with contextlib.suppress(ImportError, OSError):
-        _seccomp_program()
+        _pid_offsets()
 
 
 def prepare_landlock(scratch_dir: Path) -> tuple[int, int]:
@@ -257,16 +269,15 @@ def apply_seccomp() -> None:
     """Load the precompiled filter with this process's pid patched in (see _seccomp_program)."""
     try:
         program = bytearray(_seccomp_program())
+        offsets = _pid_offsets()
     except (ImportError, OSError) as exc:
         raise LayerFailed(f"libseccomp is not available: {exc}") from exc
-    patched = 0
-    for offset in range(0, len(program), _BPF_INSTRUCTION.size):
-        code, jump_true, jump_false, constant = _BPF_INSTRUCTION.unpack_from(program, offset)
-        if constant == _PID_PLACEHOLDER:
-            _BPF_INSTRUCTION.pack_into(program, offset, code, jump_true, jump_false, os.getpid())
-            patched += 1
-    if patched == 0:
+    if not offsets:
         raise LayerFailed("the compiled filter has no place for the pid")
+    pid = os.getpid()
+    for offset in offsets:
+        code, jump_true, jump_false, _ = _BPF_INSTRUCTION.unpack_from(program, offset)
+        _BPF_INSTRUCTION.pack_into(program, offset, code, jump_true, jump_false, pid)
     buffer = (ctypes.c_char * len(program)).from_buffer(program)
     fprog = _SockFprog(len(program) // _BPF_INSTRUCTION.size, ctypes.addressof(buffer))
     if _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
@@ -325,3 +336,20 @@ class Confinement:
                 continue
             report[layer] = f"on (ABI {outcome})" if isinstance(outcome, int) else "on"
         return report
+
+
+def check_doors_shut(report: dict[str, str]) -> None:
+    """Inside the probe, after confinement: a layer reported on must really hold."""
+    if report.get("seccomp", "").startswith("on"):
+        try:
+            socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
+            report["seccomp"] = "off: socket() still works after the filter was loaded"
+        except OSError:
+            pass
+    if report.get("landlock", "").startswith("on"):
+        try:
+            os.stat("/proc/1/status")
+            with open("/proc/1/status", "rb"):
+                report["landlock"] = "off: /proc/1/status is still readable"
+        except OSError:
+            pass

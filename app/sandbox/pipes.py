@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import Callable
 
 # Output beyond the kept limit is read and dropped, up to this multiple; then the run is killed.
 OUTPUT_FLOOD_FACTOR = 16
@@ -41,47 +40,73 @@ class OutputBudget:
         return b"".join(self.parts[stream]).decode("utf-8", errors="replace")
 
 
-async def wait_readable(fd: int) -> None:
-    loop = asyncio.get_running_loop()
-    ready = loop.create_future()
-    loop.add_reader(fd, ready.set_result, None)
-    try:
-        await ready
-    finally:
-        loop.remove_reader(fd)
+class RunPipes:
+    """A run's stdout, stderr and result pipes, read by plain event-loop callbacks: no task, no
+    future per chunk. `done` resolves once all three are at end of file (or `close` is called).
+    Output goes into an `OutputBudget`; the result is kept up to `result_limit` bytes, beyond
+    which it is read and dropped (`result` is then None: a forged or broken report)."""
 
+    # Reads per wake-up and pipe: a child writing without pause cannot starve the event loop.
+    READS_PER_WAKE = 4
 
-async def chunks(fd: int) -> AsyncIterator[bytes]:
-    """What arrives on a pipe, chunk by chunk, until end of file; the pipe is closed after."""
-    os.set_blocking(fd, False)
-    try:
-        while True:
+    def __init__(
+        self,
+        fds: tuple[int, int, int],
+        budget: OutputBudget,
+        result_limit: int,
+        kill: Callable[[str], None],
+    ) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.budget = budget
+        self.result_limit = result_limit
+        self.kill = kill
+        self.done: asyncio.Future[None] = self.loop.create_future()
+        self._result: list[bytes] = []
+        self._result_size = 0
+        self._flooding = False
+        self._open: dict[int, str] = {}
+        for fd, stream in zip(fds, ("stdout", "stderr", "result"), strict=True):
+            os.set_blocking(fd, False)
+            self._open[fd] = stream
+            self.loop.add_reader(fd, self._readable, fd)
+
+    @property
+    def result(self) -> bytes | None:
+        if self._result_size > self.result_limit:
+            return None
+        return b"".join(self._result)
+
+    def _readable(self, fd: int) -> None:
+        stream = self._open[fd]
+        for _ in range(self.READS_PER_WAKE):
             try:
                 chunk = os.read(fd, 65536)
             except BlockingIOError:
-                await wait_readable(fd)
-                continue
-            if not chunk:
                 return
-            yield chunk
-    finally:
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._close(fd)
+                return
+            self._take(stream, chunk)
+
+    def _take(self, stream: str, chunk: bytes) -> None:
+        if stream == "result":
+            self._result_size += len(chunk)
+            if self._result_size <= self.result_limit:
+                self._result.append(chunk)
+        elif not self.budget.take(stream, chunk) and not self._flooding:
+            self._flooding = True
+            self.kill("output")
+
+    def _close(self, fd: int) -> None:
+        self.loop.remove_reader(fd)
         os.close(fd)
+        del self._open[fd]
+        if not self._open and not self.done.done():
+            self.done.set_result(None)
 
-
-async def read_pipe(fd: int, budget: OutputBudget, stream: str, kill: Any) -> None:
-    flooding = False
-    async for chunk in chunks(fd):
-        if not budget.take(stream, chunk) and not flooding:
-            flooding = True
-            kill("output")
-
-
-async def read_limited(fd: int, limit: int) -> bytes | None:
-    """Read the result channel; None when it is larger than `limit` (a forged or broken result)."""
-    parts: list[bytes] = []
-    size = 0
-    async for chunk in chunks(fd):
-        size += len(chunk)
-        if size <= limit:
-            parts.append(chunk)
-    return b"".join(parts) if size <= limit else None
+    def close(self) -> None:
+        """Stop reading (a run given up on); what was read so far stays."""
+        for fd in list(self._open):
+            self._close(fd)

@@ -1,4 +1,4 @@
-"""The answer to one run, as the HTTP API returns it (see shared/design/api.md)."""
+"""The answer to one run, as the HTTP API returns it (see docs/http-contract.md)."""
 
 from __future__ import annotations
 
@@ -64,6 +64,8 @@ class ChildReport(BaseModel):
     tensors: list[TensorInfo] = Field(max_length=200)
     graph: Graph
     exec_ms: float
+    # CLOCK_MONOTONIC readings for the phase table (app/sandbox/timeline.py); never shown.
+    marks: dict[str, float] = Field(default_factory=dict, max_length=8)
 
 
 class RunResult(BaseModel):

@@ -10,35 +10,46 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
-import json
 import logging
 import os
 import shutil
 import socket
 import subprocess
-import sys
-import tempfile
 import time
-from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
-from app.config import ISOLATION_LAYERS, PROJECT_ROOT, Settings
-from app.sandbox.child import CODE_RECEIVED
-from app.sandbox.pipes import OutputBudget, read_limited, read_pipe
-from app.sandbox.result import ErrorInfo, RunResult
-from app.sandbox.verdict import elapsed_ms, parse_report, verdict
-from app.sandbox.zygote import ZygoteConfig, tree_size
+from app.config import ISOLATION_LAYERS, Settings
+from app.sandbox.launch import (
+    START_TIMEOUT_S,
+    ZygoteProcess,
+    launch_zygote,
+    make_scratch_root,
+    zygote_config,
+)
+from app.sandbox.pipes import OutputBudget, RunPipes
+from app.sandbox.protocol import (
+    MAX_PACKET,
+    KillOp,
+    ProtocolError,
+    RunOp,
+    Started,
+    decode_event,
+    encode,
+)
+from app.sandbox.result import ChildReport, RunResult
+from app.sandbox.timeline import PhaseLog, now
+from app.sandbox.tracking import Event, FollowedRun, Lost, never_started, remaining
+from app.sandbox.verdict import Ending, elapsed_ms, lost, verdict
+from app.sandbox.zygote import tree_size
 
 log = logging.getLogger("gradlab.sandbox")
 
 MAX_RESULT_BYTES = 4 << 20
-START_TIMEOUT_S = 120.0
 # The zygote enforces the wall clock; this is the server's backstop should the zygote stall.
 BACKSTOP_GRACE_S = 3.0
-# Environment variables the zygote may keep; everything else (secrets included) is dropped.
-_INHERITED_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "TZ")
 
 
 class SandboxBusy(Exception):
@@ -57,34 +68,13 @@ class _ChildLost(Exception):
     """The run's child died before it received its code."""
 
 
-def _without_marker(raw: bytes | None) -> bytes | None:
-    return raw[len(CODE_RECEIVED) :] if raw and raw.startswith(CODE_RECEIVED) else raw
-
-
-def zygote_environment() -> dict[str, str]:
-    env = {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-        "PYTHONIOENCODING": "utf-8",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        "OPENBLAS_NUM_THREADS": "1",
-        "CUDA_VISIBLE_DEVICES": "",
-    }
-    env.update({name: os.environ[name] for name in _INHERITED_ENV if name in os.environ})
-    return env
-
-
-class _Zygote:
-    """One running zygote process and the socket to it."""
-
-    def __init__(self, process: subprocess.Popen[bytes], sock: socket.socket) -> None:
-        self.process = process
-        self.sock = sock
-        self.ready: dict[str, Any] = {}
-        self.alive = True
+class SandboxHealth(TypedDict):
+    ready: bool
+    workers: int
+    busy: int
+    queued: int
+    isolation: dict[str, str]
+    problem: NotRequired[str]
 
 
 class Sandbox:
@@ -94,8 +84,8 @@ class Sandbox:
         self._slots = asyncio.Semaphore(settings.workers)
         self._waiting = 0
         self._ids = itertools.count(1)
-        self._runs: dict[int, asyncio.Queue[tuple[dict[str, Any], list[int]]]] = {}
-        self._zygote: _Zygote | None = None
+        self._runs: dict[int, asyncio.Queue[Event]] = {}
+        self._zygote: ZygoteProcess | None = None
         self._starting: asyncio.Task[None] | None = None
         self._problem: str | None = "not started"
         self._scratch_root: Path | None = None
@@ -103,34 +93,9 @@ class Sandbox:
         # Set when the zygote refused to run snippets (a required layer is off): not retried
         # per request, since nothing but a configuration change can fix it.
         self._refused = False
+        self._phases = PhaseLog()
 
     # --- lifecycle --------------------------------------------------------------------------
-    def _make_scratch_root(self) -> Path:
-        base = self.settings.scratch_root
-        if base is not None:
-            base.mkdir(parents=True, exist_ok=True)
-        root = Path(tempfile.mkdtemp(prefix="gradlab-scratch-", dir=base))
-        # Runs may enter their own directory below, never list this one.
-        root.chmod(0o711)
-        return root
-
-    def _config(self) -> ZygoteConfig:
-        s = self.settings
-        if self._scratch_root is None:
-            raise RuntimeError("start() makes the scratch root first")
-        return ZygoteConfig(
-            wall_time_s=s.wall_time_s,
-            cpu_s=s.cpu_time_s,
-            memory_bytes=s.memory_mib << 20,
-            file_size_bytes=s.file_size_bytes,
-            scratch_bytes=s.scratch_bytes,
-            open_files=s.open_files,
-            scratch_root=str(self._scratch_root),
-            user=s.sandbox_user,
-            spares=s.spares,
-            relaxed=sorted(s.relax),
-        )
-
     async def start(self) -> None:
         if self.settings.relax:
             log.warning(
@@ -138,7 +103,7 @@ class Sandbox:
                 "Never do this on a server others can reach.",
                 ", ".join(sorted(self.settings.relax)),
             )
-        self._scratch_root = self._make_scratch_root()
+        self._scratch_root = make_scratch_root(self.settings.scratch_root)
         await self._restart()
 
     async def _restart(self) -> None:
@@ -148,62 +113,21 @@ class Sandbox:
 
     async def _spawn(self) -> None:
         self._discard_zygote("restarting")
-        loop = asyncio.get_running_loop()
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        for end in (ours, theirs):
-            end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
-        bootstrap = (
-            "import sys; sys.path.insert(0, sys.argv[3]); "
-            "from app.sandbox.zygote import main; main()"
-        )
-        config = json.dumps(asdict(self._config()))
-        try:
-            process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
-                [
-                    sys.executable,
-                    "-I",
-                    "-c",
-                    bootstrap,
-                    str(theirs.fileno()),
-                    config,
-                    str(PROJECT_ROOT),
-                    str(os.getpid()),
-                ],
-                env=zygote_environment(),
-                pass_fds=[theirs.fileno()],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                cwd="/",
-                start_new_session=True,
-            )
-        except OSError as exc:
-            self._problem = f"cannot start the zygote: {exc}"
-            log.error("sandbox: %s", self._problem)
-            return
-        finally:
-            theirs.close()
-        ours.setblocking(False)
-        zygote = _Zygote(process, ours)
-        try:
-            data = await asyncio.wait_for(loop.sock_recv(ours, 1 << 20), START_TIMEOUT_S)
-            hello = json.loads(data) if data else {}
-        except (TimeoutError, json.JSONDecodeError, OSError) as exc:
-            hello = {"ok": False, "problem": f"the zygote did not start: {exc!r}"}
-        if hello.get("event") != "ready":
-            hello.setdefault("problem", f"the zygote exited (code {process.poll()})")
-            hello["ok"] = False
-        zygote.ready = hello
+        if self._scratch_root is None:
+            raise RuntimeError("start() makes the scratch root first")
+        launch = await launch_zygote(zygote_config(self.settings, self._scratch_root))
+        zygote = launch.zygote
         self._zygote = zygote
-        if not hello.get("ok"):
-            self._problem = str(hello.get("problem") or "the zygote is not ready")
-            self._refused = "event" in hello
-            log.error("sandbox refuses to run snippets: %s", self._problem)
-            self._discard_zygote(self._problem)
+        self._problem = launch.problem
+        if launch.problem is not None:
+            self._refused = launch.refused
+            log.error("sandbox refuses to run snippets: %s", launch.problem)
+            self._discard_zygote(launch.problem)
             self._zygote = zygote  # kept for its report in /healthz
             return
-        self._problem = None
-        loop.add_reader(ours.fileno(), self._on_message, zygote)
-        log.info("sandbox ready: zygote pid %s, layers %s", process.pid, hello.get("layers"))
+        assert zygote is not None  # noqa: S101 - a launch without a problem has a zygote
+        asyncio.get_running_loop().add_reader(zygote.sock.fileno(), self._on_message, zygote)
+        log.info("sandbox ready: zygote pid %s, layers %s", zygote.process.pid, zygote.layers)
 
     def _discard_zygote(self, why: str) -> None:
         zygote = self._zygote
@@ -221,7 +145,7 @@ class Sandbox:
         with contextlib.suppress(subprocess.TimeoutExpired):
             zygote.process.wait(timeout=5)
         for queue in self._runs.values():
-            queue.put_nowait(({"event": "lost", "message": why}, []))
+            queue.put_nowait((Lost(why), []))
 
     async def stop(self) -> None:
         self._stopping = True
@@ -241,11 +165,12 @@ class Sandbox:
         self._zygote = None
         if self._scratch_root is not None:
             shutil.rmtree(self._scratch_root, ignore_errors=True)
+        self._phases.close()
 
-    def _on_message(self, zygote: _Zygote) -> None:
+    def _on_message(self, zygote: ZygoteProcess) -> None:
         while zygote.alive:
             try:
-                data, fds, _, _ = socket.recv_fds(zygote.sock, 1 << 20, 8)
+                data, fds, _, _ = socket.recv_fds(zygote.sock, MAX_PACKET, 8)
             except BlockingIOError:
                 return
             except OSError:
@@ -256,33 +181,44 @@ class Sandbox:
                 if not self._stopping:
                     self._starting = asyncio.ensure_future(self._spawn())
                 return
-            message = json.loads(data)
-            queue = self._runs.get(message.get("id"))
-            if queue is None:
-                for fd in fds:
-                    os.close(fd)
-                continue
-            queue.put_nowait((message, list(fds)))
+            self._deliver(data, list(fds))
 
-    def health(self) -> dict[str, Any]:
+    def _deliver(self, data: bytes, fds: list[int]) -> None:
+        """Hand a message to the run it is about; the file descriptors of none are closed."""
+        try:
+            message = decode_event(data)
+        except ProtocolError as exc:
+            log.error("sandbox: a malformed message from the zygote: %s", exc)
+            message = None
+        queue = None
+        if message is not None and message["event"] != "ready":
+            queue = self._runs.get(message["id"])
+        if message is None or queue is None:
+            for fd in fds:
+                os.close(fd)
+            return
+        queue.put_nowait((message, fds))
+
+    def health(self) -> SandboxHealth:
         zygote = self._zygote
-        layers = dict((zygote.ready.get("layers") or {}) if zygote else {})
+        layers = dict(zygote.layers if zygote else {})
         for layer in ISOLATION_LAYERS:
             if layer not in layers and layer != "uid":
                 layers[layer] = f"off: {self._problem or 'unknown'}"
-        report: dict[str, Any] = {
-            "ready": self._problem is None and zygote is not None and zygote.alive,
-            "workers": self.workers,
-            "busy": self.workers - self._slots._value,
-            "queued": self._waiting,
-            "isolation": layers,
-        }
+        report = SandboxHealth(
+            ready=self._problem is None and zygote is not None and zygote.alive,
+            workers=self.workers,
+            busy=self.workers - self._slots._value,
+            queued=self._waiting,
+            isolation=layers,
+        )
         if self._problem:
             report["problem"] = self._problem
         return report
 
     # --- runs -------------------------------------------------------------------------------
     async def run(self, code: str) -> RunResult:
+        marks = {"enter": now()}
         if len(code.encode("utf-8", errors="replace")) > self.settings.code_bytes:
             raise SnippetTooLarge(f"the snippet is larger than {self.settings.code_bytes} bytes")
         if self._slots.locked() and self._waiting >= self.settings.queue_size:
@@ -293,11 +229,14 @@ class Sandbox:
         finally:
             self._waiting -= 1
         try:
-            return await self._run_in_zygote(code)
+            result = await self._run_in_zygote(code, marks)
         finally:
             self._slots.release()
+        marks["answered"] = now()
+        self._phases.write(marks)
+        return result
 
-    async def _run_in_zygote(self, code: str) -> RunResult:
+    async def _run_in_zygote(self, code: str, marks: dict[str, float]) -> RunResult:
         if (self._zygote is None or not self._zygote.alive) and not (
             self._stopping or self._refused
         ):
@@ -307,105 +246,124 @@ class Sandbox:
             raise SandboxUnavailable(self._problem or "the sandbox is not running")
         started_at = time.perf_counter()
         try:
-            return await self._attempt(zygote, code, started_at, retry_if_lost=True)
+            return await self._attempt(zygote, code, started_at, marks, retry_if_lost=True)
         except _ChildLost:
             # Its child was killed from outside before it read the code: nothing of the
             # snippet ran, so running it once more on a fresh child is safe.
             log.warning("sandbox: a child died before starting its run; running it again")
-            return await self._attempt(zygote, code, started_at, retry_if_lost=False)
+            return await self._attempt(zygote, code, started_at, marks, retry_if_lost=False)
 
     async def _attempt(
-        self, zygote: _Zygote, code: str, started_at: float, retry_if_lost: bool
+        self,
+        zygote: ZygoteProcess,
+        code: str,
+        started_at: float,
+        marks: dict[str, float],
+        retry_if_lost: bool,
     ) -> RunResult:
         run_id = next(self._ids)
-        events: asyncio.Queue[tuple[dict[str, Any], list[int]]] = asyncio.Queue()
+        events: asyncio.Queue[Event] = asyncio.Queue()
         self._runs[run_id] = events
         try:
-            zygote.sock.send(json.dumps({"op": "run", "id": run_id, "code": code}).encode())
-            return await self._follow(zygote, run_id, events, started_at, retry_if_lost)
+            marks["sent"] = now()
+            zygote.sock.send(encode(RunOp(op="run", id=run_id, code=code)))
+            started, fds = await self._started(events)
+            if isinstance(started, Lost):
+                return lost(started.message, None, started_at)
+            marks.update(started["marks"])
+            kill = functools.partial(self._kill, zygote, run_id)
+            output = OutputBudget(self.settings.output_bytes)
+            run = FollowedRun(
+                kill=kill,
+                scratch=Path(started["scratch"]),
+                pipes=RunPipes((fds[0], fds[1], fds[2]), output, MAX_RESULT_BYTES, kill),
+                exit_event=asyncio.ensure_future(events.get()),
+                marks=marks,
+            )
+            return await self._follow(run, run_id, started_at, retry_if_lost)
         finally:
             del self._runs[run_id]
 
-    async def _follow(
-        self,
-        zygote: _Zygote,
-        run_id: int,
-        events: asyncio.Queue[tuple[dict[str, Any], list[int]]],
-        started_at: float,
-        retry_if_lost: bool,
-    ) -> RunResult:
+    @staticmethod
+    async def _started(events: asyncio.Queue[Event]) -> tuple[Started | Lost, list[int]]:
+        """The zygote's word that the run started, with the run's pipes."""
         try:
             message, fds = await asyncio.wait_for(events.get(), START_TIMEOUT_S)
         except TimeoutError:
             raise SandboxUnavailable("the sandbox did not start the run in time") from None
+        if isinstance(message, Lost):
+            return message, fds
         if message["event"] == "failed":
-            raise SandboxUnavailable(message.get("message") or "the sandbox could not start a run")
-        if message["event"] == "lost":
-            return RunResult(
-                status="killed", error=ErrorInfo(type="SandboxError", message=message["message"])
-            )
-        stdout_fd, stderr_fd, result_fd = fds
-        output = OutputBudget(self.settings.output_bytes)
+            raise SandboxUnavailable(message["message"] or "the sandbox could not start a run")
+        if message["event"] != "started" or len(fds) != 3:
+            for fd in fds:
+                os.close(fd)
+            raise SandboxUnavailable(f"the sandbox answered {message['event']!r} to a run")
+        return message, fds
 
-        def kill(reason: str) -> None:
-            if zygote.alive:
-                with contextlib.suppress(OSError):
-                    zygote.sock.send(
-                        json.dumps({"op": "kill", "id": run_id, "reason": reason}).encode()
-                    )
+    def _kill(self, zygote: ZygoteProcess, run_id: int, reason: str) -> None:
+        if zygote.alive:
+            with contextlib.suppress(OSError):
+                zygote.sock.send(encode(KillOp(op="kill", id=run_id, reason=reason)))
 
-        readers = asyncio.ensure_future(
-            asyncio.gather(
-                read_pipe(stdout_fd, output, "stdout", kill),
-                read_pipe(stderr_fd, output, "stderr", kill),
-                read_limited(result_fd, MAX_RESULT_BYTES),
-            )
-        )
-        exit_event = asyncio.ensure_future(events.get())
+    async def _follow(
+        self, run: FollowedRun, run_id: int, started_at: float, retry_if_lost: bool
+    ) -> RunResult:
+        """Read the run's output until it ends; judge it."""
         deadline = time.monotonic() + self.settings.wall_time_s + BACKSTOP_GRACE_S
         try:
-            waiting: set[asyncio.Future[Any]] = {readers, exit_event}
-            done, _ = await asyncio.wait(
-                waiting,
-                timeout=deadline - time.monotonic(),
-                return_when=asyncio.FIRST_COMPLETED,
-            )
-            if exit_event not in done and readers in done:
-                report = parse_report(_without_marker(readers.result()[2]))
-                if report is not None and output.flood_reason is None:
-                    # A complete result and closed output: answer now rather than wait for
-                    # the process's exit, which takes milliseconds to unmap its memory.
-                    exit_event.cancel()
-                    reason = None
-                    if tree_size(Path(message["scratch"])) > self.settings.scratch_bytes:
-                        reason = "scratch"
-                        kill(reason)
-                    finished = {"event": "finished", "status": 0, "reason": reason}
-                    return verdict(finished, report, output, self.settings, started_at)
-            exited, _ = await asyncio.wait_for(exit_event, deadline - time.monotonic())
-            await asyncio.wait_for(readers, deadline - time.monotonic())
+            ending, report = await self._ending(run, deadline, retry_if_lost)
         except TimeoutError:
-            exit_event.cancel()
-            log.error("sandbox: run %s outlived the zygote's wall clock; restarting it", run_id)
-            kill("timeout")
-            self._discard_zygote("the sandbox stalled")
-            self._starting = asyncio.ensure_future(self._spawn())
-            return RunResult(
-                status="timeout",
-                stdout=output.text("stdout"),
-                stderr=output.text("stderr"),
-                truncated=output.truncated,
-                duration_ms=elapsed_ms(started_at),
-            )
-        raw = readers.result()[2]
-        lost = (
-            raw is not None
-            and not raw.startswith(CODE_RECEIVED)
-            and exited.get("event") == "exited"
-            and exited.get("reason") is None
-            and os.WIFSIGNALED(int(exited["status"]))
+            return self._stalled(run, run_id, started_at)
+        finally:
+            run.exit_event.cancel()
+            run.pipes.close()
+        if isinstance(ending, Lost):
+            return lost(ending.message, run.pipes.budget, started_at)
+        return verdict(ending, report, run.pipes.budget, self.settings, started_at)
+
+    async def _ending(
+        self, run: FollowedRun, deadline: float, retry_if_lost: bool
+    ) -> tuple[Ending | Lost, ChildReport | None]:
+        """How the run ended and its report: as soon as its result is complete and its output
+        closed, rather than after its process's exit, which takes milliseconds to unmap its
+        memory; or else from the zygote's account of the exit. TimeoutError past `deadline`."""
+        waiting: set[asyncio.Future[Any]] = {run.pipes.done, run.exit_event}
+        done, _ = await asyncio.wait(
+            waiting,
+            timeout=remaining(deadline),
+            return_when=asyncio.FIRST_COMPLETED,
         )
-        if retry_if_lost and lost:
+        if run.exit_event not in done and run.pipes.done in done:
+            report = run.report()
+            if report is not None and run.pipes.budget.flood_reason is None:
+                reason = None
+                if tree_size(run.scratch) > self.settings.scratch_bytes:
+                    reason = "scratch"
+                    run.kill(reason)
+                return Ending(status=0, reason=reason), report
+        message, _ = await asyncio.wait_for(run.exit_event, remaining(deadline))
+        await asyncio.wait_for(run.pipes.done, remaining(deadline))
+        if isinstance(message, Lost):
+            return message, None
+        if message["event"] != "exited":
+            return Lost(f"the sandbox answered {message['event']!r} instead of an exit"), None
+        ending = Ending(message["status"], message["reason"], message["cpu_s"])
+        if retry_if_lost and never_started(run.pipes.result, ending):
             raise _ChildLost
-        report = parse_report(_without_marker(raw))
-        return verdict(exited, report, output, self.settings, started_at)
+        return ending, run.report()
+
+    def _stalled(self, run: FollowedRun, run_id: int, started_at: float) -> RunResult:
+        """The zygote did not end the run by its wall clock: restart it."""
+        log.error("sandbox: run %s outlived the zygote's wall clock; restarting it", run_id)
+        run.kill("timeout")
+        self._discard_zygote("the sandbox stalled")
+        self._starting = asyncio.ensure_future(self._spawn())
+        output = run.pipes.budget
+        return RunResult(
+            status="timeout",
+            stdout=output.text("stdout"),
+            stderr=output.text("stderr"),
+            truncated=output.truncated,
+            duration_ms=elapsed_ms(started_at),
+        )

@@ -6,7 +6,7 @@ import logging
 import os
 import signal
 import time
-from typing import Any
+from dataclasses import dataclass
 
 from pydantic import ValidationError
 
@@ -14,7 +14,7 @@ from app.config import Settings
 from app.sandbox.child import SANDBOX_FAILED_EXIT
 from app.sandbox.hints import hint_for
 from app.sandbox.pipes import OutputBudget
-from app.sandbox.result import ChildReport, ErrorInfo, RunResult
+from app.sandbox.result import ChildReport, ErrorInfo, Graph, RunResult, Status
 
 log = logging.getLogger("gradlab.sandbox")
 MEMORY_MESSAGES = ("can't allocate memory", "Cannot allocate memory", "out of memory")
@@ -34,101 +34,121 @@ def parse_report(raw: bytes | None) -> ChildReport | None:
         return None
 
 
+@dataclass(frozen=True)
+class Ending:
+    """How the child's process ended: the zygote's account of its exit, or, for an answer given
+    as soon as the result was complete, status 0 and the server's own reason if any."""
+
+    status: int  # a wait status, as from wait4()
+    reason: str | None = None  # why it was killed: timeout, scratch, output, killed, ...
+    cpu_s: float = 0.0
+
+    @property
+    def signal(self) -> int | None:
+        return os.WTERMSIG(self.status) if os.WIFSIGNALED(self.status) else None
+
+
+@dataclass(frozen=True)
+class Judgement:
+    status: Status
+    error: ErrorInfo | None = None
+    hide_stderr: bool = False  # the sandbox's own complaint, logged rather than shown
+
+
 def verdict(
-    exited: dict[str, Any],
+    ending: Ending,
     report: ChildReport | None,
     output: OutputBudget,
     settings: Settings,
     started_at: float,
 ) -> RunResult:
-    """How a run ended, from the zygote's account of its exit (or the early "finished"), the
-    child's validated report, and what it printed."""
-    stdout, stderr = output.text("stdout"), output.text("stderr")
-    common: dict[str, Any] = {
-        "stdout": stdout,
-        "stderr": stderr,
-        "truncated": output.truncated,
-        "duration_ms": elapsed_ms(started_at),
-    }
-    if exited.get("event") == "lost":
-        return RunResult(
-            status="killed",
-            error=ErrorInfo(type="SandboxError", message=exited["message"]),
-            **common,
-        )
-    status_code = int(exited["status"])
-    reason = exited.get("reason") or output.flood_reason
-    signalled = os.WIFSIGNALED(status_code)
-    signal_number = os.WTERMSIG(status_code) if signalled else None
-    if report is not None:
-        common["tensors"] = report.tensors
-        common["graph"] = report.graph
-    s = settings
-    if (
-        reason == "timeout"
-        or signal_number == signal.SIGXCPU
-        or (signal_number == signal.SIGKILL and float(exited.get("cpu_s", 0)) >= s.cpu_time_s)
-    ):
+    """How a run ended, from how its process ended, the child's validated report (None when it
+    sent none or a malformed one) and what it printed."""
+    stderr = output.text("stderr")
+    judgement = (
+        _stopped(ending, output.flood_reason, settings)
+        or _crashed(ending, report, stderr)
+        or _outcome(report, stderr, settings)
+    )
+    return RunResult(
+        status=judgement.status,
+        error=judgement.error,
+        stdout=output.text("stdout"),
+        stderr="" if judgement.hide_stderr else stderr,
+        truncated=output.truncated,
+        tensors=report.tensors if report is not None else [],
+        graph=report.graph if report is not None else Graph(),
+        duration_ms=elapsed_ms(started_at),
+    )
+
+
+def _stopped(ending: Ending, flood_reason: str | None, s: Settings) -> Judgement | None:
+    """Stopped at a limit: time, scratch space or output."""
+    reason = ending.reason or flood_reason
+    out_of_cpu = ending.signal == signal.SIGKILL and ending.cpu_s >= s.cpu_time_s
+    if reason == "timeout" or ending.signal == signal.SIGXCPU or out_of_cpu:
         limit = f"{s.wall_time_s:g} s of wall-clock time or {s.cpu_time_s} s of CPU time"
-        return RunResult(
-            status="timeout",
-            error=ErrorInfo(
+        return Judgement(
+            "timeout",
+            ErrorInfo(
                 type="Timeout",
                 message=f"The snippet ran longer than {limit} and was stopped.",
                 hint="Look for a loop that never ends, or make the work smaller.",
             ),
-            **common,
         )
     if reason == "scratch":
-        return RunResult(
-            status="killed",
-            error=ErrorInfo(
+        return Judgement(
+            "killed",
+            ErrorInfo(
                 type="ScratchSpaceExceeded",
                 message=f"The snippet wrote more than {s.scratch_bytes // 1024} KiB of files.",
             ),
-            **common,
         )
     if reason == "output":
-        return RunResult(
-            status="killed",
-            error=ErrorInfo(
+        return Judgement(
+            "killed",
+            ErrorInfo(
                 type="OutputLimitExceeded",
                 message=f"The snippet printed far more than {s.output_bytes // 1024} KiB; "
                 "it was stopped and its output cut.",
             ),
-            **common,
         )
-    if signalled:
-        name = signal.Signals(signal_number).name if signal_number else "?"
-        return RunResult(
-            status="killed",
-            error=ErrorInfo(
+    return None
+
+
+def _crashed(ending: Ending, report: ChildReport | None, stderr: str) -> Judgement | None:
+    """Died from a signal, refused by the sandbox, or ended without a report."""
+    if ending.signal is not None:
+        name = signal.Signals(ending.signal).name if ending.signal else "?"
+        return Judgement(
+            "killed",
+            ErrorInfo(
                 type="Killed",
                 message=f"The Python process died from signal {name}.",
                 hint="The interpreter crashed or was stopped; the next run starts afresh.",
             ),
-            **common,
         )
-    if os.WEXITSTATUS(status_code) == SANDBOX_FAILED_EXIT:
+    exit_code = os.WEXITSTATUS(ending.status)
+    if exit_code == SANDBOX_FAILED_EXIT:
         log.error("sandbox: a child refused to run: %s", stderr.strip())
-        return RunResult(
-            status="killed",
-            error=ErrorInfo(type="SandboxError", message="The sandbox could not confine this run."),
-            **{**common, "stderr": ""},
-        )
+        error = ErrorInfo(type="SandboxError", message="The sandbox could not confine this run.")
+        return Judgement("killed", error, hide_stderr=True)
     if report is None:
-        return RunResult(
-            status="killed",
-            error=ErrorInfo(
+        return Judgement(
+            "killed",
+            ErrorInfo(
                 type="Killed",
-                message="The process ended without reporting a result "
-                f"(exit code {os.WEXITSTATUS(status_code)}).",
+                message=f"The process ended without reporting a result (exit code {exit_code}).",
             ),
-            **common,
         )
-    error = report.error
+    return None
+
+
+def _outcome(report: ChildReport | None, stderr: str, s: Settings) -> Judgement:
+    """The snippet's own outcome: ok, or its exception explained (memory being a case of it)."""
+    error = report.error if report is not None else None
     if error is None:
-        return RunResult(status="ok", **common)
+        return Judgement("ok")
     hint = hint_for(error.type, error.message, stderr)
     error = error.model_copy(
         update={"hint": hint.text if hint else None, "lesson": hint.lesson if hint else None}
@@ -136,13 +156,22 @@ def verdict(
     out_of_memory = error.type == "MemoryError" or any(
         fragment in error.message for fragment in MEMORY_MESSAGES
     )
-    if out_of_memory:
-        error = error.model_copy(
-            update={
-                "hint": (
-                    f"A run may use {s.memory_mib} MiB of memory; this one asked for more. "
-                    "Work with smaller tensors."
-                )
-            }
-        )
-    return RunResult(status="memory" if out_of_memory else "error", error=error, **common)
+    if not out_of_memory:
+        return Judgement("error", error)
+    memory_hint = (
+        f"A run may use {s.memory_mib} MiB of memory; this one asked for more. "
+        "Work with smaller tensors."
+    )
+    return Judgement("memory", error.model_copy(update={"hint": memory_hint}))
+
+
+def lost(message: str, output: OutputBudget | None, started_at: float) -> RunResult:
+    """A run whose zygote went away under it."""
+    return RunResult(
+        status="killed",
+        error=ErrorInfo(type="SandboxError", message=message),
+        stdout=output.text("stdout") if output else "",
+        stderr=output.text("stderr") if output else "",
+        truncated=output.truncated if output else False,
+        duration_ms=elapsed_ms(started_at),
+    )

@@ -1,14 +1,8 @@
 """The zygote: imports torch once, then forks one fresh, confined child per run.
 
 Started by the server as its own program (never forked from the web process) with a scrubbed
-environment, it talks to the server over one SOCK_SEQPACKET socket, one JSON message per packet:
-
-  server → zygote   {"op": "run", "id": N, "code": "..."}      {"op": "kill", "id": N}
-  zygote → server   {"event": "ready", "layers": {...}, "ok": bool, "problem": str | null}
-                    {"event": "started", "id": N, "pid": P}  + fds: stdout, stderr, result
-                    {"event": "exited", "id": N, "status": waitstatus, "reason": str | null,
-                     "cpu_s": float, "maxrss_kb": int}
-                    {"event": "failed", "id": N, "message": "..."}
+environment, it talks to the server over one SOCK_SEQPACKET socket, with the messages of
+app/sandbox/protocol.py.
 
 The zygote keeps spare children already forked, confined and warmed up, waiting for code on their
 stdin, so a run never waits for fork(). The zygote alone reaps children, so it alone kills them
@@ -22,6 +16,7 @@ import contextlib
 import gc
 import json
 import os
+import resource
 import selectors
 import shutil
 import signal
@@ -31,16 +26,15 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from app.sandbox.child import SANDBOX_FAILED_EXIT, run_child
+from app.sandbox.protocol import MAX_PACKET, FromZygote, ProtocolError, ToZygote, decode_op, encode
 from app.sandbox.warmup import (
     PRELOADED_MODULES,
     collapse_into_huge_pages,
     warm_up_torch,
 )
 
-MAX_MESSAGE = 1 << 20
 SCRATCH_POLL_S = 0.02
 
 
@@ -101,8 +95,8 @@ class Zygote:
         self.ready_problem: str | None = None
 
     # --- messages -------------------------------------------------------------------------
-    def send(self, message: dict[str, Any], fds: list[int] | None = None) -> None:
-        data = json.dumps(message).encode()
+    def send(self, message: FromZygote, fds: list[int] | None = None) -> None:
+        data = encode(message)
         # A server that went away is noticed by the main loop (end of file on the socket).
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             if fds:
@@ -140,7 +134,7 @@ class Zygote:
 
     def probe(self) -> dict[str, str]:
         """Fork a child that applies every layer it can and reports which held."""
-        from app.sandbox.isolation import Confinement, LayerFailed
+        from app.sandbox.isolation import Confinement, LayerFailed, check_doors_shut
 
         every_layer_relaxed = Confinement(
             limits=self.confinement.limits,
@@ -155,7 +149,7 @@ class Zygote:
             os.close(read_end)
             try:
                 report = every_layer_relaxed.apply(scratch)
-                _check_doors_shut(report)
+                check_doors_shut(report)
             except (LayerFailed, OSError) as exc:
                 report = {"probe": f"off: {exc}"}
             os.write(write_end, json.dumps(report).encode())
@@ -185,7 +179,7 @@ class Zygote:
                 print(f"gradlab zygote: cannot fork a spare: {exc}", file=sys.stderr)
                 return
 
-    def start_run(self, run_id: int, code: str) -> None:
+    def start_run(self, run_id: int, code: str, received: float) -> None:
         if self.ready_problem is not None:
             self.send({"event": "failed", "id": run_id, "message": self.ready_problem})
             return
@@ -195,14 +189,22 @@ class Zygote:
             self.send({"event": "failed", "id": run_id, "message": f"cannot fork: {exc}"})
             return
         child.run_id = run_id
-        child.deadline = time.monotonic() + self.config.wall_time_s
+        handed = time.monotonic()
+        child.deadline = handed + self.config.wall_time_s
         # If the child died before reading, its exit is reported as usual.
         with contextlib.suppress(OSError):
             os.write(child.code_w, code.encode("utf-8", errors="replace"))
         os.close(child.code_w)
         child.code_w = -1
+        marks = {"received": received, "handed": handed}
         self.send(
-            {"event": "started", "id": run_id, "pid": child.pid, "scratch": str(child.scratch)},
+            {
+                "event": "started",
+                "id": run_id,
+                "pid": child.pid,
+                "scratch": str(child.scratch),
+                "marks": marks,
+            },
             child.pipes,
         )
         for fd in child.pipes:
@@ -225,39 +227,45 @@ class Zygote:
             if pid == 0:
                 return
             child = self.children.pop(pid, None)
-            if child is None:
-                continue
-            # Anything the run left in its process group dies with it.
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(pid, signal.SIGKILL)
-            # A run can fill its scratch space between two polls and finish: judge it at the end.
-            if child.reason is None and tree_size(child.scratch) > self.config.scratch_bytes:
-                child.reason = "scratch"
-            shutil.rmtree(child.scratch, ignore_errors=True)
-            for fd in [*child.pipes, child.code_w]:
-                if fd >= 0:
-                    with contextlib.suppress(OSError):
-                        os.close(fd)
-            if child in self.spares:
-                self.spares.remove(child)
-                if child.reason == "shutdown":
-                    continue
+            if child is not None:
+                self._clean_up(child)
+                self._report_exit(child, status, usage)
+
+    def _clean_up(self, child: Child) -> None:
+        """After a child's exit: its process group, its scratch dir, its file descriptors."""
+        # Anything the run left in its process group dies with it.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(child.pid, signal.SIGKILL)
+        # A run can fill its scratch space between two polls and finish: judge it at the end.
+        if child.reason is None and tree_size(child.scratch) > self.config.scratch_bytes:
+            child.reason = "scratch"
+        shutil.rmtree(child.scratch, ignore_errors=True)
+        for fd in [*child.pipes, child.code_w]:
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+
+    def _report_exit(self, child: Child, status: int, usage: resource.struct_rusage) -> None:
+        if child in self.spares:
+            self.spares.remove(child)
+            if child.reason != "shutdown":
                 print(
-                    f"gradlab zygote: the spare child {pid} died (status {status})", file=sys.stderr
+                    f"gradlab zygote: the spare child {child.pid} died (status {status})",
+                    file=sys.stderr,
                 )
-                continue
-            if child.run_id is not None:
-                self.send(
-                    {
-                        "event": "exited",
-                        "id": child.run_id,
-                        "pid": pid,
-                        "status": status,
-                        "reason": child.reason,
-                        "cpu_s": usage.ru_utime + usage.ru_stime,
-                        "maxrss_kb": usage.ru_maxrss,
-                    }
-                )
+            return
+        if child.run_id is not None:
+            self.send(
+                {
+                    "event": "exited",
+                    "id": child.run_id,
+                    "pid": child.pid,
+                    "status": status,
+                    "reason": child.reason,
+                    "cpu_s": round(usage.ru_utime + usage.ru_stime, 6),
+                    "maxrss_kb": usage.ru_maxrss,
+                }
+            )
 
     def police(self) -> None:
         """Wall clock and scratch space of every running child."""
@@ -270,14 +278,13 @@ class Zygote:
             elif tree_size(child.scratch) > self.config.scratch_bytes:
                 self.kill(child, "scratch")
 
-    def handle(self, message: dict[str, Any]) -> None:
-        op = message.get("op")
-        if op == "run":
-            self.start_run(int(message["id"]), str(message["code"]))
-        elif op == "kill":
-            for child in self.children.values():
-                if child.run_id == message.get("id"):
-                    self.kill(child, str(message.get("reason") or "killed"))
+    def handle(self, message: ToZygote, received: float) -> None:
+        if message["op"] == "run":
+            self.start_run(message["id"], message["code"], received)
+            return
+        for child in self.children.values():
+            if child.run_id == message["id"]:
+                self.kill(child, message["reason"] or "killed")
 
     # --- main loop --------------------------------------------------------------------------
     def serve(self) -> None:
@@ -297,10 +304,15 @@ class Zygote:
                         os.read(wake_r, 4096)
                     self.reap()
                     continue
-                data = self.control.recv(MAX_MESSAGE)
+                data = self.control.recv(MAX_PACKET)
                 if not data:
                     return  # the server is gone
-                self.handle(json.loads(data))
+                try:
+                    message = decode_op(data)
+                except ProtocolError as exc:
+                    print(f"gradlab zygote: ignoring a message: {exc}", file=sys.stderr)
+                    continue
+                self.handle(message, time.monotonic())
             self.police()
 
     def shutdown(self) -> None:
@@ -330,23 +342,6 @@ def tree_size(path: Path) -> int:
     except OSError:
         pass
     return total
-
-
-def _check_doors_shut(report: dict[str, str]) -> None:
-    """Inside the probe, after confinement: a layer reported on must really hold."""
-    if report.get("seccomp", "").startswith("on"):
-        try:
-            socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
-            report["seccomp"] = "off: socket() still works after the filter was loaded"
-        except OSError:
-            pass
-    if report.get("landlock", "").startswith("on"):
-        try:
-            os.stat("/proc/1/status")
-            with open("/proc/1/status", "rb"):
-                report["landlock"] = "off: /proc/1/status is still readable"
-        except OSError:
-            pass
 
 
 def main() -> None:

@@ -1,6 +1,6 @@
 """The real sandbox, attacked one capability at a time (in the manner of codejail's tests).
 
-Every row of shared/design/sandbox.md's threat table has several attacks here. Each asserts the
+Every row of docs/sandbox-threat-model.md's threat table has several attacks here. Each asserts the
 exact outcome: the status, and where it matters the error or what was printed.
 """
 

@@ -16,6 +16,7 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from tests.conftest import SandboxHarness, make_settings, wait_until
 from tests.live import child_pids
+from tests.sandbox.started import MARK, submit, wait_until_started
 
 SLEEP = "import time\ntime.sleep({seconds})\nprint('woke')\n"
 
@@ -50,8 +51,10 @@ def test_a_zygote_killed_mid_run_fails_that_run_clearly() -> None:
     try:
         zygote = harness.sandbox._zygote
         assert zygote is not None
-        threading.Timer(1.0, os.kill, (zygote.process.pid, signal.SIGKILL)).start()
-        result = harness.run(SLEEP.format(seconds=4))
+        running = submit(harness, MARK + SLEEP.format(seconds=30))
+        wait_until_started(harness.sandbox)
+        os.kill(zygote.process.pid, signal.SIGKILL)
+        result = running.result(60)
         assert result.status == "killed"
         assert result.error.type == "SandboxError"
         assert harness.run("print(2)").stdout == "2\n"
