@@ -1,4 +1,4 @@
-"""The `gradlab` command: `gradlab serve` and `gradlab check`."""
+"""The `gradlab` command: `gradlab serve`, `gradlab check` and `gradlab migrate`."""
 
 from __future__ import annotations
 
@@ -15,13 +15,33 @@ def _serve(args: argparse.Namespace) -> int:
     from app.config import Settings
     from app.lessons.loader import LessonError
     from app.main import create_app
+    from app.progress.database import SchemaOutOfDate
 
     try:
         application = create_app(Settings())
-    except (LessonError, ValidationError) as exc:
+    except (LessonError, ValidationError, SchemaOutOfDate) as exc:
         print(f"gradlab: cannot start:\n{exc}", file=sys.stderr)
         return 2
     uvicorn.run(application, host=args.host, port=args.port, log_level=args.log_level)
+    return 0
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    """Bring the database to the newest schema and exit: for deployments that migrate once,
+    before starting replicas with GRADLAB_MIGRATE=off."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from app.config import Settings
+    from app.progress.database import make_engine, migrate
+
+    try:
+        engine = make_engine(Settings().database_url)
+        migrate(engine)
+    except (ValidationError, SQLAlchemyError) as exc:
+        print(f"gradlab: cannot migrate:\n{exc}", file=sys.stderr)
+        return 2
+    engine.dispose()
+    print("gradlab: the database schema is up to date")
     return 0
 
 
@@ -46,6 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--lesson", action="append", help="check only this slug (repeatable)")
     check.add_argument("-v", "--verbose", action="store_true")
     check.set_defaults(func=_check)
+    migrate = commands.add_parser(
+        "migrate", help="bring the database (GRADLAB_DATABASE_URL) to the newest schema"
+    )
+    migrate.set_defaults(func=_migrate)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     result: int = args.func(args)

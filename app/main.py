@@ -12,7 +12,7 @@ from starlette.middleware.sessions import SessionMiddleware
 
 from app.config import PROJECT_ROOT, Settings
 from app.lessons.loader import load_catalog
-from app.progress.database import make_engine, migrate
+from app.progress.database import make_engine, migrate, require_current
 from app.progress.store import ProgressStore
 from app.routes import api, learning, modes, pages
 from app.sandbox.service import Sandbox
@@ -28,7 +28,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     catalog = load_catalog(settings.lessons_dir)
     engine = make_engine(settings.database_url)
-    migrate(engine)
+    if settings.migrate == "auto":
+        migrate(engine)
+    else:
+        require_current(engine)
     store = ProgressStore(engine)
     secret_key = (
         settings.secret_key.get_secret_value()
