@@ -18,6 +18,8 @@ from app.routes import api, learning, modes, pages
 from app.sandbox.service import Sandbox
 from app.web import templates
 from app.web.body_limit import BodyLimitMiddleware
+from app.web.head import HeadMiddleware
+from app.web.security_headers import SecurityHeadersMiddleware
 
 log = logging.getLogger("gradlab")
 
@@ -72,6 +74,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     # JSON may escape every character of a snippet as \uXXXX: leave room for that, no more.
     app.add_middleware(BodyLimitMiddleware, max_bytes=6 * settings.code_bytes + 64 * 1024)
+    app.add_middleware(
+        SecurityHeadersMiddleware,
+        frame_ancestors=settings.frame_ancestors,
+        hsts=settings.cookie_secure,
+    )
+    app.add_middleware(HeadMiddleware)  # outermost: everything inside sees a GET
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     app.include_router(api.router)
     app.include_router(learning.router)
