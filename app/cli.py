@@ -10,19 +10,28 @@ from pydantic import ValidationError
 
 
 def _serve(args: argparse.Namespace) -> int:
+    # Alembic announces its plugins as it is imported: not for the operator's eyes.
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     import uvicorn
 
     from app.config import Settings
     from app.lessons.loader import LessonError
     from app.main import create_app
     from app.progress.database import SchemaOutOfDate
+    from app.web.logs import configure_logging
 
     try:
-        application = create_app(Settings())
+        settings = Settings()
+        logging.getLogger().handlers.clear()  # main()'s plain handler: this one replaces it
+        configure_logging(settings.log_format, args.log_level)
+        application = create_app(settings)
     except (LessonError, ValidationError, SchemaOutOfDate) as exc:
         print(f"gradlab: cannot start:\n{exc}", file=sys.stderr)
         return 2
-    uvicorn.run(application, host=args.host, port=args.port, log_level=args.log_level)
+    shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host  # noqa: S104
+    application.state.listen_url = f"http://{shown}:{args.port}"
+    # Our own logging (plain or JSON, with request ids) for uvicorn's loggers too.
+    uvicorn.run(application, host=args.host, port=args.port, log_config=None, access_log=False)
     return 0
 
 

@@ -15,10 +15,11 @@ from app.lessons.loader import load_catalog
 from app.progress.database import make_engine, migrate, require_current
 from app.progress.store import ProgressStore
 from app.routes import api, learning, modes, pages
-from app.sandbox.service import Sandbox
 from app.web import templates
 from app.web.body_limit import BodyLimitMiddleware
 from app.web.head import HeadMiddleware
+from app.web.logs import RequestIdMiddleware, configure_logging
+from app.web.metrics import MeteredSandbox, Metrics, MetricsMiddleware, SandboxCollector
 from app.web.security_headers import SecurityHeadersMiddleware
 
 log = logging.getLogger("gradlab")
@@ -40,12 +41,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if settings.secret_key
         else store.secret("cookie-signing-key")
     )
-    sandbox = Sandbox(settings) if settings.sandbox_enabled else None
+    metrics = Metrics()
+    sandbox = MeteredSandbox(settings, metrics) if settings.sandbox_enabled else None
+    metrics.registry.register(SandboxCollector(sandbox, len(catalog)))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if sandbox is not None:
             await sandbox.start()
+        if url := getattr(app.state, "listen_url", None):
+            log.info("ready: open %s", url)
         try:
             yield
         finally:
@@ -79,14 +84,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         frame_ancestors=settings.frame_ancestors,
         hsts=settings.cookie_secure,
     )
-    app.add_middleware(HeadMiddleware)  # outermost: everything inside sees a GET
+    app.add_middleware(
+        MetricsMiddleware,
+        metrics=metrics,
+        token=settings.metrics_token.get_secret_value() if settings.metrics_token else None,
+    )
+    app.add_middleware(HeadMiddleware)  # everything inside sees a GET
+    app.add_middleware(RequestIdMiddleware)  # outermost: the access line shows the real method
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     app.include_router(api.router)
     app.include_router(learning.router)
     app.include_router(pages.router)
     app.include_router(modes.router)
     templates.install_error_pages(app)
-    log.info("gradlab: %d lessons from %s", len(catalog), settings.lessons_dir)
+    log.info("%d lessons from %s", len(catalog), settings.lessons_dir)
     return app
 
 
@@ -94,7 +105,9 @@ def __getattr__(name: str) -> FastAPI:
     # `uvicorn app.main:app` builds the app from the environment when it is first asked for,
     # so that importing this module (tests, tools) starts nothing.
     if name == "app":
-        application = create_app()
+        settings = Settings()
+        configure_logging(settings.log_format)
+        application = create_app(settings)
         globals()["app"] = application
         return application
     raise AttributeError(name)
