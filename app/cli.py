@@ -30,8 +30,17 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host  # noqa: S104
     application.state.listen_url = f"http://{shown}:{args.port}"
-    # Our own logging (plain or JSON, with request ids) for uvicorn's loggers too.
-    uvicorn.run(application, host=args.host, port=args.port, log_config=None, access_log=False)
+    uvicorn.run(
+        application,
+        host=args.host,
+        port=args.port,
+        # Our own logging (plain or JSON, with request ids) for uvicorn's loggers too.
+        log_config=None,
+        access_log=False,
+        # On SIGTERM: stop accepting, give runs in flight their wall limit (and a margin for
+        # the answer to leave), then the lifespan stops the zygote and its children.
+        timeout_graceful_shutdown=int(settings.wall_time_s) + 5,
+    )
     return 0
 
 
