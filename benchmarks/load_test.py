@@ -27,7 +27,14 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.bench_sandbox import children, free_port, percentile, pss_kib, start_server
+from benchmarks.bench_sandbox import (
+    children,
+    cold_runs,
+    free_port,
+    percentile,
+    pss_kib,
+    start_server,
+)
 
 LESSON = "what-is-grad"
 SNIPPET = (
@@ -112,6 +119,11 @@ async def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--url", help="an already running gradlab on loopback")
     args = parser.parse_args()
+    # How loaded the machine is: a cold `python snippet.py` takes ~1.65 s on an idle 2-core box.
+    cold = statistics.median(cold_runs(3))
+    print(
+        f"cold python snippet.py p50: {cold / 1000:.2f} s (about 1.65 s when the machine is idle)"
+    )
     server = None
     base = args.url
     if base is None:
