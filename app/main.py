@@ -15,7 +15,7 @@ from app.lessons.loader import load_catalog
 from app.progress.database import make_engine, migrate, require_current
 from app.progress.store import ProgressStore
 from app.routes import api, learning, modes, pages
-from app.web import templates
+from app.web import page_speed, templates
 from app.web.body_limit import BodyLimitMiddleware
 from app.web.head import HeadMiddleware
 from app.web.logs import RequestIdMiddleware, configure_logging
@@ -97,6 +97,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(pages.router)
     app.include_router(modes.router)
     templates.install_error_pages(app)
+    page_speed.install(templates.templates)
     log.info("%d lessons from %s", len(catalog), settings.lessons_dir)
     return app
 
