@@ -107,7 +107,9 @@ def __getattr__(name: str) -> FastAPI:
     # so that importing this module (tests, tools) starts nothing.
     if name == "app":
         settings = Settings()
-        configure_logging(settings.log_format)
+        # uvicorn's --log-level, which its CLI has set on its own logger by now.
+        level = logging.getLevelName(logging.getLogger("uvicorn.error").getEffectiveLevel())
+        configure_logging(settings.log_format, level)
         application = create_app(settings)
         globals()["app"] = application
         return application
