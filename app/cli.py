@@ -47,6 +47,7 @@ def _serve(args: argparse.Namespace) -> int:
 def _migrate(args: argparse.Namespace) -> int:
     """Bring the database to the newest schema and exit: for deployments that migrate once,
     before starting replicas with GRADLAB_MIGRATE=off."""
+    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)  # import chatter
     from sqlalchemy.exc import SQLAlchemyError
 
     from app.config import Settings
