@@ -1,4 +1,4 @@
-"""The `gradlab` command: serve, check, new, schema."""
+"""The `gradlab` command: serve, check, new, schema, migrate."""
 
 from __future__ import annotations
 
@@ -10,18 +10,57 @@ from pydantic import ValidationError
 
 
 def _serve(args: argparse.Namespace) -> int:
+    # Alembic announces its plugins as it is imported: not for the operator's eyes.
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     import uvicorn
 
     from app.config import Settings
     from app.lessons.loader import LessonError
     from app.main import create_app
+    from app.progress.database import SchemaOutOfDate
+    from app.web.logs import configure_logging
 
     try:
-        application = create_app(Settings(), reload=args.reload)
-    except (LessonError, ValidationError) as exc:
+        settings = Settings()
+        logging.getLogger().handlers.clear()  # main()'s plain handler: this one replaces it
+        configure_logging(settings.log_format, args.log_level)
+        application = create_app(settings, reload=args.reload)
+    except (LessonError, ValidationError, SchemaOutOfDate) as exc:
         print(f"gradlab: cannot start:\n{exc}", file=sys.stderr)
         return 2
-    uvicorn.run(application, host=args.host, port=args.port, log_level=args.log_level)
+    shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host  # noqa: S104
+    application.state.listen_url = f"http://{shown}:{args.port}"
+    uvicorn.run(
+        application,
+        host=args.host,
+        port=args.port,
+        # Our own logging (plain or JSON, with request ids) for uvicorn's loggers too.
+        log_config=None,
+        access_log=False,
+        # On SIGTERM: stop accepting, give runs in flight their wall limit (and a margin for
+        # the answer to leave), then the lifespan stops the zygote and its children.
+        timeout_graceful_shutdown=int(settings.wall_time_s) + 5,
+    )
+    return 0
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    """Bring the database to the newest schema and exit: for deployments that migrate once,
+    before starting replicas with GRADLAB_MIGRATE=off."""
+    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)  # import chatter
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from app.config import Settings
+    from app.progress.database import make_engine, migrate
+
+    try:
+        engine = make_engine(Settings().database_url)
+        migrate(engine)
+    except (ValidationError, SQLAlchemyError) as exc:
+        print(f"gradlab: cannot migrate:\n{exc}", file=sys.stderr)
+        return 2
+    engine.dispose()
+    print("gradlab: the database schema is up to date")
     return 0
 
 
@@ -103,6 +142,10 @@ def main(argv: list[str] | None = None) -> int:
     check.set_defaults(func=_check)
     _add_new(commands)
     _add_schema(commands)
+    migrate = commands.add_parser(
+        "migrate", help="bring the database (GRADLAB_DATABASE_URL) to the newest schema"
+    )
+    migrate.set_defaults(func=_migrate)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     result: int = args.func(args)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -44,7 +44,37 @@ class Settings(BaseSettings):
         ),
     )
     cookie_secure: bool = Field(
-        default=False, description="Send the learner cookie over HTTPS only (behind TLS)."
+        default=False,
+        description=(
+            "Send the learner cookie over HTTPS only (behind TLS); also sends "
+            "Strict-Transport-Security."
+        ),
+    )
+    migrate: Literal["auto", "off"] = Field(
+        default="auto",
+        description=(
+            "'auto': migrate the database at start-up (under a lock, so instances may start "
+            "together); 'off': refuse to start on an out-of-date schema (run `gradlab migrate`)."
+        ),
+    )
+
+    # --- operating it ---
+    frame_ancestors: str = Field(
+        default="'self'",
+        description=(
+            "CSP frame-ancestors: who may embed the pages in a frame "
+            "(e.g. \"'self' https://course.example.org\")."
+        ),
+    )
+    log_format: Literal["text", "json"] = Field(
+        default="text",
+        description="'json': one JSON object per log line, with the request id (X-Request-ID).",
+    )
+    metrics_token: SecretStr | None = Field(
+        default=None,
+        description=(
+            "Bearer token that unlocks /metrics (Prometheus); unset: /metrics answers 404."
+        ),
     )
 
     # --- snippet sandbox ---
@@ -126,6 +156,14 @@ class Settings(BaseSettings):
         if isinstance(value, Path):
             return (value,)
         return value
+
+    @field_validator("frame_ancestors")
+    @classmethod
+    def _one_directive(cls, value: str) -> str:
+        # A value is pasted into the CSP header: it must not end the directive or the header.
+        if not value.strip() or any(char in value for char in ";,\r\n"):
+            raise ValueError("a space-separated list of sources, without ';' ',' or newlines")
+        return value.strip()
 
     @field_validator("lessons_dir")
     @classmethod

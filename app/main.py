@@ -16,12 +16,15 @@ from app.learning.service import Learning
 from app.lessons.loader import Catalog, load_catalog
 from app.lessons.reload import LiveCatalog, log_broken
 from app.modes.scheduler import describe_wait
-from app.progress.database import make_engine, migrate
+from app.progress.database import make_engine, migrate, require_current
 from app.progress.store import ProgressStore
 from app.routes import api, dev, errors, learning, modes, pages, review
-from app.sandbox.service import Sandbox
-from app.web import templates
+from app.web import page_speed, templates
 from app.web.body_limit import BodyLimitMiddleware
+from app.web.head import HeadMiddleware
+from app.web.logs import RequestIdMiddleware, configure_logging
+from app.web.metrics import MeteredSandbox, Metrics, MetricsMiddleware, SandboxCollector
+from app.web.security_headers import SecurityHeadersMiddleware
 
 log = logging.getLogger("gradlab")
 
@@ -35,14 +38,19 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
     settings = settings or Settings()
     catalog = load_catalog(settings.lessons_dir, keep_broken=reload)
     engine = make_engine(settings.database_url)
-    migrate(engine)
+    if settings.migrate == "auto":
+        migrate(engine)
+    else:
+        require_current(engine)
     store = ProgressStore(engine)
     secret_key = (
         settings.secret_key.get_secret_value()
         if settings.secret_key
         else store.secret("cookie-signing-key")
     )
-    sandbox = Sandbox(settings) if settings.sandbox_enabled else None
+    metrics = Metrics()
+    sandbox = MeteredSandbox(settings, metrics) if settings.sandbox_enabled else None
+    metrics.registry.register(SandboxCollector(sandbox, len(catalog)))
 
     def publish(reloaded: Catalog) -> None:
         app.state.catalog = reloaded
@@ -57,6 +65,8 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
             await sandbox.start()
         stop_watching = asyncio.Event()
         watching = asyncio.create_task(live.watch(stop_watching)) if live else None
+        if url := getattr(app.state, "listen_url", None):
+            log.info("ready: open %s", url)
         try:
             yield
         finally:
@@ -79,6 +89,17 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
     app.state.store = store
     app.state.learning = Learning(catalog, store, sandbox)
     app.state.live_catalog = live
+    _install_middleware(app, settings, secret_key, metrics)
+    _install_routes(app, catalog, with_dev=live is not None)
+    folders = ", ".join(str(folder) for folder in settings.lessons_dir)
+    log.info("%d lessons from %s", len(catalog), folders)
+    return app
+
+
+def _install_middleware(
+    app: FastAPI, settings: Settings, secret_key: str, metrics: Metrics
+) -> None:
+    """The middleware stack, innermost first."""
     app.add_middleware(
         SessionMiddleware,
         secret_key=secret_key,
@@ -89,28 +110,46 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
     )
     # JSON may escape every character of a snippet as \uXXXX: leave room for that, no more.
     app.add_middleware(BodyLimitMiddleware, max_bytes=6 * settings.code_bytes + 64 * 1024)
+    app.add_middleware(
+        SecurityHeadersMiddleware,
+        frame_ancestors=settings.frame_ancestors,
+        hsts=settings.cookie_secure,
+    )
+    app.add_middleware(
+        MetricsMiddleware,
+        metrics=metrics,
+        token=settings.metrics_token.get_secret_value() if settings.metrics_token else None,
+    )
+    app.add_middleware(HeadMiddleware)  # everything inside sees a GET
+    app.add_middleware(RequestIdMiddleware)  # outermost: the access line shows the real method
+
+
+def _install_routes(app: FastAPI, catalog: Catalog, *, with_dev: bool) -> None:
+    """Static files, routers (the dev router only under `--reload`), error pages, globals."""
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     app.include_router(api.router)
     app.include_router(learning.router)
     app.include_router(pages.router)
     app.include_router(modes.router)
     app.include_router(review.router)
-    if live is not None:
+    if with_dev:
         app.include_router(dev.router)
         log_broken(catalog)
     templates.install_error_pages(app)
     errors.install(app)
     templates.templates.env.globals["describe_wait"] = describe_wait
-    folders = ", ".join(str(folder) for folder in settings.lessons_dir)
-    log.info("gradlab: %d lessons from %s", len(catalog), folders)
-    return app
+    page_speed.install(templates.templates)
 
 
 def __getattr__(name: str) -> FastAPI:
     # `uvicorn app.main:app` builds the app from the environment when it is first asked for,
     # so that importing this module (tests, tools) starts nothing.
     if name == "app":
-        application = create_app()
+        settings = Settings()
+        # uvicorn's --log-level, which its CLI has set on its own logger by now.
+        level = logging.getLevelName(logging.getLogger("uvicorn.error").getEffectiveLevel())
+        configure_logging(settings.log_format, level)
+        application = create_app(settings)
         globals()["app"] = application
         return application
     raise AttributeError(name)

@@ -119,6 +119,11 @@ async def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--url", help="an already running gradlab on loopback")
     args = parser.parse_args()
+    # How loaded the machine is: a cold `python snippet.py` takes ~1.65 s on an idle 2-core box.
+    cold = statistics.median(cold_runs(3))
+    print(
+        f"cold python snippet.py p50: {cold / 1000:.2f} s (about 1.65 s when the machine is idle)"
+    )
     server = None
     base = args.url
     if base is None:

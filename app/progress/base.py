@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from sqlalchemy import Engine
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.progress.models import AppSecret, Learner
@@ -43,18 +43,20 @@ class StoreBase:
             session.add(record)
 
     def secret(self, name: str) -> str:
-        """A random secret made once and kept in the database (shared by every instance)."""
+        """A random secret made once and kept in the database (shared by every instance).
+
+        Insert-if-absent, then read: instances starting together all insert a candidate, the
+        database keeps the first, and every one of them reads back that same value."""
         with self.session() as session:
-            found = session.get(AppSecret, name)
-            if found is not None:
-                return found.value
-        try:
-            with self.session() as session:
-                session.add(AppSecret(name=name, value=secrets.token_urlsafe(48)))
-        except IntegrityError:
-            pass  # another instance made it first; use theirs
+            dialect = session.get_bind().dialect.name
+            insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+            session.execute(
+                insert(AppSecret)
+                .values(name=name, value=secrets.token_urlsafe(48))
+                .on_conflict_do_nothing(index_elements=["name"])
+            )
         with self.session() as session:
-            made = session.get(AppSecret, name)
-            if made is None:
+            kept = session.get(AppSecret, name)
+            if kept is None:
                 raise RuntimeError(f"the secret {name!r} could not be stored")
-            return made.value
+            return kept.value

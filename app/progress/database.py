@@ -1,24 +1,46 @@
-"""Engine creation and Alembic migrations, run at start-up."""
+"""Engine creation and Alembic migrations, run under a lock so instances can start together."""
 
 from __future__ import annotations
 
+import fcntl
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, create_engine, event, make_url, text
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+# Any fixed 64-bit number, the same in every instance: the key of the PostgreSQL advisory lock.
+MIGRATION_LOCK_KEY = 0x67_72_61_64_6C_61_62  # "gradlab"
+
+
+class SchemaOutOfDate(RuntimeError):
+    """The database is not at the newest revision and this instance may not migrate it."""
+
+
+def _sqlite_file(engine_or_url: Engine | str) -> Path | None:
+    """The file of a SQLite database (None for in-memory SQLite and other databases)."""
+    url = make_url(engine_or_url) if isinstance(engine_or_url, str) else engine_or_url.url
+    if not url.drivername.startswith("sqlite"):
+        return None
+    database = url.database or ""
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    return Path(database)
 
 
 def make_engine(url: str) -> Engine:
     options: dict[str, Any] = {"pool_pre_ping": True}
     if url.startswith("sqlite"):
         options["connect_args"] = {"check_same_thread": False, "timeout": 15}
-        database = url.split("///", 1)[-1]
-        if database and database != ":memory:":
-            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        database = _sqlite_file(url)
+        if database is not None:
+            database.parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(url, **options)
     if url.startswith("sqlite"):
 
@@ -27,6 +49,10 @@ def make_engine(url: str) -> Engine:
             cursor = connection.cursor()
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA journal_mode=WAL")
+            # In WAL mode, NORMAL syncs at checkpoints rather than at every commit: a commit
+            # survives the process being killed, and only an OS crash or power cut can lose
+            # the last few. Under load, one fsync per answer was what writers queued behind.
+            cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.close()
 
     return engine
@@ -39,6 +65,65 @@ def alembic_config(engine: Engine) -> Config:
     return config
 
 
+@contextmanager
+def migration_lock(engine: Engine) -> Iterator[None]:
+    """Hold a lock that every instance and worker process on this database contends for.
+
+    PostgreSQL: a session-level advisory lock on a connection of its own, released when the
+    block ends or, if this process dies, when its connection closes. SQLite: an exclusive
+    `flock` on a file beside the database; the kernel drops it when the process dies, and
+    SQLite databases are only ever shared by processes of one machine. (A `BEGIN EXCLUSIVE`
+    could not span Alembic's own transaction, which runs on another connection.)"""
+    if engine.dialect.name == "postgresql":
+        with engine.connect() as connection:
+            connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
+            connection.commit()
+            try:
+                yield
+            finally:
+                connection.execute(
+                    text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATION_LOCK_KEY}
+                )
+                connection.commit()
+        return
+    database = _sqlite_file(engine)
+    if database is None:  # in-memory SQLite: nobody else can see it
+        yield
+        return
+    lock_path = database.with_name(database.name + ".migrate-lock")
+    with lock_path.open("a") as lock_file:
+        fcntl.flock(lock_file, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock_file, fcntl.LOCK_UN)
+
+
+def _revisions(engine: Engine) -> tuple[set[str], set[str]]:
+    """(the database's current revisions, the newest revisions of the migration scripts)."""
+    heads = set(ScriptDirectory.from_config(alembic_config(engine)).get_heads())
+    with engine.connect() as connection:
+        current = set(MigrationContext.configure(connection).get_current_heads())
+    return current, heads
+
+
 def migrate(engine: Engine) -> None:
-    """Bring the schema to the newest revision (creating it on an empty database)."""
-    command.upgrade(alembic_config(engine), "head")
+    """Bring the schema to the newest revision (creating it on an empty database). Any number
+    of processes may call this at once: one migrates, the others wait and then find nothing to
+    do."""
+    current, heads = _revisions(engine)
+    if current == heads:
+        return  # the usual start: no lock, no Alembic chatter
+    with migration_lock(engine):
+        command.upgrade(alembic_config(engine), "head")
+
+
+def require_current(engine: Engine) -> None:
+    """For GRADLAB_MIGRATE=off: refuse to serve a database the code does not match."""
+    current, heads = _revisions(engine)
+    if current != heads:
+        have = ", ".join(sorted(current)) or "nothing (it is empty)"
+        raise SchemaOutOfDate(
+            f"the database is at {have}, the code needs {', '.join(sorted(heads))}: "
+            "run `gradlab migrate` (or set GRADLAB_MIGRATE=auto)"
+        )

@@ -182,6 +182,10 @@ function create(parent, options = {}) {
     errorLineField,
     themeSlot.of(currentTheme()),
   ];
+  // CodeMirror injects its styles in a <style> element; the page's Content-Security-Policy
+  // admits it only with the nonce the server put in <meta name="csp-nonce">.
+  const nonce = document.querySelector('meta[name="csp-nonce"]')?.content;
+  if (nonce) extensions.push(EditorView.cspNonce.of(nonce));
   if (onChange) {
     extensions.push(EditorView.updateListener.of((update) => {
       if (update.docChanged) onChange(update.state.doc.toString());

@@ -1,0 +1,230 @@
+"""Prometheus metrics: HTTP latency by route, runs and their latency, the sandbox's gauges.
+
+Served at /metrics only when GRADLAB_METRICS_TOKEN is set, and only to a request that carries
+it (`Authorization: Bearer <token>`): queue depths and isolation layers are for the operator.
+Everything is observed from outside the sandbox: its `run()` is timed by `MeteredSandbox`, and
+its gauges are read from `Sandbox.health()` (and /proc) when Prometheus scrapes.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.exposition import generate_latest
+from prometheus_client.registry import Collector
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.config import Settings
+from app.sandbox.result import RunResult
+from app.sandbox.service import Sandbox, SandboxBusy, SandboxUnavailable, SnippetTooLarge
+
+# Statuses of a run that mean the sandbox killed it, and why.
+KILL_REASONS = ("timeout", "memory", "killed")
+# A run costs ~10 ms idle and up to the wall limit (5 s); refusals are instant.
+RUN_BUCKETS = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4, 0.8, 1.5, 3.0, 5.0, 10.0)
+HTTP_BUCKETS = (0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+
+
+class Metrics:
+    """One registry per app (tests build many apps in one process)."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.http = Histogram(
+            "gradlab_http_request_duration_seconds",
+            "Time to answer an HTTP request, by route template, method and status.",
+            ["route", "method", "status"],
+            buckets=HTTP_BUCKETS,
+            registry=self.registry,
+        )
+        self.runs = Counter(
+            "gradlab_runs",
+            "Snippet runs by outcome: ok, error, timeout, memory, killed (the snippet ran); "
+            "busy, unavailable, too_large (it was refused).",
+            ["status"],
+            registry=self.registry,
+        )
+        self.run_seconds = Histogram(
+            "gradlab_run_duration_seconds",
+            "Time from asking the sandbox for a run to its result, queueing included.",
+            buckets=RUN_BUCKETS,
+            registry=self.registry,
+        )
+        self.kills = Counter(
+            "gradlab_sandbox_kills",
+            "Runs the sandbox killed, by reason (timeout, memory, killed: output flood or "
+            "a lost child).",
+            ["reason"],
+            registry=self.registry,
+        )
+        for status in ("ok", "error", *KILL_REASONS, "busy", "unavailable", "too_large"):
+            self.runs.labels(status)  # every series exists from the start, at 0
+        for reason in KILL_REASONS:
+            self.kills.labels(reason)
+
+    def count_run(self, status: str, seconds: float) -> None:
+        self.runs.labels(status).inc()
+        self.run_seconds.observe(seconds)
+        if status in KILL_REASONS:
+            self.kills.labels(status).inc()
+
+
+class MeteredSandbox(Sandbox):
+    """The sandbox, its runs counted and timed (nothing inside the sandbox changes)."""
+
+    def __init__(self, settings: Settings, metrics: Metrics) -> None:
+        super().__init__(settings)
+        self.metrics = metrics
+
+    async def run(self, code: str) -> RunResult:
+        started = time.perf_counter()
+        outcome = "error"
+        try:
+            result = await super().run(code)
+            outcome = result.status
+            return result
+        except SandboxBusy:
+            outcome = "busy"
+            raise
+        except SandboxUnavailable:
+            outcome = "unavailable"
+            raise
+        except SnippetTooLarge:
+            outcome = "too_large"
+            raise
+        finally:
+            self.metrics.count_run(outcome, time.perf_counter() - started)
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def zygote_children() -> int | None:
+    """How many processes the zygote has forked and not reaped (spares and running children)."""
+    for pid in _children(os.getpid()):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"app.sandbox.zygote" in command:
+            return len(_children(pid))
+    return None
+
+
+class SandboxCollector(Collector):
+    """Gauges read from the sandbox when Prometheus scrapes."""
+
+    def __init__(self, sandbox: Sandbox | None, lessons: int) -> None:
+        self.sandbox = sandbox
+        self.lessons = lessons
+
+    def collect(self) -> Iterable[Metric]:
+        yield GaugeMetricFamily("gradlab_lessons", "Lessons loaded.", value=self.lessons)
+        if self.sandbox is None:
+            return
+        health = self.sandbox.health()
+        yield GaugeMetricFamily(
+            "gradlab_sandbox_ready", "1 when snippets can run.", value=int(bool(health["ready"]))
+        )
+        yield GaugeMetricFamily(
+            "gradlab_sandbox_workers", "Runs allowed at the same time.", value=health["workers"]
+        )
+        yield GaugeMetricFamily(
+            "gradlab_sandbox_busy_workers", "Runs in progress.", value=health["busy"]
+        )
+        yield GaugeMetricFamily(
+            "gradlab_sandbox_queue_depth", "Runs waiting for a worker.", value=health["queued"]
+        )
+        children = zygote_children()
+        if children is not None:
+            yield GaugeMetricFamily(
+                "gradlab_sandbox_spare_children",
+                "Children forked and confined ahead of demand (the zygote's children minus "
+                "the runs in progress).",
+                value=max(0, children - int(health["busy"])),
+            )
+        layers = GaugeMetricFamily(
+            "gradlab_sandbox_isolation_layer",
+            "1 for each isolation layer that is on, 0 for one that is off.",
+            labels=["layer"],
+        )
+        for layer, state in sorted(health["isolation"].items()):
+            layers.add_metric([layer], int(str(state).startswith("on")))
+        yield layers
+
+
+def _route_template(scope: Scope) -> str:
+    """The route a request matched, as a template (`/lessons/{slug}`), never the raw URL:
+    one series per URL would grow without bound."""
+    path = getattr(scope.get("route"), "path", None)
+    if path is not None:
+        return str(path)
+    endpoint = scope.get("endpoint")
+    if endpoint is None:
+        return "<unmatched>"  # 404s, scanners
+    if isinstance(endpoint, StaticFiles):
+        return "/static/{path}"
+    return str(scope["path"])  # FastAPI's own fixed routes: /docs, /openapi.json
+
+
+class MetricsMiddleware:
+    """Times every request by route template, and serves /metrics behind the token."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics, token: str | None) -> None:
+        self.app = app
+        self.metrics = metrics
+        self.token = f"Bearer {token}".encode() if token else None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if scope["path"] == "/metrics" and self.token is not None:
+            await self._serve(scope, send, self.token)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def timed_send(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, timed_send)
+        finally:
+            self.metrics.http.labels(_route_template(scope), scope["method"], str(status)).observe(
+                time.perf_counter() - started
+            )
+
+    async def _serve(self, scope: Scope, send: Send, token: bytes) -> None:
+        given = dict(scope["headers"]).get(b"authorization", b"")
+        if not hmac.compare_digest(given, token):
+            body, status = b"A valid bearer token is required.\n", 401
+            content_type = b"text/plain; charset=utf-8"
+        else:
+            body, status = generate_latest(self.metrics.registry), 200
+            content_type = CONTENT_TYPE_LATEST.encode()
+        headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]
+        if status == 401:
+            headers.append((b"www-authenticate", b'Bearer realm="gradlab metrics"'))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
