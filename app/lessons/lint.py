@@ -48,7 +48,10 @@ _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d*)?(?:[eE]-?\d+)?")
 _BARE_REFERENCE = re.compile(r"\blessons? \d+\b", re.IGNORECASE)
 _LESSON_LINK = re.compile(r"\]\(/lessons/([a-z0-9-]+)[^)]*\)")
 _CONFUSING_WORDS = re.compile(r"\b(upstream|downstream)\b", re.IGNORECASE)
-_MARKUP = re.compile(r"[`*_]")
+# Code marks and emphasis; an underscore only where it marks emphasis, not inside a name.
+_MARKUP = re.compile(r"`|\*|(?<!\w)_|_(?!\w)")
+# The page sets typographic quotes; a lesson file has straight ones.
+_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,7 @@ class Finding:
 
 def plain(text: str) -> str:
     """Text as a learner reads it: no Markdown code or emphasis marks, spaces folded."""
-    return " ".join(_MARKUP.sub("", text).split())
+    return " ".join(_MARKUP.sub("", text.translate(_QUOTES)).split())
 
 
 def numbers(text: str) -> set[float]:
@@ -81,7 +84,7 @@ def _flat_numbers(value: object) -> set[float]:
     return set()
 
 
-def _contains(haystack: str, needle: str) -> bool:
+def mentions(haystack: str, needle: str) -> bool:
     # `requires_grad=True` passes an argument; it does not state that something is True.
     pattern = r"(?<![\w.=])" + re.escape(needle.lower()) + r"(?![\w])"
     return re.search(pattern, haystack.lower()) is not None
@@ -108,13 +111,13 @@ def _step_leaks(lesson: Lesson, number: int, step: Step, intro: str) -> Iterator
     if step.prediction is not None:
         question = plain(step.prediction.question)
         answer = plain(step.prediction.answer)
-        if _contains(shown, answer):
+        if mentions(shown, answer):
             yield Finding(lesson.slug, where, f"the answer {answer!r} shows in the title or setup")
         # A question may name choices ("True or False?"); it leaks when it names the answer alone.
         others = [plain(text) for text in step.prediction.texts if text != step.prediction.answer]
-        if _contains(question, answer) and not any(_contains(question, o) for o in others):
+        if mentions(question, answer) and not any(mentions(question, o) for o in others):
             yield Finding(lesson.slug, where, f"the answer {answer!r} shows in the question")
-        if len(answer) >= MIN_INTRO_ANSWER and _contains(intro, answer):
+        if len(answer) >= MIN_INTRO_ANSWER and mentions(intro, answer):
             yield Finding(
                 lesson.slug,
                 where,
