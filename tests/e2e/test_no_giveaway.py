@@ -1,8 +1,7 @@
 """LESSON CONTENT CHECK (issue 11): in a real browser, before any commit, no step of any bundled
 lesson shows its prediction's answer, nor a number of that answer that is not already in the
 code or the question, in the visible text around the prediction (the choices themselves and the
-code aside). It fails on lesson text, not on code, until every lesson is rewritten: the failure
-lists each offending lesson and step."""
+code aside). A failure lists each offending lesson and step."""
 
 from __future__ import annotations
 
