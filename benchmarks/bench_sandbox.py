@@ -31,6 +31,8 @@ from pathlib import Path
 
 import httpx
 
+from app.processes import child_pids
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from app.sandbox.timeline import ORDER, PHASES_ENV  # noqa: E402
@@ -78,19 +80,6 @@ def pss_kib(pid: int) -> int:
         if line.startswith("Pss:"):
             return int(line.split()[1])
     return 0
-
-
-def children(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                found.append(int(entry.name))
-    return found
 
 
 def start_server(port: int, phases: Path) -> subprocess.Popen[bytes]:
@@ -212,7 +201,7 @@ def cpu_ms(server: int) -> tuple[float, float, float]:
         return [int(value) for value in fields[11:15]]
 
     tick_ms = 1000 / os.sysconf("SC_CLK_TCK")
-    zygotes = [ticks(pid) for pid in children(server)]
+    zygotes = [ticks(pid) for pid in child_pids(server)]
     return (
         sum(ticks(server)[:2]) * tick_ms,
         sum(sum(t[:2]) for t in zygotes) * tick_ms,
@@ -269,8 +258,8 @@ def main() -> None:
             phase_rows = phase_table(runs, warm)
             lead, late, counted = spare_lead(runs)
             time.sleep(0.5)  # let the spare settle
-            zygotes = children(server.pid)
-            spares = [pid for zygote in zygotes for pid in children(zygote)]
+            zygotes = child_pids(server.pid)
+            spares = [pid for zygote in zygotes for pid in child_pids(zygote)]
             memory = {
                 "server": pss_kib(server.pid),
                 "zygote": sum(pss_kib(pid) for pid in zygotes),

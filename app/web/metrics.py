@@ -22,6 +22,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import Settings
+from app.processes import child_pids
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox, SandboxBusy, SandboxUnavailable, SnippetTooLarge
 
@@ -103,28 +104,15 @@ class MeteredSandbox(Sandbox):
             self.metrics.count_run(outcome, time.perf_counter() - started)
 
 
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                found.append(int(entry.name))
-    return found
-
-
 def zygote_children() -> int | None:
     """How many processes the zygote has forked and not reaped (spares and running children)."""
-    for pid in _children(os.getpid()):
+    for pid in child_pids(os.getpid()):
         try:
             command = Path(f"/proc/{pid}/cmdline").read_bytes()
         except OSError:
             continue
         if b"app.sandbox.zygote" in command:
-            return len(_children(pid))
+            return len(child_pids(pid))
     return None
 
 

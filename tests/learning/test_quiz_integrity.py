@@ -6,35 +6,22 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
 
 from app.learning.questions import choice_order
-from app.main import create_app
 from app.progress.models import MythAnswer, PredictionAttempt
-from tests.conftest import make_settings
+from tests.learner_clients import LESSON, client, page_text  # noqa: F401 (fixtures by import)
 
-LESSON = "/api/lessons/first-steps"
 EXPLAINS = ["d(x²)/dx = 2x", "Backward fills leaves.", "Run it.", "2x at [2, 3]", "A fresh tensor"]
-
-
-@pytest.fixture
-def client(database_url: str) -> Iterator[TestClient]:
-    with TestClient(create_app(make_settings(database_url=database_url))) as test_client:
-        yield test_client
-
-
-def _text(html: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
 
 
 @pytest.mark.parametrize("path", ["/lessons/first-steps", "/lessons/first-steps/step-by-step"])
 def test_the_page_withholds_what_explains_the_answer(client: TestClient, path: str) -> None:
     page = client.get(path).text
     assert "`backward()` runs on a sum of squares." not in page  # rendered, not raw
-    assert "runs on a sum of squares." in _text(page)  # the setup shows
+    assert "runs on a sum of squares." in page_text(page)  # the setup shows
     for hidden in EXPLAINS:
         assert hidden not in page, hidden
     assert "It starts at zero." not in page  # a myth's belief waits for the verdict

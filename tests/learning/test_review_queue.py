@@ -3,42 +3,15 @@ by the one grader."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
-import pytest
 from fastapi.testclient import TestClient
 
-from app.config import PROJECT_ROOT
 from app.learning.queue import ReviewQueue
 from app.learning.review_items import Answer
-from app.lessons.loader import load_catalog
 from app.main import create_app
-from tests.conftest import FIXTURE_LESSONS, make_settings
-
-BUNDLED = load_catalog(PROJECT_ROOT / "lessons")
-FIXTURES = load_catalog(FIXTURE_LESSONS)
-LESSON = "/api/lessons/first-steps"
-
-
-@pytest.fixture(scope="module")
-def bundled() -> Iterator[TestClient]:
-    """The real curriculum, in-process, no sandbox."""
-    with TestClient(create_app(make_settings(lessons_dir=PROJECT_ROOT / "lessons"))) as client:
-        yield client
-
-
-@pytest.fixture
-def client(database_url: str) -> Iterator[TestClient]:
-    """The test lessons on SQLite and on PostgreSQL (see `database_url`)."""
-    with TestClient(create_app(make_settings(database_url=database_url))) as test_client:
-        yield test_client
-
-
-def _text(html: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
-
+from tests.conftest import make_settings
+from tests.learner_clients import BUNDLED, FIXTURES, LESSON, bundled, client, page_text  # noqa: F401 (fixtures by import)
 
 # --- The review queue -------------------------------------------------------------------------
 
