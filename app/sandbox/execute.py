@@ -19,6 +19,7 @@ import traceback
 from types import TracebackType
 from typing import Any, BinaryIO
 
+from app.sandbox import backward_record
 from app.sandbox.inspection import inspect_namespace
 
 SNIPPET_FILENAME = "snippet.py"
@@ -49,7 +50,9 @@ def _only_snippet_frames(report: traceback.TracebackException) -> None:
         # Frames before the snippet's first are this runner's: plain python has none.
         first = next((i for i, f in enumerate(frames) if f.filename == SNIPPET_FILENAME), 0)
         mine = [frame for frame in frames if frame.filename == SNIPPET_FILENAME]
-        hidden = len(frames) - first - len(mine)
+        # The backward walk's wrappers are not torch's: plain python has no such frames.
+        ours = sum(frame.filename == backward_record.__file__ for frame in frames[first:])
+        hidden = len(frames) - first - len(mine) - ours
         if hidden and mine:
             last = mine[-1]
             note = f"[{hidden} frame{'s' * (hidden != 1)} inside torch or Python hidden]"
@@ -75,6 +78,7 @@ def run_code(code: str) -> dict[str, Any]:
     linecache.cache[SNIPPET_FILENAME] = (len(code), None, code.splitlines(True), SNIPPET_FILENAME)
     namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
     error: dict[str, Any] | None = None
+    recorder = backward_record.install(namespace, SNIPPET_FILENAME)  # the backward walk
     started = time.perf_counter()
     try:
         compiled = compile(code, SNIPPET_FILENAME, "exec", dont_inherit=True)
@@ -94,8 +98,15 @@ def run_code(code: str) -> dict[str, Any]:
         # The snippet may have closed or replaced its streams.
         with contextlib.suppress(Exception):
             stream.flush()
+    backward = recorder.finish()  # the backward walk
     tensors, graph = inspect_namespace(namespace)
-    return {"error": error, "tensors": tensors, "graph": graph, "exec_ms": round(elapsed_ms, 3)}
+    return {
+        "error": error,
+        "tensors": tensors,
+        "graph": graph,
+        "backward": backward,
+        "exec_ms": round(elapsed_ms, 3),
+    }
 
 
 def write_result(result: dict[str, Any], channel: BinaryIO) -> None:

@@ -63,6 +63,7 @@ def verdict(
     if report is not None:
         common["tensors"] = report.tensors
         common["graph"] = report.graph
+        common["backward"] = report.backward
     s = settings
     if (
         reason == "timeout"
