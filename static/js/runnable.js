@@ -13,6 +13,7 @@
 
 import {renderInspector} from "./inspector.js";
 import {renderGraph} from "./graph.js";
+import {renderBackwardWalk} from "./backward-walk.js";
 
 const SAVE_DELAY_MS = 800;
 const RUN_CLIENT_TIMEOUT_MS = 90_000; // the sandbox's own limit is far lower
@@ -243,6 +244,7 @@ export function mountRunnable(section, options = {}) {
     hintText: q(".error-hint-text"),
     inspector: q(".inspector"),
     graph: q(".graph"),
+    walk: q(".backward-walk"),
   };
 
   // Names for the panes, so a screen reader can tell them apart, and a tab
@@ -404,6 +406,7 @@ export function mountRunnable(section, options = {}) {
     if (panes.hint) panes.hint.hidden = true;
     if (panes.inspector) panes.inspector.replaceChildren();
     if (panes.graph) panes.graph.replaceChildren();
+    if (panes.walk) renderBackwardWalk(panes.walk, null);
   };
 
   const showHint = (title, message, hint, hintLesson) => {
@@ -468,6 +471,7 @@ export function mountRunnable(section, options = {}) {
           "The graph is too large to draw in full: only part of it is shown."));
       }
     }
+    if (panes.walk) renderBackwardWalk(panes.walk, result.backward);
 
     const took = formatDuration(result.duration_ms);
     const tookText = took ? ` in ${took}` : "";
