@@ -17,7 +17,7 @@ const NODE_HEIGHT = 40;
 const LAYER_GAP = 58;     // room for the gradient labels between layers
 const GAP_X = 16;
 const MARGIN = 10;
-const LABEL_CHARS = 18;   // an edge label's preview; the full value on focus or hover
+const LABEL_CHARS = 22;   // an edge label's preview; the full value on focus or hover
 const PLAY_MS = 1100;
 
 let instances = 0;
@@ -149,7 +149,7 @@ function drawGraph(call, uid, onDetail) {
   root.style.maxWidth = `${width}px`;
   root.style.minWidth = `${Math.ceil(width * 0.7)}px`;
   root.append(svg("defs", {}, svg("marker", {id: `${uid}-arrow`, viewBox: "0 0 10 10", refX: 9, refY: 5,
-    markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse"}, svg("path", {class: "bw-arrowhead", d: "M0,0 L10,5 L0,10 z"}))));
+    markerWidth: 9, markerHeight: 9, markerUnits: "userSpaceOnUse", orient: "auto-start-reverse"}, svg("path", {class: "bw-arrowhead", d: "M0,0 L10,5 L0,10 z"}))));
   const edgeLayer = svg("g", {class: "bw-edges"});
   const labelLayer = svg("g", {class: "bw-labels"});
   const drawn = {nodes: new Map(), edges: []};
@@ -217,8 +217,13 @@ function stepText(call, step) {
       : `. It received ${got}`;
   } else {
     const received = node.received.map(previewText).join(" and ");
-    const targets = call.edges.filter((e) => e.source === node.id && node.sent[e.slot])
-      .map((e) => `${previewText(node.sent[e.slot])} to ${nodeName(byId.get(e.target))}`);
+    // x * x sends along two slots to one node: "a + b to it", as the engine sums them.
+    const sums = new Map();
+    for (const e of call.edges) {
+      if (e.source !== node.id || !node.sent[e.slot]) continue;
+      sums.set(e.target, [...(sums.get(e.target) ?? []), previewText(node.sent[e.slot])]);
+    }
+    const targets = [...sums].map(([target, parts]) => `${parts.join(" + ")} to ${nodeName(byId.get(target))}`);
     body = `. It received ${received}${targets.length ? ` and sent ${targets.join(", ")}` : " and sent nothing on"}`;
   }
   return `${head}${body}.${step === total ? " The backward call is done." : ""}`;
@@ -332,15 +337,17 @@ export function renderBackwardWalk(container, backward) {
   container.hidden = calls.length === 0;
   if (!calls.length) return;
   const uid = `bw-${++instances}`;
-  const heading = el("h4", {class: "bw-title", id: `${uid}-title`}, "Watch backward() run, node by node");
-  const section = el("section", {class: "bw", "aria-labelledby": `${uid}-title`}, heading);
+  const count = calls.length === 1 ? "one call" : `${backward.total_calls} calls`;
+  const heading = el("summary", {class: "bw-title", id: `${uid}-title`}, `Watch backward() run, node by node (${count})`);
+  // Collapsed where the page says so (a lesson step that is not about the walk).
+  const section = el("details", {class: "bw", open: container.dataset.open !== "false"}, heading);
   const summary = el("p", {class: "bw-summary"});
   const host = el("div", {class: "bw-call"});
   let stopPlaying = () => {};
   const pick = (index) => {
     stopPlaying();
     const call = calls[index];
-    summary.textContent = `Call ${callTitle(call)}.`;
+    summary.textContent = calls.length > 1 ? "" : `Call ${callTitle(call)}.`;
     stopPlaying = renderCall(host, call, `${uid}-${index}`);
   };
   if (calls.length > 1) {
@@ -349,6 +356,7 @@ export function renderBackwardWalk(container, backward) {
     select.addEventListener("change", () => pick(Number(select.value)));
     section.append(el("p", {class: "bw-pick"}, el("label", {for: `${uid}-select`}, `Backward call (${calls.length} in this run) `), select));
   }
+  summary.hidden = calls.length > 1;
   section.append(summary, host);
   if (backward.note) section.append(el("p", {class: "bw-note"}, backward.note));
   container.append(section);
