@@ -49,6 +49,20 @@ def _as_list(value: Any) -> list[Any]:
     return list(value)
 
 
+_SAVED_ATTRS: dict[type, tuple[str, ...]] = {}
+
+
+def _saved_attrs(node_type: type) -> tuple[str, ...]:
+    if node_type not in _SAVED_ATTRS:
+        _SAVED_ATTRS[node_type] = tuple(a for a in dir(node_type) if a.startswith("_saved_"))
+    return _SAVED_ATTRS[node_type]
+
+
+@functools.cache
+def _signature(function: Callable[..., Any]) -> inspect.Signature:
+    return inspect.signature(function)
+
+
 class _Call:
     """One recorded call while it runs: the nodes it can reach and the hooks put on them."""
 
@@ -222,9 +236,9 @@ class Recorder:
     def saved_tensors(self, fn: Any) -> list[SavedTensor]:
         """The tensors a node saved for its backward, by the snippet's name where it has one."""
         saved: list[SavedTensor] = []
-        for attr in dir(fn):
-            if not attr.startswith("_saved_") or len(saved) >= MAX_SAVED:
-                continue
+        for attr in _saved_attrs(type(fn)):
+            if len(saved) >= MAX_SAVED:
+                break
             try:
                 value = getattr(fn, attr)
             except Exception:  # noqa: BLE001, S112 - freed by an earlier backward
@@ -258,7 +272,7 @@ class Recorder:
 
     # --- the wrappers ----------------------------------------------------------------------
     def begin(self, api: Api, original: Callable[..., Any], args: Any, kwargs: Any) -> _Call:
-        bound = inspect.signature(original).bind(*args, **kwargs).arguments
+        bound = _signature(original).bind(*args, **kwargs).arguments
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # reading .grad of a non-leaf warns
             self.named = named_tensors(self.namespace)
