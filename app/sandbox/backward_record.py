@@ -28,7 +28,9 @@ import torch
 from app.sandbox.backward_types import (
     MAX_CALLS,
     MAX_NODES,
+    MAX_ROOTS,
     MAX_SAVED,
+    MAX_SLOTS,
     MAX_TOTAL_VALUES,
     MAX_VALUES,
     Api,
@@ -40,11 +42,14 @@ from app.sandbox.backward_types import (
 )
 from app.sandbox.inspection import _plain, named_tensors
 
+SEQUENCE_ARGUMENTS = ("tensors", "grad_tensors", "outputs", "grad_outputs", "inputs")
+_SINGLE = torch.Tensor | torch.autograd.graph.GradientEdge
+
 
 def _as_list(value: Any) -> list[Any]:
     if value is None:
         return []
-    if isinstance(value, torch.Tensor | torch.autograd.graph.GradientEdge):
+    if isinstance(value, _SINGLE):
         return [value]
     return list(value)
 
@@ -63,6 +68,25 @@ def _signature(function: Callable[..., Any]) -> inspect.Signature:
     return inspect.signature(function)
 
 
+CUT_NOTES = {
+    "nodes": f"The graph has more than {MAX_NODES} nodes: only the {MAX_NODES} nearest the "
+    "output are shown.",
+    "roots": f"Only the first {MAX_ROOTS} outputs and inputs of the call are shown.",
+    "slots": f"A node has more than {MAX_SLOTS} inputs: only the first {MAX_SLOTS} are shown.",
+}
+
+
+def _materialized(bound: inspect.BoundArguments) -> tuple[Any, Any]:
+    """The call's arguments with any iterator (`model.parameters()`) made a tuple, in `bound`
+    too: the record reads them and torch must still get every item. torch itself turns each
+    into a tuple first, so this changes nothing it computes."""
+    for name in SEQUENCE_ARGUMENTS:
+        value = bound.arguments.get(name)
+        if value is not None and not isinstance(value, _SINGLE | list | tuple):
+            bound.arguments[name] = tuple(value)
+    return bound.args, bound.kwargs
+
+
 class _Call:
     """One recorded call while it runs: the nodes it can reach and the hooks put on them."""
 
@@ -71,6 +95,7 @@ class _Call:
         self.ids: dict[int, str] = {}
         self.fns: list[Any] = []
         self.handles: list[Any] = []
+        self.cuts: set[str] = set()
         self.leaves: list[tuple[str, torch.Tensor, str | None, bool]] = []
         self.record: CallRecord = {
             "number": number,
@@ -109,9 +134,12 @@ class _Call:
             for slot, (next_fn, _) in enumerate(fn.next_functions):
                 if next_fn is None:
                     continue
+                if slot >= MAX_SLOTS:
+                    self.cuts.add("slots")
+                    break
                 if id(next_fn) not in self.ids:
                     if len(self.fns) >= MAX_NODES:
-                        self.record["truncated"] = True
+                        self.cuts.add("nodes")
                         continue
                     self._add(next_fn)
                     queue.append(next_fn)
@@ -128,7 +156,7 @@ class _Call:
             node_id = self.ids.get(id(fn)) if fn is not None else None
             if node_id is not None:
                 self.leaves.append((name, tensor, node_id, tensor.is_leaf))
-            elif tensor.is_leaf and tensor.requires_grad and not self.record["truncated"]:
+            elif tensor.is_leaf and tensor.requires_grad and not self.cuts:
                 self.record["unreached"].append(name)
         self.record["grads"] = [
             {
@@ -166,8 +194,9 @@ class _Call:
             order = self.record["order"]
             node["step"] = len(order)
             order.append(node["id"])
-            node["received"] = [self.recorder.preview(g) for g in grad_outputs]
-            node["sent"] = [self.recorder.preview(g) for g in grad_inputs]
+            preview = self.recorder.preview
+            node["received"] = [preview(g) for g in grad_outputs[:MAX_SLOTS]]
+            node["sent"] = [preview(g) for g in grad_inputs[:MAX_SLOTS]]
         except Exception:  # noqa: BLE001, S110 - recording must never break the backward pass
             pass
 
@@ -183,11 +212,9 @@ class _Call:
                 item["result"] = rec.preview(value)
         if error is not None:
             self.record["error"] = type(error).__name__
-        if self.record["truncated"]:
-            self.record["note"] = (
-                f"The graph has more than {MAX_NODES} nodes: only the {MAX_NODES} nearest "
-                "the output are shown."
-            )
+        if self.cuts:
+            self.record["truncated"] = True
+            self.record["note"] = " ".join(CUT_NOTES[cut] for cut in sorted(self.cuts))
         return self.record
 
 
@@ -271,8 +298,7 @@ class Recorder:
         return next((name for name, t in self.named if t is tensor), None)
 
     # --- the wrappers ----------------------------------------------------------------------
-    def begin(self, api: Api, original: Callable[..., Any], args: Any, kwargs: Any) -> _Call:
-        bound = _signature(original).bind(*args, **kwargs).arguments
+    def begin(self, api: Api, bound: dict[str, Any]) -> _Call:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # reading .grad of a non-leaf warns
             self.named = named_tensors(self.namespace)
@@ -292,6 +318,9 @@ class Recorder:
             retain = bound.get("retain_graph")
             call.record["create_graph"] = create_graph
             call.record["retain_graph"] = create_graph if retain is None else bool(retain)
+            if len(roots) > MAX_ROOTS or len(inputs) > MAX_ROOTS:
+                call.cuts.add("roots")
+            roots, inputs = roots[:MAX_ROOTS], inputs[:MAX_ROOTS]
             root_fns = [call.node_of(root) for root in roots]
             call.walk(root_fns)
             for index, root in enumerate(roots):
@@ -324,9 +353,15 @@ class Recorder:
             call: _Call | None = None
             if len(self.calls) < MAX_CALLS:
                 try:
-                    call = self.begin(api, original, args, kwargs)
-                except Exception:  # noqa: BLE001 - unreadable arguments: torch says what is wrong
-                    call = None
+                    bound = _signature(original).bind(*args, **kwargs)
+                except TypeError:  # wrong arguments: torch says what is wrong
+                    bound = None
+                if bound is not None:
+                    args, kwargs = _materialized(bound)
+                    try:
+                        call = self.begin(api, bound.arguments)
+                    except Exception:  # noqa: BLE001 - unreadable arguments: no record
+                        call = None
             self.active = True
             try:
                 result = original(*args, **kwargs)

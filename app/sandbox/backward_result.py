@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from app.sandbox.backward_types import MAX_CALLS, MAX_NODES
+from app.sandbox.backward_types import MAX_CALLS, MAX_NODES, MAX_ROOTS, MAX_SLOTS
 
 _ID = Field(max_length=16)
 _NAMES = 100  # inspection.MAX_TENSORS: the top-level tensors a call can name
@@ -21,7 +21,7 @@ class _Strict(BaseModel):
 
 
 class TensorPreview(_Strict):
-    shape: list[int] = Field(max_length=32)
+    shape: list[int]
     dtype: str = Field(max_length=64)
     values: JsonValue = Field(
         description="Nested lists like tolist(); when `cut`, the first 16 elements, flat; "
@@ -33,7 +33,7 @@ class TensorPreview(_Strict):
 class SavedTensor(_Strict):
     attr: str = Field(max_length=100, description="The node's attribute, e.g. `_saved_self`")
     name: str | None = Field(max_length=200, description="The snippet's name for it, if any")
-    shape: list[int] = Field(max_length=32)
+    shape: list[int]
     dtype: str = Field(max_length=64)
 
 
@@ -48,10 +48,10 @@ class BackwardNode(_Strict):
     saved: list[SavedTensor] = Field(max_length=8)
     step: int | None = Field(description="0-based position in the execution order; null: not run")
     received: list[TensorPreview | None] = Field(
-        max_length=64, description="grad_outputs: the gradient of each output of the forward op"
+        max_length=MAX_SLOTS, description="grad_outputs: the gradient of each output"
     )
     sent: list[TensorPreview | None] = Field(
-        max_length=64, description="grad_inputs: one per next_functions entry (null: none)"
+        max_length=MAX_SLOTS, description="grad_inputs: one per next_functions entry (null: none)"
     )
 
 
@@ -64,7 +64,7 @@ class BackwardEdge(_Strict):
 class BackwardRoot(_Strict):
     name: str | None = Field(max_length=200)
     node: str | None = Field(max_length=16)
-    shape: list[int] = Field(max_length=32)
+    shape: list[int]
     gradient: TensorPreview | None = Field(description="The gradient argument, if one was given")
     implicit: bool = Field(description="No gradient given: backward starts from 1")
 
@@ -87,12 +87,12 @@ class BackwardCall(_Strict):
     number: int = Field(description="1-based among all the run's backward calls")
     api: Literal["Tensor.backward", "torch.autograd.backward", "torch.autograd.grad"]
     line: int | None = Field(description="1-based line of the call in the snippet")
-    roots: list[BackwardRoot] = Field(max_length=_NAMES)
-    inputs: list[BackwardInput] = Field(max_length=_NAMES)
+    roots: list[BackwardRoot] = Field(max_length=MAX_ROOTS)
+    inputs: list[BackwardInput] = Field(max_length=MAX_ROOTS)
     retain_graph: bool
     create_graph: bool
     nodes: list[BackwardNode] = Field(max_length=MAX_NODES)
-    edges: list[BackwardEdge] = Field(max_length=MAX_NODES * 64)
+    edges: list[BackwardEdge] = Field(max_length=MAX_NODES * MAX_SLOTS)
     order: list[str] = Field(max_length=MAX_NODES, description="Node ids in execution order")
     grads: list[GradChange] = Field(max_length=_NAMES)
     unreached: list[str] = Field(

@@ -11,6 +11,8 @@ MAX_NODES = 100
 MAX_VALUES = 16
 MAX_TOTAL_VALUES = 20_000
 MAX_SAVED = 6
+MAX_SLOTS = 64  # edges out of one node (torch.cat of many tensors has one per input)
+MAX_ROOTS = 100  # roots and inputs= of one call
 
 Api = Literal["Tensor.backward", "torch.autograd.backward", "torch.autograd.grad"]
 

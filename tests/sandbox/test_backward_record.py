@@ -335,3 +335,47 @@ def test_unnamed_tensors_get_no_name(sandbox: SandboxHarness, names: list[str]) 
     (call,) = result.backward.calls
     assert call.unreached == names
     assert [change.name for change in call.grads] == ["z"]
+
+
+def test_iterators_reach_torch_whole(sandbox: SandboxHarness, tmp_path: Path) -> None:
+    """The record reads `inputs`; a generator like model.parameters() must still reach torch."""
+    result = run(
+        sandbox,
+        """
+        import torch
+        torch.manual_seed(0)
+        model = torch.nn.Linear(2, 1)
+        loss = model(torch.tensor([[1.0, 2.0]])).sum()
+        grads = torch.autograd.grad(loss, model.parameters(), retain_graph=True)
+        print([g.tolist() for g in grads])
+        torch.autograd.backward(iter([loss]), inputs=(p for p in model.parameters()))
+        print(model.weight.grad, model.bias.grad)
+        """,
+        tmp_path,
+    )
+    one, two = result.backward.calls
+    assert [item.name for item in one.inputs] == ["model.weight", "model.bias"]
+    assert [values(item.result) for item in one.inputs] == [[[1.0, 2.0]], [1.0]]
+    assert [item.name for item in two.inputs] == ["model.weight", "model.bias"]
+    assert {change.name: values(change.after) for change in two.grads} == {
+        "model.weight": [[1.0, 2.0]],
+        "model.bias": [1.0],
+    }
+
+
+def test_wide_nodes_and_many_roots_are_cut_with_notes(sandbox: SandboxHarness) -> None:
+    result = sandbox.run(
+        "import torch\nparts = [torch.ones(1, requires_grad=True) for _ in range(300)]\n"
+        "torch.cat(parts).sum().backward()\n"
+        "outs = [p * 2 for p in parts]\n"
+        "torch.autograd.backward(outs, [torch.ones(1)] * 300)\n"
+        "print(parts[0].grad, parts[299].grad)\n"
+    )
+    assert result.status == "ok", result
+    assert result.stdout == "tensor([3.]) tensor([3.])\n"
+    wide, many = result.backward.calls
+    cat = next(node for node in wide.nodes if node.label == "CatBackward0")
+    assert len(cat.sent) == backward_record.MAX_SLOTS
+    assert wide.truncated and wide.note and "more than 64 inputs" in wide.note
+    assert len(many.roots) == backward_record.MAX_ROOTS and many.truncated
+    assert many.note and "first 100 outputs" in many.note
