@@ -145,12 +145,6 @@ class _Call:
                     queue.append(next_fn)
                 target = self.ids[id(next_fn)]
                 self.record["edges"].append({"source": source, "target": target, "slot": slot})
-        for fn in self.fns:
-            node = self.record["nodes"][len(self.handles)]
-            try:
-                self.handles.append(fn.register_hook(functools.partial(self._ran, node)))
-            except Exception:  # noqa: BLE001 - a node that takes no hooks is shown, not timed
-                self.handles.append(None)
         for name, tensor in rec.named:
             fn = self.node_of(tensor) if tensor.is_leaf or tensor.retains_grad else None
             node_id = self.ids.get(id(fn)) if fn is not None else None
@@ -168,6 +162,14 @@ class _Call:
             }
             for name, tensor, node_id, is_leaf in self.leaves
         ]
+
+    def hook_all(self) -> None:
+        """Last, once nothing else can fail: a hook left behind would outlive the record."""
+        for fn, node in zip(self.fns, self.record["nodes"], strict=True):
+            try:
+                self.handles.append(fn.register_hook(functools.partial(self._ran, node)))
+            except Exception:  # noqa: BLE001 - a node that takes no hooks is shown, not timed
+                self.handles.append(None)
 
     def _add(self, fn: Any) -> None:
         node_id = f"b{len(self.fns)}"
@@ -228,6 +230,7 @@ class Recorder:
         self.values_cut = False
         self.active = False
         self.named: list[tuple[str, torch.Tensor]] = []
+        self.names: dict[int, list[str]] = {}
         self.originals: list[tuple[Any, str, Any]] = []
 
     # --- what a call is made of ------------------------------------------------------------
@@ -255,10 +258,16 @@ class Recorder:
             return None
 
     def names_of(self, fn: Any, accumulate: bool) -> list[str]:
-        if accumulate:
-            variable = getattr(fn, "variable", None)
-            return [name for name, tensor in self.named if tensor is variable]
-        return [name for name, tensor in self.named if tensor.grad_fn is fn]
+        key = id(getattr(fn, "variable", None)) if accumulate else id(fn)
+        return self.names.get(key, [])
+
+    def _index_names(self) -> None:
+        """Top-level names by the tensor (leaves) or grad_fn (the rest) they are bound to."""
+        self.named = named_tensors(self.namespace)
+        self.names = {}
+        for name, tensor in self.named:
+            fn = tensor.grad_fn
+            self.names.setdefault(id(tensor) if fn is None else id(fn), []).append(name)
 
     def saved_tensors(self, fn: Any) -> list[SavedTensor]:
         """The tensors a node saved for its backward, by the snippet's name where it has one."""
@@ -301,7 +310,7 @@ class Recorder:
     def begin(self, api: Api, bound: dict[str, Any]) -> _Call:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # reading .grad of a non-leaf warns
-            self.named = named_tensors(self.namespace)
+            self._index_names()
             call = _Call(self, self.total_calls, api)
             if api == "Tensor.backward":
                 roots, gradients = [bound["self"]], [bound.get("gradient")]
@@ -342,6 +351,7 @@ class Recorder:
                 }
                 for item in inputs
             ]
+            call.hook_all()
         return call
 
     def wrap(self, api: Api, original: Callable[..., Any]) -> Callable[..., Any]:

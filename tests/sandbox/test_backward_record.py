@@ -379,3 +379,26 @@ def test_wide_nodes_and_many_roots_are_cut_with_notes(sandbox: SandboxHarness) -
     assert wide.truncated and wide.note and "more than 64 inputs" in wide.note
     assert len(many.roots) == backward_record.MAX_ROOTS and many.truncated
     assert many.note and "first 100 outputs" in many.note
+
+
+def test_a_hostile_tensor_costs_the_record_not_the_run(
+    sandbox: SandboxHarness, tmp_path: Path
+) -> None:
+    code = textwrap.dedent(
+        """
+        import torch
+        class Evil(torch.Tensor):
+            @property
+            def grad_fn(self):
+                raise RuntimeError("no grad_fn for you")
+        evil = torch.ones(2).as_subclass(Evil)
+        x = torch.ones(2, requires_grad=True)
+        (x * 2).sum().backward()
+        (x * 2).sum().backward()
+        print(x.grad)
+        """
+    ).lstrip()
+    result = sandbox.run(code)
+    assert result.status == "ok", result
+    assert result.stdout == plain_python(code, tmp_path).stdout == "tensor([4., 4.])\n"
+    assert result.backward.total_calls == 2
