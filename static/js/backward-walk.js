@@ -91,30 +91,30 @@ function layout(call) {
   for (const n of nodes) (rows[layer.get(n.id)] ??= []).push(n);
   const x = new Map();
   const width = new Map(nodes.map((n) => [n.id, Math.ceil(Math.max(n.label.length, nodeSubtitle(n).length) * CHAR_WIDTH + 24)]));
-  let maxWidth = 0;
+  const bary = (n) => {
+    const ps = pred.get(n.id).filter((q) => x.has(q));
+    return ps.length ? ps.reduce((sum, q) => sum + x.get(q), 0) / ps.length : 0;
+  };
   rows.forEach((row, l) => {
-    if (l > 0) {
-      const bary = (n) => {
-        const ps = pred.get(n.id).filter((p) => x.has(p));
-        return ps.length ? ps.reduce((s, p) => s + x.get(p), 0) / ps.length : 0;
-      };
-      row.sort((a, b) => bary(a) - bary(b));
-    }
+    const targets = new Map(row.map((n) => [n.id, l > 0 ? bary(n) : 0]));
+    if (l > 0) row.sort((a, b) => targets.get(a.id) - targets.get(b.id));
     let cursor = 0;
     for (const n of row) {
       x.set(n.id, cursor + width.get(n.id) / 2);
       cursor += width.get(n.id) + GAP_X;
     }
-    const rowWidth = cursor - GAP_X;
-    row.forEach((n) => x.set(n.id, x.get(n.id) - rowWidth / 2));
-    maxWidth = Math.max(maxWidth, rowWidth);
+    // The packed row sits centred under its parents, not under the graph's middle.
+    const shift = row.reduce((sum, n) => sum + targets.get(n.id) - x.get(n.id), 0) / row.length;
+    row.forEach((n) => x.set(n.id, x.get(n.id) + shift));
   });
+  const left = Math.min(...nodes.map((n) => x.get(n.id) - width.get(n.id) / 2));
+  const right = Math.max(...nodes.map((n) => x.get(n.id) + width.get(n.id) / 2));
   const box = new Map(nodes.map((n) => [n.id, {
-    cx: x.get(n.id) + maxWidth / 2 + MARGIN,
+    cx: x.get(n.id) - left + MARGIN,
     top: MARGIN + layer.get(n.id) * (NODE_HEIGHT + LAYER_GAP),
     width: width.get(n.id),
   }]));
-  return {edges, box, width: maxWidth + 2 * MARGIN, height: rows.length * (NODE_HEIGHT + LAYER_GAP) - LAYER_GAP + 2 * MARGIN};
+  return {edges, box, width: right - left + 2 * MARGIN, height: rows.length * (NODE_HEIGHT + LAYER_GAP) - LAYER_GAP + 2 * MARGIN};
 }
 
 function nodeSubtitle(node) {

@@ -71,6 +71,11 @@ def test_step_through_two_accumulating_calls_with_the_keyboard(
         "aria-label", "Gradient from SumBackward0 (loss) to MulBackward0: [1., 1.]"
     )
 
+    label.focus()
+    expect(walk.locator(".bw-detail")).to_have_text(
+        "Gradient from SumBackward0 (loss) to MulBackward0: [1., 1.]"
+    )
+
     picker.select_option("1")
     expect(grad).to_have_text("[2., 4.]")  # the second call starts from the first one's sum
     stage.focus()
@@ -121,3 +126,24 @@ def test_phone_width_light_and_dark(browser, server: LiveServer) -> None:  # typ
             # The walk only: at 390 px axe also flags the editor's own scroller (not the walk's).
             no_serious_violations(phone, ".backward-walk")
         context.close()
+
+
+def test_a_branching_graph_with_named_tensors(page: Page, server: LiveServer, shot) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{server.url}/playground")
+    replace_code(
+        page,
+        ".runnable",
+        "import torch\nw = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+        "x = torch.tensor([3.0, 4.0])\nb = torch.tensor(0.5, requires_grad=True)\n"
+        "z = w * x + b\ny = z.sum()\ny.backward()\n",
+    )
+    page.get_by_role("button", name="Run").click()
+    walk = page.locator(".backward-walk")
+    expect(walk.locator(".bw-counter")).to_have_text("Step 0 of 5")
+    walk.locator(".bw-stage").focus()
+    page.keyboard.press("End")
+    expect(walk.locator("tr[data-name='w'] .bw-grad-now")).to_have_text("[3., 4.]")
+    expect(walk.locator("tr[data-name='b'] .bw-grad-now")).to_have_text("2.")
+    page.keyboard.press("ArrowLeft")
+    expect(walk.locator("tr[data-name='w'] .bw-grad-now")).to_have_text("None")
+    walk.screenshot(path=str(SCREENSHOTS / "backward-walk-branching.png"))
