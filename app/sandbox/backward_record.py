@@ -434,3 +434,9 @@ def install(namespace: dict[str, Any], snippet_filename: str) -> Recorder:
     recorder = Recorder(namespace, snippet_filename)
     recorder.install()
     return recorder
+
+
+# Computed at import, in the zygote before it forks: a run's first recorded call then finds the
+# signatures (the slowest part of reading its arguments) already made.
+for _function in (torch.Tensor.backward, torch.autograd.backward, torch.autograd.grad):
+    _signature(_function)
