@@ -270,16 +270,22 @@ class Recorder:
             self.names.setdefault(id(tensor) if fn is None else id(fn), []).append(name)
 
     def saved_tensors(self, fn: Any) -> list[SavedTensor]:
-        """The tensors a node saved for its backward, by the snippet's name where it has one."""
-        saved: list[SavedTensor] = []
+        """The tensors a node saved for its backward, by the snippet's name where it has one:
+        built-in nodes expose them as `_saved_*`, a custom Function's as ctx.saved_tensors."""
+        found: list[tuple[str, Any]] = []
         for attr in _saved_attrs(type(fn)):
-            if len(saved) >= MAX_SAVED:
-                break
             try:
-                value = getattr(fn, attr)
+                found.append((attr, getattr(fn, attr)))
             except Exception:  # noqa: BLE001, S112 - freed by an earlier backward
                 continue
-            if not isinstance(value, torch.Tensor):
+        if not found and isinstance(fn, torch.autograd.function.BackwardCFunction):
+            try:
+                found = [(f"saved_tensors[{i}]", t) for i, t in enumerate(fn.saved_tensors)]
+            except Exception:  # noqa: BLE001 - freed by an earlier backward
+                found = []
+        saved: list[SavedTensor] = []
+        for attr, value in found:
+            if not isinstance(value, torch.Tensor) or len(saved) >= MAX_SAVED:
                 continue
             key = self._storage_key(value)
             name = next((n for n, t in self.named if key and self._storage_key(t) == key), None)

@@ -402,3 +402,32 @@ def test_a_hostile_tensor_costs_the_record_not_the_run(
     assert result.status == "ok", result
     assert result.stdout == plain_python(code, tmp_path).stdout == "tensor([4., 4.])\n"
     assert result.backward.total_calls == 2
+
+
+def test_a_custom_function(sandbox: SandboxHarness, tmp_path: Path) -> None:
+    result = run(
+        sandbox,
+        """
+        import torch
+        class Cube(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x ** 3
+            @staticmethod
+            def backward(ctx, grad_out):
+                (x,) = ctx.saved_tensors
+                return 3 * x ** 2 * grad_out
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = Cube.apply(x)
+        y.sum().backward()
+        print(x.grad)
+        """,
+        tmp_path,
+    )
+    (call,) = result.backward.calls
+    assert ran(call) == ["SumBackward0", "CubeBackward(y)", "AccumulateGrad(x)"]
+    cube = by_name(call, "y")
+    assert [(s.attr, s.name) for s in cube.saved] == [("saved_tensors[0]", "x")]
+    assert values(cube.received[0]) == [1.0, 1.0]
+    assert values(cube.sent[0]) == [3.0, 12.0]  # 3x² · grad_out
