@@ -14,8 +14,9 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
 
 from app.main import create_app
+from app.processes import child_pids
 from tests.conftest import FIXTURE_LESSONS, SandboxHarness, make_settings, wait_until
-from tests.live import LiveServer, child_pids
+from tests.live import LiveServer
 from tests.sandbox.started import MARK, submit, wait_until_started
 
 LESSON = "/api/lessons/first-steps"

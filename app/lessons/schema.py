@@ -65,6 +65,9 @@ class Snippet(Strict):
     error: ExpectedError | None = None
     # `.grad` of named tensors after the run, compared numerically; null claims `.grad is None`.
     grads: dict[str, GradValue] = Field(default_factory=dict)
+    # Open the backward walk under the run's output (it is collapsed in lesson steps otherwise).
+    # Runs are locked until the prediction is committed, so the walk never shows before it.
+    walk: bool = False
 
     @model_validator(mode="after")
     def _grad_names_are_identifiers(self) -> Snippet:

@@ -19,6 +19,8 @@ import traceback
 from types import TracebackType
 from typing import Any, BinaryIO, TypedDict
 
+from app.sandbox import backward_record
+from app.sandbox.backward_types import BackwardRecord
 from app.sandbox.inspection import GraphDescription, TensorDescription, inspect_namespace
 
 SNIPPET_FILENAME = "snippet.py"
@@ -37,6 +39,7 @@ class Report(TypedDict):
     error: ErrorDescription | None
     tensors: list[TensorDescription]
     graph: GraphDescription
+    backward: BackwardRecord  # every backward call, node by node (backward_record.py)
     exec_ms: float
     marks: dict[str, float]  # CLOCK_MONOTONIC readings, see timeline.py
 
@@ -65,7 +68,9 @@ def _only_snippet_frames(report: traceback.TracebackException) -> None:
         # Frames before the snippet's first are this runner's: plain python has none.
         first = next((i for i, f in enumerate(frames) if f.filename == SNIPPET_FILENAME), 0)
         mine = [frame for frame in frames if frame.filename == SNIPPET_FILENAME]
-        hidden = len(frames) - first - len(mine)
+        # The backward walk's wrappers are not torch's: plain python has no such frames.
+        ours = sum(frame.filename == backward_record.__file__ for frame in frames[first:])
+        hidden = len(frames) - first - len(mine) - ours
         if hidden and mine:
             last = mine[-1]
             note = f"[{hidden} frame{'s' * (hidden != 1)} inside torch or Python hidden]"
@@ -92,6 +97,7 @@ def run_code(code: str) -> Report:
     namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
     error: ErrorDescription | None = None
     code_at = time.monotonic()
+    recorder = backward_record.install(namespace, SNIPPET_FILENAME)  # the backward walk
     started = time.perf_counter()
     try:
         compiled = compile(code, SNIPPET_FILENAME, "exec", dont_inherit=True)
@@ -112,12 +118,14 @@ def run_code(code: str) -> Report:
         with contextlib.suppress(Exception):
             stream.flush()
     ran_at = time.monotonic()
+    backward = recorder.finish()  # the backward walk
     tensors, graph = inspect_namespace(namespace)
     marks = {"code": code_at, "ran": ran_at, "inspected": time.monotonic()}
     return {
         "error": error,
         "tensors": tensors,
         "graph": graph,
+        "backward": backward,
         "exec_ms": round(elapsed_ms, 3),
         "marks": marks,
     }

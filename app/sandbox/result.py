@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from app.sandbox.backward_result import BackwardWalk
+
 Status = Literal["ok", "error", "timeout", "memory", "killed"]
 
 
@@ -63,6 +65,7 @@ class ChildReport(BaseModel):
     error: ErrorInfo | None
     tensors: list[TensorInfo] = Field(max_length=200)
     graph: Graph
+    backward: BackwardWalk = Field(default_factory=BackwardWalk)
     exec_ms: float
     # CLOCK_MONOTONIC readings for the phase table (app/sandbox/timeline.py); never shown.
     marks: dict[str, float] = Field(default_factory=dict, max_length=8)
@@ -76,4 +79,7 @@ class RunResult(BaseModel):
     error: ErrorInfo | None = None
     tensors: list[TensorInfo] = Field(default_factory=list)
     graph: Graph = Field(default_factory=Graph)
+    backward: BackwardWalk = Field(
+        default_factory=BackwardWalk, description="Every backward call, node by node"
+    )
     duration_ms: float = 0.0

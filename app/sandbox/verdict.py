@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from app.config import Settings
+from app.sandbox.backward_result import BackwardWalk
 from app.sandbox.child import SANDBOX_FAILED_EXIT
 from app.sandbox.hints import hint_for
 from app.sandbox.pipes import OutputBudget
@@ -78,6 +79,7 @@ def verdict(
         truncated=output.truncated,
         tensors=report.tensors if report is not None else [],
         graph=report.graph if report is not None else Graph(),
+        backward=report.backward if report is not None else BackwardWalk(),
         duration_ms=elapsed_ms(started_at),
     )
 

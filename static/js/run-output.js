@@ -1,10 +1,11 @@
 // The output renderers of a runnable cell: stdout, stderr, the error with its hint, the
-// .grad inspector and the autograd graph of one POST /api/run result. Text is always text.
+// .grad inspector, the autograd graph and the backward walk of one POST /api/run result. Text is always text.
 //
 //   createOutput(section)            -> {clear(), render(result, editor) -> status, markStale()}
 //   resultStatus(result)             -> [text, kind] for the cell's status line
 //   withInlineCode(text)             -> nodes: `backtick` spans as <code>
 
+import {renderBackwardWalk} from "./backward-walk.js";
 import {renderGraph} from "./graph.js";
 import {renderInspector} from "./inspector.js";
 import {el, plural} from "./util.js";
@@ -77,6 +78,7 @@ export function createOutput(section) {
     hintText: q(".error-hint-text"),
     inspector: q(".inspector"),
     graph: q(".graph"),
+    walk: q(".backward-walk"),
   };
   // Names for the panes, so a screen reader can tell them apart, and a tab stop for each
   // scrollable one (a keyboard can only scroll what it focuses).
@@ -91,6 +93,7 @@ export function createOutput(section) {
     if (panes.hint) panes.hint.hidden = true;
     if (panes.inspector) panes.inspector.replaceChildren();
     if (panes.graph) panes.graph.replaceChildren();
+    if (panes.walk) renderBackwardWalk(panes.walk, null);
   };
 
   const showHint = (title, message, hint, hintLesson) => {
@@ -151,6 +154,7 @@ export function createOutput(section) {
     if (!highlighted && editor) editor.highlightLine(null);
     renderError(result);
     renderTensors(result);
+    if (panes.walk) renderBackwardWalk(panes.walk, result.backward);
     return resultStatus(result);
   };
 

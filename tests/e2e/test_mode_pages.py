@@ -8,7 +8,9 @@ import re
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
+from app.config import PROJECT_ROOT
 from app.learning.registry import MODES
+from app.lessons.loader import load_catalog
 from tests.e2e.conftest import SCREENSHOTS, LiveServer
 
 
@@ -28,6 +30,13 @@ def no_serious_violations(page: Page) -> None:
     ]
 
 
+WHAT_IS_GRAD = load_catalog(PROJECT_ROOT / "lessons").get("what-is-grad")
+assert WHAT_IS_GRAD is not None
+STEPS = len(WHAT_IS_GRAD.steps)
+# A wrong answer to the first myth, whichever way the lesson's myth goes.
+WRONG_MYTH_1 = "No" if WHAT_IS_GRAD.myths[0].answer == "yes" else "Yes"
+
+
 def test_step_by_step_unlocks_the_next_step_after_a_prediction(
     page: Page, bundled_server: LiveServer, shot
 ) -> None:  # type: ignore[no-untyped-def]
@@ -36,11 +45,13 @@ def test_step_by_step_unlocks_the_next_step_after_a_prediction(
     next_step = page.get_by_role("button", name="Next step →")
     expect(first).to_be_visible()
     expect(second).to_be_hidden()
-    expect(page.locator(".sbs-label")).to_have_text("Step 1 of 5")
+    expect(page.locator(".sbs-label")).to_have_text(f"Step 1 of {STEPS}")
     expect(next_step).to_be_disabled()
     expect(page.locator(".sbs-lock")).to_be_visible()
     first.get_by_label("Certain").check()
-    first.get_by_role("button", name="None", exact=True).click()
+    answer = WHAT_IS_GRAD.steps[0].prediction
+    assert answer is not None
+    first.get_by_role("button", name=answer.answer, exact=True).click()
     expect(first.locator(".prediction-feedback")).to_contain_text("Right.")
     expect(next_step).to_be_enabled()
     expect(page.locator(".sbs-lock")).to_be_hidden()
@@ -48,7 +59,7 @@ def test_step_by_step_unlocks_the_next_step_after_a_prediction(
     next_step.click()
     expect(second).to_be_visible()
     expect(first).to_be_hidden()
-    expect(page.locator(".sbs-label")).to_have_text("Step 2 of 5")
+    expect(page.locator(".sbs-label")).to_have_text(f"Step 2 of {STEPS}")
     expect(page.locator("#step-2 .step-heading")).to_be_focused()
     expect(next_step).to_be_disabled()
     page.get_by_role("button", name="← Previous step").click()
@@ -57,7 +68,7 @@ def test_step_by_step_unlocks_the_next_step_after_a_prediction(
     # Coming back resumes at the first step not yet predicted.
     page.goto(f"{bundled_server.url}/lessons/what-is-grad/step-by-step")
     expect(second).to_be_visible()
-    expect(page.locator(".sbs-label")).to_have_text("Step 2 of 5")
+    expect(page.locator(".sbs-label")).to_have_text(f"Step 2 of {STEPS}")
     page.goto(f"{bundled_server.url}/lessons/what-is-grad")
     expect(page.get_by_role("link", name=re.compile("Step by step · last used"))).to_be_visible()
 
@@ -247,7 +258,8 @@ def test_mode_pages_have_no_serious_accessibility_violations(
             no_serious_violations(page)
     # With items in the queue and answers on the page.
     page.goto(f"{bundled_server.url}/lessons/what-is-grad/myth-busters")
-    page.locator(".quiz-myth[data-myth='1']").get_by_role("button", name="Yes", exact=True).click()
+    myth = page.locator(".quiz-myth[data-myth='1']")
+    myth.get_by_role("button", name=WRONG_MYTH_1, exact=True).click()
     expect(page.locator(".quiz-feedback").first).not_to_be_empty()
     no_serious_violations(page)
     page.goto(f"{bundled_server.url}/review")

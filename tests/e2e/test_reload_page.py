@@ -11,8 +11,9 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, Route, expect
 
+from app.processes import child_pids
 from tests.conftest import FIXTURE_LESSONS
-from tests.live import LiveServer, child_pids
+from tests.live import LiveServer
 
 pytestmark = pytest.mark.browser
 

@@ -14,8 +14,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
+from app.processes import child_pids
 from tests.conftest import SandboxHarness, make_settings, wait_until
-from tests.live import child_pids
 from tests.sandbox.started import MARK, submit, wait_until_started
 
 SLEEP = "import time\ntime.sleep({seconds})\nprint('woke')\n"

@@ -15,8 +15,9 @@ import httpx
 import pytest
 
 from app.config import PROJECT_ROOT
+from app.processes import child_pids
 from tests.conftest import FIXTURE_LESSONS, wait_until
-from tests.live import child_pids, free_port
+from tests.live import free_port
 
 pytestmark = pytest.mark.slow
 SLOW_RUN = "import time\ntime.sleep(2.0)\nprint('finished after SIGTERM')\n"

@@ -1,0 +1,456 @@
+"""Record every backward pass a snippet makes, node by node, for the backward walk in the page.
+
+Runs inside the confined child. `install()` wraps `torch.Tensor.backward`,
+`torch.autograd.backward` and `torch.autograd.grad` before the snippet runs; a recorded call
+walks the graph from its roots (grad_fn nodes, AccumulateGrad for leaves, edges from
+next_functions), puts a post-hook on every node it reached (the engine calls it with what the
+node received and what it sent, in execution order), and reads each leaf's `.grad` before and
+after. `finish()` takes the wrappers off and returns a plain, JSON-able record.
+
+Installing costs three attribute writes; a snippet that never calls backward pays nothing else.
+Recording never changes what the snippet computes: hooks return None, every read is guarded (a
+hostile snippet's tensor subclass may raise anywhere), and a failure to record only loses the
+record. Bounds: MAX_CALLS calls per run, MAX_NODES nodes per call, MAX_VALUES values per tensor
+and MAX_TOTAL_VALUES values per run; what was cut is flagged and said in a note.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import inspect
+import sys
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from app.sandbox.backward_types import (
+    MAX_CALLS,
+    MAX_NODES,
+    MAX_ROOTS,
+    MAX_SAVED,
+    MAX_SLOTS,
+    MAX_TOTAL_VALUES,
+    MAX_VALUES,
+    Api,
+    BackwardRecord,
+    CallRecord,
+    NodeRecord,
+    SavedTensor,
+    TensorPreview,
+)
+from app.sandbox.inspection import _plain, named_tensors
+
+SEQUENCE_ARGUMENTS = ("tensors", "grad_tensors", "outputs", "grad_outputs", "inputs")
+_SINGLE = torch.Tensor | torch.autograd.graph.GradientEdge
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, _SINGLE):
+        return [value]
+    return list(value)
+
+
+_SAVED_ATTRS: dict[type, tuple[str, ...]] = {}
+
+
+def _saved_attrs(node_type: type) -> tuple[str, ...]:
+    if node_type not in _SAVED_ATTRS:
+        _SAVED_ATTRS[node_type] = tuple(a for a in dir(node_type) if a.startswith("_saved_"))
+    return _SAVED_ATTRS[node_type]
+
+
+@functools.cache
+def _signature(function: Callable[..., Any]) -> inspect.Signature:
+    return inspect.signature(function)
+
+
+CUT_NOTES = {
+    "nodes": f"The graph has more than {MAX_NODES} nodes: only the {MAX_NODES} nearest the "
+    "output are shown.",
+    "roots": f"Only the first {MAX_ROOTS} outputs and inputs of the call are shown.",
+    "slots": f"A node has more than {MAX_SLOTS} inputs: only the first {MAX_SLOTS} are shown.",
+}
+
+
+def _materialized(bound: inspect.BoundArguments) -> tuple[Any, Any]:
+    """The call's arguments with any iterator (`model.parameters()`) made a tuple, in `bound`
+    too: the record reads them and torch must still get every item. torch itself turns each
+    into a tuple first, so this changes nothing it computes."""
+    for name in SEQUENCE_ARGUMENTS:
+        value = bound.arguments.get(name)
+        if value is not None and not isinstance(value, _SINGLE | list | tuple):
+            bound.arguments[name] = tuple(value)
+    return bound.args, bound.kwargs
+
+
+class _Call:
+    """One recorded call while it runs: the nodes it can reach and the hooks put on them."""
+
+    def __init__(self, recorder: Recorder, number: int, api: Api) -> None:
+        self.recorder = recorder
+        self.ids: dict[int, str] = {}
+        self.fns: list[Any] = []
+        self.handles: list[Any] = []
+        self.cuts: set[str] = set()
+        self.leaves: list[tuple[str, torch.Tensor, str | None, bool]] = []
+        self.record: CallRecord = {
+            "number": number,
+            "api": api,
+            "line": recorder.snippet_line(),
+            "roots": [],
+            "inputs": [],
+            "retain_graph": False,
+            "create_graph": False,
+            "nodes": [],
+            "edges": [],
+            "order": [],
+            "grads": [],
+            "unreached": [],
+            "error": None,
+            "truncated": False,
+            "note": None,
+        }
+
+    def node_of(self, tensor: Any) -> Any:
+        if isinstance(tensor, torch.autograd.graph.GradientEdge):
+            return tensor.node
+        if not isinstance(tensor, torch.Tensor) or not tensor.requires_grad:
+            return None
+        return torch.autograd.graph.get_gradient_edge(tensor).node
+
+    def walk(self, roots: list[Any]) -> None:
+        """Breadth-first from the roots through next_functions, up to MAX_NODES nodes; then
+        the named tensors that the walk reached (their `.grad` before) or missed."""
+        self._traverse([fn for fn in roots if fn is not None])
+        self._map_named()
+
+    def _traverse(self, roots: list[Any]) -> None:
+        queue = collections.deque(roots)
+        for fn in roots:
+            self._add(fn)
+        while queue:
+            fn = queue.popleft()
+            source = self.ids[id(fn)]
+            for slot, (next_fn, _) in enumerate(fn.next_functions):
+                if next_fn is None:
+                    continue
+                if slot >= MAX_SLOTS:
+                    self.cuts.add("slots")
+                    break
+                if id(next_fn) not in self.ids:
+                    if len(self.fns) >= MAX_NODES:
+                        self.cuts.add("nodes")
+                        continue
+                    self._add(next_fn)
+                    queue.append(next_fn)
+                target = self.ids[id(next_fn)]
+                self.record["edges"].append({"source": source, "target": target, "slot": slot})
+
+    def _map_named(self) -> None:
+        rec = self.recorder
+        for name, tensor in rec.named:
+            fn = self.node_of(tensor) if tensor.is_leaf or tensor.retains_grad else None
+            node_id = self.ids.get(id(fn)) if fn is not None else None
+            if node_id is not None:
+                self.leaves.append((name, tensor, node_id, tensor.is_leaf))
+            elif tensor.is_leaf and tensor.requires_grad and not self.cuts:
+                self.record["unreached"].append(name)
+        self.record["grads"] = [
+            {
+                "name": name,
+                "node": node_id,
+                "is_leaf": is_leaf,
+                "before": rec.preview(tensor.grad),
+                "after": None,
+            }
+            for name, tensor, node_id, is_leaf in self.leaves
+        ]
+
+    def hook_all(self) -> None:
+        """Last, once nothing else can fail: a hook left behind would outlive the record."""
+        for fn, node in zip(self.fns, self.record["nodes"], strict=True):
+            try:
+                self.handles.append(fn.register_hook(functools.partial(self._ran, node)))
+            except Exception:  # noqa: BLE001 - a node that takes no hooks is shown, not timed
+                self.handles.append(None)
+
+    def _add(self, fn: Any) -> None:
+        node_id = f"b{len(self.fns)}"
+        self.ids[id(fn)] = node_id
+        self.fns.append(fn)
+        accumulate = type(fn).__name__ == "AccumulateGrad"
+        names = self.recorder.names_of(fn, accumulate)
+        self.record["nodes"].append(
+            {
+                "id": node_id,
+                "label": type(fn).__name__,
+                "kind": "accumulate" if accumulate else "function",
+                "names": names,
+                "saved": [] if accumulate else self.recorder.saved_tensors(fn),
+                "step": None,
+                "received": [],
+                "sent": [],
+            }
+        )
+
+    def _ran(self, node: NodeRecord, grad_inputs: Any, grad_outputs: Any) -> None:
+        """The node's post-hook: the engine just ran it. Returns None: nothing is changed."""
+        try:
+            order = self.record["order"]
+            node["step"] = len(order)
+            order.append(node["id"])
+            preview = self.recorder.preview
+            node["received"] = [preview(g) for g in grad_outputs[:MAX_SLOTS]]
+            node["sent"] = [preview(g) for g in grad_inputs[:MAX_SLOTS]]
+        except Exception:  # noqa: BLE001, S110 - recording must never break the backward pass
+            pass
+
+    def finish(self, result: Any, error: BaseException | None) -> CallRecord:
+        for handle in self.handles:
+            if handle is not None:
+                handle.remove()
+        rec = self.recorder
+        for change, (_, tensor, _, _) in zip(self.record["grads"], self.leaves, strict=True):
+            change["after"] = rec.preview(tensor.grad)
+        if self.record["api"] == "torch.autograd.grad" and isinstance(result, tuple):
+            for item, value in zip(self.record["inputs"], result, strict=False):
+                item["result"] = rec.preview(value)
+        if error is not None:
+            self.record["error"] = type(error).__name__
+        if self.cuts:
+            self.record["truncated"] = True
+            self.record["note"] = " ".join(CUT_NOTES[cut] for cut in sorted(self.cuts))
+        return self.record
+
+
+class Recorder:
+    def __init__(self, namespace: dict[str, Any], snippet_filename: str) -> None:
+        self.namespace = namespace
+        self.snippet_filename = snippet_filename
+        self.calls: list[CallRecord] = []
+        self.total_calls = 0
+        self.values_left = MAX_TOTAL_VALUES
+        self.values_cut = False
+        self.active = False
+        self.named: list[tuple[str, torch.Tensor]] = []
+        self.names: dict[int, list[str]] = {}
+        self.originals: list[tuple[Any, str, Any]] = []
+
+    # --- what a call is made of ------------------------------------------------------------
+    def preview(self, value: Any) -> TensorPreview | None:
+        if not isinstance(value, torch.Tensor):
+            return None
+        try:
+            data = value.detach()
+            if data.layout != torch.strided:
+                data = data.to_dense()
+            shape, count = list(data.shape), min(data.numel(), MAX_VALUES, self.values_left)
+            if count <= 0 and data.numel() > 0:
+                self.values_cut = True
+                return {"shape": shape, "dtype": str(data.dtype), "values": None, "cut": True}
+            self.values_left -= count
+            cut = count < data.numel()
+            flat = data.cpu().reshape(-1)[:count] if cut else data.cpu()
+            return {
+                "shape": shape,
+                "dtype": str(data.dtype),
+                "values": _plain(flat.tolist()),
+                "cut": cut,
+            }
+        except Exception:  # noqa: BLE001 - a tensor we cannot read is shown as unknown
+            return None
+
+    def names_of(self, fn: Any, accumulate: bool) -> list[str]:
+        key = id(getattr(fn, "variable", None)) if accumulate else id(fn)
+        return self.names.get(key, [])
+
+    def _index_names(self) -> None:
+        """Top-level names by the tensor (leaves) or grad_fn (the rest) they are bound to."""
+        self.named = named_tensors(self.namespace)
+        self.names = {}
+        for name, tensor in self.named:
+            fn = tensor.grad_fn
+            self.names.setdefault(id(tensor) if fn is None else id(fn), []).append(name)
+
+    def saved_tensors(self, fn: Any) -> list[SavedTensor]:
+        """The tensors a node saved for its backward, by the snippet's name where it has one:
+        built-in nodes expose them as `_saved_*`, a custom Function's as ctx.saved_tensors."""
+        found: list[tuple[str, Any]] = []
+        for attr in _saved_attrs(type(fn)):
+            try:
+                found.append((attr, getattr(fn, attr)))
+            except Exception:  # noqa: BLE001, S112 - freed by an earlier backward
+                continue
+        if not found and isinstance(fn, torch.autograd.function.BackwardCFunction):
+            try:
+                found = [(f"saved_tensors[{i}]", t) for i, t in enumerate(fn.saved_tensors)]
+            except Exception:  # noqa: BLE001 - freed by an earlier backward
+                found = []
+        saved: list[SavedTensor] = []
+        for attr, value in found:
+            if not isinstance(value, torch.Tensor) or len(saved) >= MAX_SAVED:
+                continue
+            key = self._storage_key(value)
+            name = next((n for n, t in self.named if key and self._storage_key(t) == key), None)
+            saved.append(
+                {"attr": attr, "name": name, "shape": list(value.shape), "dtype": str(value.dtype)}
+            )
+        return saved
+
+    @staticmethod
+    def _storage_key(tensor: torch.Tensor) -> tuple[int, tuple[int, ...], str] | None:
+        try:
+            return (tensor.data_ptr(), tuple(tensor.shape), str(tensor.dtype))
+        except Exception:  # noqa: BLE001 - no storage (a meta or wrapped tensor)
+            return None
+
+    def snippet_line(self) -> int | None:
+        frame = sys._getframe(1)
+        while frame is not None:
+            if frame.f_code.co_filename == self.snippet_filename:
+                return frame.f_lineno
+            frame = frame.f_back  # type: ignore[assignment]
+        return None
+
+    def _name(self, tensor: Any) -> str | None:
+        return next((name for name, t in self.named if t is tensor), None)
+
+    # --- the wrappers ----------------------------------------------------------------------
+    def begin(self, api: Api, bound: dict[str, Any]) -> _Call:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # reading .grad of a non-leaf warns
+            self._index_names()
+            call = _Call(self, self.total_calls, api)
+            if api == "Tensor.backward":
+                roots, gradients = [bound["self"]], [bound.get("gradient")]
+                inputs = _as_list(bound.get("inputs"))
+            elif api == "torch.autograd.backward":
+                roots = _as_list(bound["tensors"])
+                gradients = _as_list(bound.get("grad_tensors"))
+                inputs = _as_list(bound.get("inputs"))
+            else:
+                roots = _as_list(bound["outputs"])
+                gradients = _as_list(bound.get("grad_outputs"))
+                inputs = _as_list(bound["inputs"])
+            create_graph = bool(bound.get("create_graph", False))
+            retain = bound.get("retain_graph")
+            call.record["create_graph"] = create_graph
+            call.record["retain_graph"] = create_graph if retain is None else bool(retain)
+            if len(roots) > MAX_ROOTS or len(inputs) > MAX_ROOTS:
+                call.cuts.add("roots")
+            roots, inputs = roots[:MAX_ROOTS], inputs[:MAX_ROOTS]
+            root_fns = [call.node_of(root) for root in roots]
+            call.walk(root_fns)
+            for index, root in enumerate(roots):
+                given = gradients[index] if index < len(gradients) else None
+                call.record["roots"].append(
+                    {
+                        "name": self._name(root),
+                        "node": call.ids.get(id(root_fns[index])),
+                        "shape": list(getattr(root, "shape", [])),
+                        "gradient": self.preview(given),
+                        "implicit": given is None,
+                    }
+                )
+            call.record["inputs"] = [
+                {
+                    "name": self._name(item),
+                    "node": call.ids.get(id(call.node_of(item))),
+                    "result": None,
+                }
+                for item in inputs
+            ]
+            call.hook_all()
+        return call
+
+    def wrap(self, api: Api, original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def recorded(*args: Any, **kwargs: Any) -> Any:
+            if self.active:  # Tensor.backward calls torch.autograd.backward: one call
+                return original(*args, **kwargs)
+            self.total_calls += 1
+            call: _Call | None = None
+            if len(self.calls) < MAX_CALLS:
+                try:
+                    bound = _signature(original).bind(*args, **kwargs)
+                except TypeError:  # wrong arguments: torch says what is wrong
+                    bound = None
+                if bound is not None:
+                    args, kwargs = _materialized(bound)
+                    try:
+                        call = self.begin(api, bound.arguments)
+                    except Exception:  # noqa: BLE001 - unreadable arguments: no record
+                        call = None
+            self.active = True
+            try:
+                result = original(*args, **kwargs)
+            except BaseException as exc:
+                self.active = False
+                self._keep(call, None, exc)
+                raise
+            self.active = False
+            self._keep(call, result, None)
+            return result
+
+        return recorded
+
+    def _keep(self, call: _Call | None, result: Any, error: BaseException | None) -> None:
+        if call is None:
+            return
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                self.calls.append(call.finish(result, error))
+        except Exception:  # noqa: BLE001, S110 - the call happened; only its record is lost
+            pass
+
+    def install(self) -> None:
+        targets: list[tuple[Any, str, Api]] = [
+            (torch.Tensor, "backward", "Tensor.backward"),
+            (torch.autograd, "backward", "torch.autograd.backward"),
+            (torch.autograd, "grad", "torch.autograd.grad"),
+        ]
+        for owner, attr, api in targets:
+            original = getattr(owner, attr)
+            self.originals.append((owner, attr, original))
+            setattr(owner, attr, self.wrap(api, original))
+
+    def finish(self) -> BackwardRecord:
+        """Take the wrappers off (a process may run more than one snippet) and report."""
+        for owner, attr, original in reversed(self.originals):
+            setattr(owner, attr, original)
+        self.originals.clear()
+        notes = []
+        if self.total_calls > len(self.calls):
+            notes.append(
+                f"The run made {self.total_calls} backward calls; the first {len(self.calls)} "
+                "are recorded."
+            )
+        if self.values_cut:
+            notes.append(
+                "Some gradients are shown by their shape only: the run recorded enough values."
+            )
+        return {
+            "calls": self.calls,
+            "total_calls": self.total_calls,
+            "truncated": bool(notes),
+            "note": " ".join(notes) or None,
+        }
+
+
+def install(namespace: dict[str, Any], snippet_filename: str) -> Recorder:
+    """Start recording the backward calls of the snippet about to run in `namespace`."""
+    recorder = Recorder(namespace, snippet_filename)
+    recorder.install()
+    return recorder
+
+
+# Computed at import, in the zygote before it forks: a run's first recorded call then finds the
+# signatures (the slowest part of reading its arguments) already made.
+for _function in (torch.Tensor.backward, torch.autograd.backward, torch.autograd.grad):
+    _signature(_function)
