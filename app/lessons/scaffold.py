@@ -132,6 +132,9 @@ steps:
       # no value (`w:`) and `gradlab check --update` fills it in.
       grads:
         x: [4.0, 6.0]
+      # Optional: true opens the backward walk (backward() node by node) under the output,
+      # for a step whose point is how the gradient flows.
+      walk: true
     # Answered before the output shows. Choices are shuffled for each learner, so no
     # "all of the above". Every wrong choice is a mistake learners really make, with a `why`
     # (shown when picked) that names the belief behind it and what it gets wrong.

@@ -58,6 +58,10 @@ def _as_list(value: Any) -> list[Any]:
 _SAVED_ATTRS: dict[type, tuple[str, ...]] = {}
 
 
+# What a saved tensor packed by a hook is described as: reading it would run the hook.
+PACKED = "not read: packed by a saved-tensors hook (e.g. checkpoint)"
+
+
 def _saved_attrs(node_type: type) -> tuple[str, ...]:
     if node_type not in _SAVED_ATTRS:
         _SAVED_ATTRS[node_type] = tuple(a for a in dir(node_type) if a.startswith("_saved_"))
@@ -281,7 +285,14 @@ class Recorder:
         """The tensors a node saved for its backward, by the snippet's name where it has one:
         built-in nodes expose them as `_saved_*`, a custom Function's as ctx.saved_tensors."""
         found: list[tuple[str, Any]] = []
+        packed: list[SavedTensor] = []
         for attr in _saved_attrs(type(fn)):
+            # Unpacking a tensor packed by a saved-tensors hook runs the hook: for
+            # torch.utils.checkpoint, that recomputes the forward, which the snippet would see.
+            raw = getattr(fn, "_raw" + attr, None)
+            if getattr(raw, "unpack_hook", None) is not None:
+                packed.append({"attr": attr, "name": None, "shape": [], "dtype": PACKED})
+                continue
             try:
                 found.append((attr, getattr(fn, attr)))
             except Exception:  # noqa: BLE001, S112 - freed by an earlier backward
@@ -291,7 +302,7 @@ class Recorder:
                 found = [(f"saved_tensors[{i}]", t) for i, t in enumerate(fn.saved_tensors)]
             except Exception:  # noqa: BLE001 - freed by an earlier backward
                 found = []
-        saved: list[SavedTensor] = []
+        saved: list[SavedTensor] = packed[:MAX_SAVED]
         for attr, value in found:
             if not isinstance(value, torch.Tensor) or len(saved) >= MAX_SAVED:
                 continue

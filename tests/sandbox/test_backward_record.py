@@ -431,3 +431,33 @@ def test_a_custom_function(sandbox: SandboxHarness, tmp_path: Path) -> None:
     assert [(s.attr, s.name) for s in cube.saved] == [("saved_tensors[0]", "x")]
     assert values(cube.received[0]) == [1.0, 1.0]
     assert values(cube.sent[0]) == [3.0, 12.0]  # 3x² · grad_out
+
+
+def test_a_checkpointed_block_is_not_recomputed_by_the_recording(
+    sandbox: SandboxHarness, tmp_path: Path
+) -> None:
+    """Reading a tensor that checkpoint packed would run its forward again: the record leaves
+    it unread, so the block runs exactly as often as without recording."""
+    result = run(
+        sandbox,
+        """
+        import torch
+        from torch.utils.checkpoint import checkpoint
+
+        calls = 0
+
+        def block(t):
+            global calls
+            calls += 1
+            return torch.tanh(t) * 2
+
+        x = torch.tensor([0.5, 1.0], requires_grad=True)
+        checkpoint(block, x, use_reentrant=False).sum().backward()
+        print(calls)
+        """,
+        tmp_path,
+    )
+    assert result.stdout == "2\n"
+    (call,) = result.backward.calls
+    saved = [s for node in call.nodes for s in node.saved]
+    assert any(s.dtype == backward_record.PACKED for s in saved)
