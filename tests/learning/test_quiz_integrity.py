@@ -139,3 +139,23 @@ def test_calibration_counts_first_attempts_and_says_on_how_many(client: TestClie
     out = client.get("/api/progress/calibration").json()
     assert out["based_on"] == 1
     assert "Based on 1 answer." in client.get("/progress").text
+
+
+@pytest.mark.parametrize("learner", ["learner-a", "learner-b", "learner-c"])
+def test_on_the_real_curriculum_no_position_holds_the_answer_often(learner: str) -> None:
+    """Issue 11's measure on the bundled lessons: for one learner, the right choice's position
+    over every prediction of the curriculum, no position holding more than 40%."""
+    from app.config import PROJECT_ROOT
+    from app.lessons.loader import load_catalog
+
+    questions = [
+        (lesson.slug, number, step.prediction)
+        for lesson in load_catalog(PROJECT_ROOT / "lessons").lessons
+        for number, step in enumerate(lesson.steps, start=1)
+        if step.prediction is not None
+    ]
+    positions = Counter(
+        choice_order(learner, slug, number, p.texts).index(p.answer)
+        for slug, number, p in questions
+    )
+    assert max(positions.values()) / len(questions) <= 0.4, positions
