@@ -219,20 +219,31 @@ def unfinished_failures(catalog: Catalog, lessons: list[Lesson]) -> list[Failure
     ]
 
 
-def run_check(
-    lessons_dir: str | None = None, only: list[str] | None = None, verbose: bool = False
-) -> int:
-    overrides = {"lessons_dir": lessons_dir} if lessons_dir else {}
-    settings = Settings(**overrides)  # type: ignore[arg-type]
+def load_selected(
+    lessons_dir: str | None, only: list[str] | None, *, advice: str = ""
+) -> tuple[Settings, Catalog, list[Lesson]] | None:
+    """Settings, the catalog and the lessons `--lesson` names, or None once it has said on
+    stderr why not (a lesson that does not load, a slug that matches none)."""
+    settings = Settings(**({"lessons_dir": lessons_dir} if lessons_dir else {}))  # type: ignore[arg-type]
     try:
         catalog = load_catalog(settings.lessons_dir)
     except LessonError as exc:
-        print(f"FAIL schema or links:\n{exc}", file=sys.stderr)
-        return 1
+        print(f"FAIL schema or links{advice}:\n{exc}", file=sys.stderr)
+        return None
     lessons, missing = select_lessons(catalog, only)
     if missing:
         print(f"FAIL: no such lesson(s): {', '.join(missing)}", file=sys.stderr)
+        return None
+    return settings, catalog, lessons
+
+
+def run_check(
+    lessons_dir: str | None = None, only: list[str] | None = None, verbose: bool = False
+) -> int:
+    loaded = load_selected(lessons_dir, only)
+    if loaded is None:
         return 1
+    settings, catalog, lessons = loaded
     installed = _installed_torch()
     for lesson in lessons:
         if lesson.torch_version != installed:

@@ -25,9 +25,8 @@ from pydantic import ValidationError
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
-from app.config import Settings
-from app.lessons.check import Failure, Runner, select_lessons, with_sandbox
-from app.lessons.loader import LessonError, load_catalog, parse_yaml
+from app.lessons.check import Failure, Runner, load_selected, with_sandbox
+from app.lessons.loader import LessonError, parse_yaml
 from app.lessons.numeric import compare
 from app.lessons.schema import Lesson, Snippet
 from app.lessons.yaml_edit import (
@@ -277,16 +276,10 @@ async def _run_all(lessons: list[Lesson], run: Runner) -> dict[str, dict[Keys, R
 
 
 def run_update(lessons_dir: str | None = None, only: list[str] | None = None) -> int:
-    settings = Settings(**({"lessons_dir": lessons_dir} if lessons_dir else {}))  # type: ignore[arg-type]
-    try:
-        catalog = load_catalog(settings.lessons_dir)
-    except LessonError as exc:
-        print(f"FAIL schema or links (fix these first):\n{exc}", file=sys.stderr)
+    loaded = load_selected(lessons_dir, only, advice=" (fix these first)")
+    if loaded is None:
         return 1
-    lessons, missing = select_lessons(catalog, only)
-    if missing:
-        print(f"FAIL: no such lesson(s): {', '.join(missing)}", file=sys.stderr)
-        return 1
+    settings, catalog, lessons = loaded
     texts = {
         lesson.slug: catalog.paths[lesson.slug].read_text(encoding="utf-8") for lesson in lessons
     }
