@@ -16,8 +16,12 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx
+
+# Run as a script (`python benchmarks/bench_backward_walk.py`): the project root on the path.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.bench_sandbox import SNIPPET, free_port, percentile, start_server
 

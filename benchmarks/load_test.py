@@ -27,8 +27,8 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from app.processes import child_pids
 from benchmarks.bench_sandbox import (
-    children,
     cold_runs,
     free_port,
     percentile,
@@ -102,9 +102,9 @@ def watch_memory(pid: int, stop: threading.Event, peak: list[int]) -> None:
     while not stop.is_set():
         tree = [pid]
         for parent in list(tree):
-            tree.extend(children(parent))
-        for zygote in children(pid):
-            tree.extend(children(zygote))
+            tree.extend(child_pids(parent))
+        for zygote in child_pids(pid):
+            tree.extend(child_pids(zygote))
         total = 0
         for member in set(tree):
             with contextlib.suppress(OSError):
