@@ -82,9 +82,9 @@ def pss_kib(pid: int) -> int:
     return 0
 
 
-def start_server(port: int, phases: Path) -> subprocess.Popen[bytes]:
+def start_server(port: int, phases: Path | None = None) -> subprocess.Popen[bytes]:
     """`gradlab serve` on `port` with a throwaway database (the learners it makes are fake),
-    writing each run's timestamps to `phases`."""
+    writing each run's timestamps to `phases` when given."""
     database = Path(tempfile.mkdtemp(prefix="gradlab-bench-")) / "bench.db"
     server = subprocess.Popen(
         [sys.executable, "-m", "app.cli", "serve", "--port", str(port), "--log-level", "warning"],
@@ -92,7 +92,7 @@ def start_server(port: int, phases: Path) -> subprocess.Popen[bytes]:
         env={
             **os.environ,
             "GRADLAB_DATABASE_URL": f"sqlite:///{database}",
-            PHASES_ENV: str(phases),
+            **({PHASES_ENV: str(phases)} if phases is not None else {}),
         },
     )
     deadline = time.monotonic() + 120
