@@ -13,7 +13,7 @@
 import {mountRunnable} from "./runnable.js";
 import {renderMythReveal, renderPredictionReveal, renderStepReveal} from "./reveals.js";
 import {apiFetch, choiceContent, el, networkMessage, sendAnswer, uid} from "./util.js";
-import {renderValueFeedback} from "./value-feedback.js";
+import {askForValue, renderValueFeedback} from "./value-feedback.js";
 
 const CONFIDENCE_WORDS = {guess: "a guess", fairly_sure: "fairly sure", certain: "certain"};
 
@@ -218,13 +218,7 @@ function setupValuePrediction(form, context) {
     if (busy) return;
     const value = input ? input.value.trim() : "";
     if (!reveal && value === "") {
-      feedback.replaceChildren(el("p", {class: "value-problem"},
-        "Type a value first, for example ", el("code", {}, "4.0"), " or ", el("code", {}, "[4, 6]"), "."));
-      feedback.dataset.result = "wrong";
-      if (input) {
-        input.setAttribute("aria-invalid", "true");
-        input.focus();
-      }
+      askForValue(feedback, input);
       return;
     }
     busy = true;

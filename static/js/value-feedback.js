@@ -12,6 +12,17 @@ import {formatTensorValue} from "./inspector.js";
 
 export {ensureStop, setServerHtml};
 
+/** An empty value answer: say what to type and put the learner back in the field. */
+export function askForValue(feedback, input) {
+  feedback.dataset.result = "wrong";
+  feedback.replaceChildren(el("p", {class: "value-problem"}, "Type a value first, for example ",
+    el("code", {}, "4.0"), " or ", el("code", {}, "[4, 6]"), "."));
+  if (input) {
+    input.setAttribute("aria-invalid", "true");
+    input.focus();
+  }
+}
+
 export function describeShape(shape) {
   if (!Array.isArray(shape)) return "an unknown shape";
   if (shape.length === 0) return "a single number (shape [])";

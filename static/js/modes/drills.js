@@ -3,6 +3,7 @@
 // once every gradient of that code was answered (right, or shown).
 
 import {mountRunnable} from "../runnable.js";
+import {askForValue} from "../value-feedback.js";
 import {el, lessonUrl, renderValueFeedback, sendAnswer} from "./common.js";
 
 function initGroup(group, slug, score) {
@@ -28,11 +29,7 @@ function initGroup(group, slug, score) {
       if (busy) return;
       const value = input.value.trim();
       if (!reveal && !value) {
-        feedback.dataset.result = "wrong";
-        feedback.replaceChildren(el("p", {class: "value-problem"}, "Type a value first, for example ",
-          el("code", {}, "4.0"), " or ", el("code", {}, "[4, 6]"), "."));
-        input.setAttribute("aria-invalid", "true");
-        input.focus();
+        askForValue(feedback, input);
         return;
       }
       busy = true;
