@@ -19,11 +19,13 @@ import traceback
 from types import TracebackType
 from typing import Any, BinaryIO, TypedDict
 
-from app.sandbox import backward_record
+from app.sandbox import backward_call, backward_record
 from app.sandbox.backward_types import BackwardRecord
 from app.sandbox.inspection import GraphDescription, TensorDescription, inspect_namespace
 
 SNIPPET_FILENAME = "snippet.py"
+# The backward walk's modules: their frames in a traceback are ours, not torch's.
+_RECORDER_FILES = (backward_record.__file__, backward_call.__file__)
 MAX_MESSAGE_CHARS = 2000
 
 
@@ -69,7 +71,7 @@ def _only_snippet_frames(report: traceback.TracebackException) -> None:
         first = next((i for i, f in enumerate(frames) if f.filename == SNIPPET_FILENAME), 0)
         mine = [frame for frame in frames if frame.filename == SNIPPET_FILENAME]
         # The backward walk's wrappers are not torch's: plain python has no such frames.
-        ours = sum(frame.filename == backward_record.__file__ for frame in frames[first:])
+        ours = sum(frame.filename in _RECORDER_FILES for frame in frames[first:])
         hidden = len(frames) - first - len(mine) - ours
         if hidden and mine:
             last = mine[-1]

@@ -14,7 +14,7 @@ import pytest
 import torch
 from fastapi.testclient import TestClient
 
-from app.sandbox import backward_record
+from app.sandbox import backward_record, backward_types
 from app.sandbox.backward_result import BackwardCall, BackwardNode, TensorPreview
 from app.sandbox.result import RunResult
 from tests.conftest import SandboxHarness
@@ -275,8 +275,8 @@ def test_a_huge_graph_is_cut_with_a_note(sandbox: SandboxHarness) -> None:
     assert result.status == "ok", result
     assert result.stdout.startswith("tensor(2.718")
     (call,) = result.backward.calls
-    assert call.truncated and call.note and str(backward_record.MAX_NODES) in call.note
-    assert len(call.nodes) == backward_record.MAX_NODES == len(call.order)
+    assert call.truncated and call.note and str(backward_types.MAX_NODES) in call.note
+    assert len(call.nodes) == backward_types.MAX_NODES == len(call.order)
     assert call.unreached == []  # unknown when cut: not claimed
 
 
@@ -287,7 +287,7 @@ def test_calls_beyond_the_bound_run_unrecorded(sandbox: SandboxHarness) -> None:
     )
     assert result.stdout == "tensor([40., 40., 40.])\n"
     walk = result.backward
-    assert walk.total_calls == 20 and len(walk.calls) == backward_record.MAX_CALLS
+    assert walk.total_calls == 20 and len(walk.calls) == backward_types.MAX_CALLS
     assert walk.truncated and walk.note and "20 backward calls" in walk.note
 
 
@@ -298,7 +298,7 @@ def test_values_per_tensor_are_bounded(sandbox: SandboxHarness) -> None:
     (call,) = result.backward.calls
     after = call.grads[0].after
     assert after is not None and after.cut and after.shape == [1000]
-    assert after.values == [3.0] * backward_record.MAX_VALUES
+    assert after.values == [3.0] * backward_types.MAX_VALUES
 
 
 def test_no_backward_no_record(sandbox: SandboxHarness) -> None:
@@ -375,9 +375,9 @@ def test_wide_nodes_and_many_roots_are_cut_with_notes(sandbox: SandboxHarness) -
     assert result.stdout == "tensor([3.]) tensor([3.])\n"
     wide, many = result.backward.calls
     cat = next(node for node in wide.nodes if node.label == "CatBackward0")
-    assert len(cat.sent) == backward_record.MAX_SLOTS
+    assert len(cat.sent) == backward_types.MAX_SLOTS
     assert wide.truncated and wide.note and "more than 64 inputs" in wide.note
-    assert len(many.roots) == backward_record.MAX_ROOTS and many.truncated
+    assert len(many.roots) == backward_types.MAX_ROOTS and many.truncated
     assert many.note and "first 100 outputs" in many.note
 
 
