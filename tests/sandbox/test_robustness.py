@@ -122,10 +122,16 @@ def test_healthz_answers_while_every_worker_is_busy() -> None:
         ]
         for thread in runs:
             thread.start()
-        assert wait_until(lambda: client.get("/healthz").json()["sandbox"]["busy"] == 2)
+
+        # The third request reaches the queue when its thread gets to run: wait for that too.
+        def two_busy_one_queued() -> bool:
+            sandbox = client.get("/healthz").json()["sandbox"]
+            return bool(sandbox["busy"] == 2 and sandbox["queued"] == 1)
+
+        assert wait_until(two_busy_one_queued)
         health = client.get("/healthz").json()
         assert health["status"] == "ok"
-        assert health["sandbox"]["queued"] == 1
+        assert health["sandbox"]["busy"] == 2 and health["sandbox"]["queued"] == 1
         for thread in runs:
             thread.join()
         assert client.get("/healthz").json()["sandbox"]["busy"] == 0
