@@ -15,20 +15,24 @@ from app.progress.database import SchemaOutOfDate
 from tests.conftest import make_settings
 
 
+def _gradlab_migrate(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", "migrate"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 def test_migrate_off_refuses_an_empty_database_until_gradlab_migrate(database_url: str) -> None:
     settings = make_settings(database_url=database_url, migrate="off")
     with pytest.raises(SchemaOutOfDate, match="gradlab migrate"):
         create_app(settings)
     env = {**os.environ, "GRADLAB_DATABASE_URL": database_url, "PYTHONPATH": str(PROJECT_ROOT)}
     for _ in range(2):  # a second run finds nothing to do
-        done = subprocess.run(
-            [sys.executable, "-m", "app.cli", "migrate"],
-            cwd=PROJECT_ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        done = _gradlab_migrate(env)
         assert done.returncode == 0, done.stderr
         assert "up to date" in done.stdout
     with TestClient(create_app(settings)) as client:
@@ -42,13 +46,6 @@ def test_migrate_off_refuses_an_empty_database_until_gradlab_migrate(database_ur
 
 def test_gradlab_migrate_names_a_bad_database_url() -> None:
     env = {**os.environ, "GRADLAB_DATABASE_URL": "postgresql+psycopg://nobody@127.0.0.1:1/x"}
-    done = subprocess.run(
-        [sys.executable, "-m", "app.cli", "migrate"],
-        cwd=PROJECT_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = _gradlab_migrate(env)
     assert done.returncode == 2
     assert "cannot migrate" in done.stderr and "Traceback" not in done.stderr
