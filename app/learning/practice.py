@@ -4,6 +4,7 @@ are recorded, so reading the queue never writes."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 from app import rendering
@@ -169,7 +170,10 @@ class Practice:
         do. Text is never compared."""
         pitfall = _pitfall(find_lesson(self.catalog, slug), number)
         verdict = grader.fix_verdict(pitfall, await self.runs.run(code))
-        self.store.record_pitfall_check(self.learner, slug, number, verdict.passed)
+        # The store is synchronous: off the event loop (see Learning.check_value).
+        await asyncio.to_thread(
+            self.store.record_pitfall_check, self.learner, slug, number, verdict.passed
+        )
         return verdict
 
     # --- The review queue ---------------------------------------------------------------------

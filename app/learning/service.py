@@ -7,6 +7,7 @@ row yet); the first recorded answer creates the row.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -167,7 +168,9 @@ class Learning:
         answers = self.answers(learner)
         _, snippet, guess = answers.value_step(slug, number)
         actual = await self.runs.real_grad((slug, number), snippet, guess)
-        return answers.check_value(slug, number, body, actual)
+        # The store is synchronous: off the event loop, so that a write waiting for the
+        # database never holds up other requests and the runs in flight.
+        return await asyncio.to_thread(answers.check_value, slug, number, body, actual)
 
     async def run(
         self, code: str, learner: str | None, slug: str | None, step: int | None
@@ -175,5 +178,6 @@ class Learning:
         """Run a snippet; with a lesson and step, a step that asks nothing counts as done."""
         result = await self.runs.run(code)
         if learner is not None and slug:
-            self.answers(learner).mark_run(slug, step)
+            # Off the event loop, as in check_value.
+            await asyncio.to_thread(self.answers(learner).mark_run, slug, step)
         return result
