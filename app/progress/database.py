@@ -34,13 +34,23 @@ def _sqlite_file(engine_or_url: Engine | str) -> Path | None:
     return Path(database)
 
 
+# Connections kept open for SQLite: the thread pool that serves the synchronous routes has 40
+# threads (AnyIO's default); a smaller pool made and closed a connection, with its pragmas, for
+# most requests under load.
+SQLITE_POOL_SIZE = 16
+SQLITE_POOL_OVERFLOW = 32
+
+
 def make_engine(url: str) -> Engine:
+    # A server's connections can be cut (a PostgreSQL restart): test each one as it leaves the
+    # pool. A SQLite file has no server that could go away, so the test would be a wasted query.
     options: dict[str, Any] = {"pool_pre_ping": True}
     if url.startswith("sqlite"):
-        options["connect_args"] = {"check_same_thread": False, "timeout": 15}
+        options = {"connect_args": {"check_same_thread": False, "timeout": 15}}
         database = _sqlite_file(url)
         if database is not None:
             database.parent.mkdir(parents=True, exist_ok=True)
+            options.update(pool_size=SQLITE_POOL_SIZE, max_overflow=SQLITE_POOL_OVERFLOW)
     engine = create_engine(url, **options)
     if url.startswith("sqlite"):
 
