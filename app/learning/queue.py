@@ -44,13 +44,10 @@ EMPTY = QueueView([], 0, None)
 
 
 def _memory(card: StoredCard) -> Memory:
+    kept = card.memory
+    last_review = utc(kept.last_review) if kept.last_review else None
     return Memory(
-        card.state,
-        card.step,
-        card.stability,
-        card.difficulty,
-        utc(card.due),
-        utc(card.last_review) if card.last_review else None,
+        kept.state, kept.step, kept.stability, kept.difficulty, utc(kept.due), last_review
     )
 
 
@@ -80,7 +77,7 @@ class ReviewQueue:
             memory = _stored(new_memory(at), at)
             self.store.update_review_card(card.id, memory, prompt.fingerprint)
             return
-        if card.last_miss_at is not None and at <= utc(card.last_miss_at):
+        if card.memory.last_miss_at is not None and at <= utc(card.memory.last_miss_at):
             return  # counted already
         scheduled = _memory(card)
         if scheduled.due > at and (scheduled.last_review is None or at >= scheduled.last_review):
@@ -116,12 +113,12 @@ class ReviewQueue:
             prompt = self._prompt(card)
             if prompt is None:
                 continue  # the lesson no longer has this item, or asks it differently now
-            when = utc(card.due)
+            when = utc(card.memory.due)
             if when <= now:
                 due.append(QueueItem(card, prompt))
             else:
                 later.append(when)
-        due.sort(key=lambda item: (utc(item.card.due), item.card.id))
+        due.sort(key=lambda item: (utc(item.card.memory.due), item.card.id))
         return QueueView(due, len(later), min(later) if later else None)
 
     def answer(self, card_id: int, given: Answer, now: datetime) -> tuple[Graded, Memory] | None:

@@ -13,13 +13,12 @@ from typing import Any
 from app.learning.lessons import (
     LessonAnswers,
     catalog_progress,
-    find_lesson,
     lesson_progress,
     step_views,
 )
 from app.learning.mode_pages import ModeRequest
 from app.learning.practice import Practice, calibration_of, now, queue_items
-from app.learning.questions import NotFound
+from app.learning.questions import NotFound, find_lesson
 from app.learning.queue import EMPTY
 from app.learning.registry import DEFAULT_MODE, MODES, find_mode
 from app.learning.review_items import KIND_NAMES
