@@ -2,6 +2,8 @@
 // Nothing here runs on import.
 //
 //   el(tag, attrs, ...children)      an element; text is always text
+//   svg(tag, attrs, ...children)     an SVG element, the same way
+//   shorten(text, max)               "a long te…"
 //   uid(prefix)                      a page-unique id
 //   ensureStop(text)                 "text" -> "text."
 //   plural(n, word, many)            "1 item", "3 items"
@@ -25,6 +27,19 @@ export function el(tag, attrs = {}, ...children) {
     node.append(child);
   }
   return node;
+}
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+export function svg(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
+  for (const child of children) node.append(child);
+  return node;
+}
+
+export function shorten(text, max) {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 export function uid(prefix) {
