@@ -12,7 +12,7 @@ longer matches) is retired: not shown, not answerable; a miss of the new questio
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
 from app.learning.grader import Graded
@@ -28,19 +28,21 @@ class NotDue(Exception):
 
 
 @dataclass(frozen=True)
-class QueueItem:
-    card: StoredCard
-    prompt: Prompt
+class QueueView:
+    """What is due now and what waits; empty for a visitor without a learner id (each empty
+    view has its own list, so none is shared)."""
+
+    due: list[QueueItem] = field(default_factory=list)
+    scheduled: int = 0  # items waiting for a later date
+    next_due: datetime | None = None  # the soonest of those
 
 
 @dataclass(frozen=True)
-class QueueView:
-    due: list[QueueItem]
-    scheduled: int  # items waiting for a later date
-    next_due: datetime | None  # the soonest of those
+class QueueItem:
+    """A due card and what to ask for it."""
 
-
-EMPTY = QueueView([], 0, None)
+    card: StoredCard
+    prompt: Prompt
 
 
 def _memory(card: StoredCard) -> Memory:

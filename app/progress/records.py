@@ -28,6 +28,8 @@ class ValueRecord:
 
 @dataclass(frozen=True)
 class MythRecord:
+    """A yes/no answer to a myth: as kept, and (read back) the latest one."""
+
     answer: str
     correct: bool
     fingerprint: str | None
@@ -62,6 +64,8 @@ class FirstPrediction:
 
 @dataclass(frozen=True)
 class DrillRecord:
+    """One drill: answered right at least once, revealed, attempts, the latest value."""
+
     correct: bool
     revealed: bool
     attempts: int
@@ -70,6 +74,8 @@ class DrillRecord:
 
 @dataclass(frozen=True)
 class PitfallRecord:
+    """One pitfall: fixed (a check passed) and how many checks were made."""
+
     fixed: bool
     checks: int
 
