@@ -27,8 +27,9 @@ class Base(DeclarativeBase):
 
 
 class LearnerRecord:
-    """Columns of every row that keeps one thing a learner did in a lesson, in the order the
-    tables have them: a row number and the learner's id first, the lesson next, the time last."""
+    """Columns of every row that keeps one thing a learner did in a lesson. `sort_order` puts
+    them where the migrations did: the row number, the learner and the lesson first, then the
+    table's own columns, its fingerprint if it has one, and the time last."""
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True, sort_order=-3)
     learner_id: Mapped[str] = mapped_column(
