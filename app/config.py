@@ -21,118 +21,73 @@ ISOLATION_LAYERS = ("rlimits", "uid", "no_new_privs", "landlock", "seccomp")
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="GRADLAB_", extra="ignore", frozen=True)
+    # A setting's description is the docstring under it (shown by `--help` and in the README).
+    model_config = SettingsConfigDict(
+        env_prefix="GRADLAB_", extra="ignore", frozen=True, use_attribute_docstrings=True
+    )
 
     # --- content ---
     lessons_dir: Annotated[tuple[Path, ...], NoDecode] = Field(
         default=(PROJECT_ROOT / "lessons",),
-        description=(
+        description=(  # not a docstring: it names this system's separator
             "Folder of lesson YAML files; several folders (lesson packs) separated by "
             f"{os.pathsep!r}. A slug may appear in one folder only."
         ),
     )
 
     # --- learner progress ---
-    database_url: str = Field(
-        default=f"sqlite:///{PROJECT_ROOT / 'var' / 'gradlab.db'}",
-        description="SQLAlchemy URL of the progress database (SQLite file by default).",
-    )
-    secret_key: SecretStr | None = Field(
-        default=None,
-        description=(
-            "Key that signs the learner cookie; by default one is made and kept in the database."
-        ),
-    )
-    cookie_secure: bool = Field(
-        default=False,
-        description=(
-            "Send the learner cookie over HTTPS only (behind TLS); also sends "
-            "Strict-Transport-Security."
-        ),
-    )
-    migrate: Literal["auto", "off"] = Field(
-        default="auto",
-        description=(
-            "'auto': migrate the database at start-up (under a lock, so instances may start "
-            "together); 'off': refuse to start on an out-of-date schema (run `gradlab migrate`)."
-        ),
-    )
+    database_url: str = f"sqlite:///{PROJECT_ROOT / 'var' / 'gradlab.db'}"
+    """SQLAlchemy URL of the progress database (SQLite file by default)."""
+    secret_key: SecretStr | None = None
+    """Key that signs the learner cookie; by default one is made and kept in the database."""
+    cookie_secure: bool = False
+    """Send the learner cookie over HTTPS only (behind TLS); also sends
+    Strict-Transport-Security."""
+    migrate: Literal["auto", "off"] = "auto"
+    """'auto': migrate the database at start-up (under a lock, so instances may start together);
+    'off': refuse to start on an out-of-date schema (run `gradlab migrate`)."""
 
     # --- operating it ---
-    frame_ancestors: str = Field(
-        default="'self'",
-        description=(
-            "CSP frame-ancestors: who may embed the pages in a frame "
-            "(e.g. \"'self' https://course.example.org\")."
-        ),
-    )
-    log_format: Literal["text", "json"] = Field(
-        default="text",
-        description="'json': one JSON object per log line, with the request id (X-Request-ID).",
-    )
-    metrics_token: SecretStr | None = Field(
-        default=None,
-        description=(
-            "Bearer token that unlocks /metrics (Prometheus); unset: /metrics answers 404."
-        ),
-    )
+    frame_ancestors: str = "'self'"
+    """CSP frame-ancestors: who may embed the pages in a frame (e.g. "'self'
+    https://course.example.org")."""
+    log_format: Literal["text", "json"] = "text"
+    """'json': one JSON object per log line, with the request id (X-Request-ID)."""
+    metrics_token: SecretStr | None = None
+    """Bearer token that unlocks /metrics (Prometheus); unset: /metrics answers 404."""
 
     # --- snippet sandbox ---
-    sandbox_enabled: bool = Field(
-        default=True, description="Start the sandbox (a torch-preloaded zygote) with the server."
-    )
-    workers: Annotated[int, Field(ge=1, le=64)] = Field(
-        default_factory=lambda: os.cpu_count() or 1,
-        description="Snippets run at the same time (default: the number of CPUs).",
-    )
-    queue_size: Annotated[int, Field(ge=0, le=10_000)] = Field(
-        default=32, description="Runs that may wait for a worker before the server answers 503."
-    )
-    wall_time_s: Annotated[float, Field(gt=0, le=300)] = Field(
-        default=5.0, description="Wall-clock limit of one run, in seconds."
-    )
-    cpu_time_s: Annotated[int, Field(ge=1, le=300)] = Field(
-        default=5, description="CPU-time limit of one run, in seconds."
-    )
-    memory_mib: Annotated[int, Field(ge=64, le=65_536)] = Field(
-        default=1024, description="Memory a run may add above the zygote's baseline, in MiB."
-    )
-    output_bytes: Annotated[int, Field(ge=1024, le=16 * MiB)] = Field(
-        default=64 * 1024, description="stdout + stderr kept per run; the rest is cut."
-    )
-    code_bytes: Annotated[int, Field(ge=100, le=1 * MiB)] = Field(
-        default=20_000, description="Largest snippet accepted (413 above)."
-    )
-    file_size_bytes: Annotated[int, Field(ge=0, le=1024 * MiB)] = Field(
-        default=1 * MiB, description="Largest file a snippet may write."
-    )
-    scratch_bytes: Annotated[int, Field(ge=0, le=1024 * MiB)] = Field(
-        default=8 * MiB,
-        description="Total size of the files a snippet may leave in its scratch dir.",
-    )
-    open_files: Annotated[int, Field(ge=16, le=4096)] = Field(
-        default=64, description="Open file descriptors per run."
-    )
-    spares: Annotated[int, Field(ge=1, le=16)] = Field(
-        default=2,
-        description=(
-            "Children kept forked, confined and warmed up ahead of demand (each costs memory)."
-        ),
-    )
-    scratch_root: Path | None = Field(
-        default=None,
-        description="Where per-run scratch dirs are made (default: the system temp dir).",
-    )
-    sandbox_user: str = Field(
-        default="nobody", description="When the server runs as root, snippets run as this user."
-    )
-    relax: Annotated[frozenset[str], NoDecode] = Field(
-        default=frozenset(),
-        description=(
-            "Isolation layers allowed to be off (comma-separated, e.g. 'landlock,seccomp'); "
-            "for development only, logged loudly."
-        ),
-    )
+    sandbox_enabled: bool = True
+    """Start the sandbox (a torch-preloaded zygote) with the server."""
+    workers: Annotated[int, Field(ge=1, le=64)] = Field(default_factory=lambda: os.cpu_count() or 1)
+    """Snippets run at the same time (default: the number of CPUs)."""
+    queue_size: Annotated[int, Field(ge=0, le=10_000)] = 32
+    """Runs that may wait for a worker before the server answers 503."""
+    wall_time_s: Annotated[float, Field(gt=0, le=300)] = 5.0
+    """Wall-clock limit of one run, in seconds."""
+    cpu_time_s: Annotated[int, Field(ge=1, le=300)] = 5
+    """CPU-time limit of one run, in seconds."""
+    memory_mib: Annotated[int, Field(ge=64, le=65_536)] = 1024
+    """Memory a run may add above the zygote's baseline, in MiB."""
+    output_bytes: Annotated[int, Field(ge=1024, le=16 * MiB)] = 64 * 1024
+    """stdout + stderr kept per run; the rest is cut."""
+    code_bytes: Annotated[int, Field(ge=100, le=1 * MiB)] = 20_000
+    """Largest snippet accepted (413 above)."""
+    file_size_bytes: Annotated[int, Field(ge=0, le=1024 * MiB)] = 1 * MiB
+    """Largest file a snippet may write."""
+    scratch_bytes: Annotated[int, Field(ge=0, le=1024 * MiB)] = 8 * MiB
+    """Total size of the files a snippet may leave in its scratch dir."""
+    open_files: Annotated[int, Field(ge=16, le=4096)] = 64
+    """Open file descriptors per run."""
+    spares: Annotated[int, Field(ge=1, le=16)] = 2
+    """Children kept forked, confined and warmed up ahead of demand (each costs memory)."""
+    scratch_root: Path | None = None
+    """Where per-run scratch dirs are made (default: the system temp dir)."""
+    sandbox_user: str = "nobody"
+    """When the server runs as root, snippets run as this user."""
+    relax: Annotated[frozenset[str], NoDecode] = frozenset()
+    """Isolation layers allowed to be off (comma-separated, e.g. 'landlock,seccomp'); for
+    development only, logged loudly."""
 
     @field_validator("relax", mode="before")
     @classmethod
@@ -186,5 +141,6 @@ def settings_help() -> list[tuple[str, str, str]]:
         default = "(computed)" if field.default_factory is not None else str(field.default)
         if isinstance(field.default, tuple):
             default = os.pathsep.join(str(item) for item in field.default)
-        rows.append((f"GRADLAB_{name.upper()}", default, field.description or ""))
+        about = " ".join((field.description or "").split())  # a docstring may wrap
+        rows.append((f"GRADLAB_{name.upper()}", default, about))
     return rows

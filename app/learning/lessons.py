@@ -16,6 +16,7 @@ from app.learning.questions import (
     NotFound,
     asks,
     choice_order,
+    find_lesson,
     find_myth,
     find_step,
     myth_fingerprint,
@@ -41,15 +42,14 @@ from app.learning.schemas import (
 from app.lessons.loader import Catalog
 from app.lessons.schema import Lesson, Snippet, Step, ValuePrediction
 from app.modes.drills import value_drill_id
-from app.progress.records import LessonRecords, MythRecord, StepRecord
+from app.progress.records import (
+    LessonRecords,
+    MythRecord,
+    PredictionRecord,
+    StepRecord,
+    ValueRecord,
+)
 from app.progress.store import ProgressStore
-
-
-def find_lesson(catalog: Catalog, slug: str) -> Lesson:
-    lesson = catalog.get(slug)
-    if lesson is None:
-        raise NotFound(f"No lesson called {slug!r}")
-    return lesson
 
 
 @dataclass(frozen=True)
@@ -187,9 +187,8 @@ class LessonAnswers:
             raise NotFound(f"Step {number} of {slug!r} asks for no prediction")
         correct = grader.grade_choice(step, body.choice)
         fingerprint = prediction_fingerprint(step.prediction)
-        attempt = self.store.record_prediction(
-            self.learner, slug, number, body.choice, body.confidence, correct, fingerprint
-        )
+        answer = PredictionRecord(body.choice, body.confidence, correct, fingerprint)
+        attempt = self.store.record_prediction(self.learner, slug, number, answer)
         if not correct:
             self._queue().note_miss(slug, "prediction", str(number), datetime.now(UTC))
         return grader.prediction_reveal(step, body.choice, correct, attempt)
@@ -210,9 +209,8 @@ class LessonAnswers:
         correct, feedback = grader.grade_typed(check, body.value, body.reveal)
         if correct is None:
             return grader.value_feedback(feedback)
-        self.store.record_value(
-            self.learner, slug, number, body.value, correct, body.reveal, value_fingerprint(guess)
-        )
+        answer = ValueRecord(body.value, correct, body.reveal, value_fingerprint(guess))
+        self.store.record_value(self.learner, slug, number, answer)
         drill = value_drill_id(lesson, number)
         if not correct and drill is not None:
             self._queue().note_miss(slug, "drill", drill, datetime.now(UTC))
@@ -222,7 +220,8 @@ class LessonAnswers:
         lesson = find_lesson(self.catalog, slug)
         myth = find_myth(lesson, number)
         correct = grader.grade_myth(myth, answer)
-        self.store.record_myth(self.learner, slug, number, answer, correct, myth_fingerprint(myth))
+        kept = MythRecord(answer, correct, myth_fingerprint(myth))
+        self.store.record_myth(self.learner, slug, number, kept)
         if not correct:
             self._queue().note_miss(slug, "myth", str(number), datetime.now(UTC))
         records = self.store.lesson_state(self.learner, slug)

@@ -20,6 +20,9 @@ from app.progress.store import ProgressStore
 
 @dataclass(frozen=True)
 class ModeRequest:
+    """What a mode's page is built for: one lesson and one learner, whose records the store
+    reads only when the page shows them."""
+
     lesson: Lesson
     store: ProgressStore
     learner: str

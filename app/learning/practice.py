@@ -9,8 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 from app import rendering
 from app.learning import grader
-from app.learning.lessons import find_lesson
-from app.learning.questions import NotFound, prediction_fingerprint
+from app.learning.questions import NotFound, find_lesson, prediction_fingerprint
 from app.learning.queue import NotDue, QueueView, ReviewQueue
 from app.learning.review_items import KIND_NAMES, Answer
 from app.learning.runs import Runs

@@ -11,11 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 
+from app.lessons.loader import Catalog
 from app.lessons.schema import ChoicePrediction, Lesson, Myth, Step, ValuePrediction
 
 
 class NotFound(LookupError):
-    """The lesson has no such step, myth, drill, card or pitfall (a 404 to the routes)."""
+    """No such lesson, or the lesson has no such step, myth, drill, card or pitfall (a 404 to
+    the routes)."""
 
 
 def _digest(*parts: object) -> str:
@@ -52,6 +54,13 @@ def choice_order(learner: str, lesson: str, step: int, texts: list[str]) -> list
         return hashlib.blake2b(message, key=key, digest_size=16).digest()
 
     return sorted(texts, key=rank)
+
+
+def find_lesson(catalog: Catalog, slug: str) -> Lesson:
+    lesson = catalog.get(slug)
+    if lesson is None:
+        raise NotFound(f"No lesson called {slug!r}")
+    return lesson
 
 
 def find_step(lesson: Lesson, number: int) -> Step:

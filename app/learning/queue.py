@@ -12,7 +12,7 @@ longer matches) is retired: not shown, not answerable; a miss of the new questio
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
 from app.learning.grader import Graded
@@ -28,29 +28,28 @@ class NotDue(Exception):
 
 
 @dataclass(frozen=True)
+class QueueView:
+    """What is due now and what waits; empty for a visitor without a learner id (each empty
+    view has its own list, so none is shared)."""
+
+    due: list[QueueItem] = field(default_factory=list)
+    scheduled: int = 0  # items waiting for a later date
+    next_due: datetime | None = None  # the soonest of those
+
+
+@dataclass(frozen=True)
 class QueueItem:
+    """A due card and what to ask for it."""
+
     card: StoredCard
     prompt: Prompt
 
 
-@dataclass(frozen=True)
-class QueueView:
-    due: list[QueueItem]
-    scheduled: int  # items waiting for a later date
-    next_due: datetime | None  # the soonest of those
-
-
-EMPTY = QueueView([], 0, None)
-
-
 def _memory(card: StoredCard) -> Memory:
+    kept = card.memory
+    last_review = utc(kept.last_review) if kept.last_review else None
     return Memory(
-        card.state,
-        card.step,
-        card.stability,
-        card.difficulty,
-        utc(card.due),
-        utc(card.last_review) if card.last_review else None,
+        kept.state, kept.step, kept.stability, kept.difficulty, utc(kept.due), last_review
     )
 
 
@@ -80,7 +79,7 @@ class ReviewQueue:
             memory = _stored(new_memory(at), at)
             self.store.update_review_card(card.id, memory, prompt.fingerprint)
             return
-        if card.last_miss_at is not None and at <= utc(card.last_miss_at):
+        if card.memory.last_miss_at is not None and at <= utc(card.memory.last_miss_at):
             return  # counted already
         scheduled = _memory(card)
         if scheduled.due > at and (scheduled.last_review is None or at >= scheduled.last_review):
@@ -116,12 +115,12 @@ class ReviewQueue:
             prompt = self._prompt(card)
             if prompt is None:
                 continue  # the lesson no longer has this item, or asks it differently now
-            when = utc(card.due)
+            when = utc(card.memory.due)
             if when <= now:
                 due.append(QueueItem(card, prompt))
             else:
                 later.append(when)
-        due.sort(key=lambda item: (utc(item.card.due), item.card.id))
+        due.sort(key=lambda item: (utc(item.card.memory.due), item.card.id))
         return QueueView(due, len(later), min(later) if later else None)
 
     def answer(self, card_id: int, given: Answer, now: datetime) -> tuple[Graded, Memory] | None:

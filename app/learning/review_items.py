@@ -25,6 +25,13 @@ from app.modes.scheduler import Grade
 
 __all__ = ["KIND_NAMES", "Answer", "AnswerError", "Prompt", "grade", "prompt_for"]
 
+# The mode page each kind of item is asked on.
+_PAGES = {
+    "prediction": "step-by-step",
+    "myth": "myth-busters",
+    "drill": "predict-the-gradient",
+    "flashcard": "flashcards",
+}
 KIND_NAMES = {
     "prediction": "Prediction",
     "myth": "Myth",
@@ -40,12 +47,17 @@ class Prompt:
     key: str
     source: str  # where it comes from, e.g. "Step 2: backward() writes the slope into .grad"
     question: str  # Markdown
-    link: str  # the page it comes from
     fingerprint: str
     code: str | None = None
     choices: list[str] = field(default_factory=list)
     tensor: str | None = None
     card: Flashcard | None = None
+
+    @property
+    def link(self) -> str:
+        """The page the item comes from."""
+        page = f"/lessons/{self.lesson.slug}/{_PAGES[self.kind]}"
+        return f"{page}#step-{self.key}" if self.kind == "prediction" else page
 
 
 @dataclass(frozen=True)
@@ -71,7 +83,6 @@ def _prediction(lesson: Lesson, key: str, learner: str) -> Prompt | None:
         key,
         f"Step {number}: {step.title}",
         step.prediction.question,
-        f"/lessons/{lesson.slug}/step-by-step#step-{number}",
         prediction_fingerprint(step.prediction),
         code=step.snippet.code if step.snippet else None,
         choices=choice_order(learner, lesson.slug, number, step.prediction.texts),
@@ -83,42 +94,25 @@ def _myth(lesson: Lesson, key: str) -> Prompt | None:
     if number is None:
         return None
     myth = lesson.myths[number - 1]
-    link = f"/lessons/{lesson.slug}/myth-busters"
-    return Prompt(
-        lesson, "myth", key, f"Myth {number}", myth.question, link, myth_fingerprint(myth)
-    )
+    return Prompt(lesson, "myth", key, f"Myth {number}", myth.question, myth_fingerprint(myth))
 
 
 def _drill(lesson: Lesson, key: str) -> Prompt | None:
-    drill = find_drill(lesson, key)
-    if drill is None:
+    if (drill := find_drill(lesson, key)) is None:
         return None
+    asks = f"After this code runs, what is `{drill.tensor}.grad`?"
+    fingerprint = item_fingerprint("drill", drill.code, drill.tensor, drill.expected)
     return Prompt(
-        lesson,
-        "drill",
-        key,
-        drill.source,
-        f"After this code runs, what is `{drill.tensor}.grad`?",
-        f"/lessons/{lesson.slug}/predict-the-gradient",
-        item_fingerprint("drill", drill.code, drill.tensor, drill.expected),
-        code=drill.code,
-        tensor=drill.tensor,
+        lesson, "drill", key, drill.source, asks, fingerprint, drill.code, tensor=drill.tensor
     )
 
 
 def _flashcard(lesson: Lesson, key: str) -> Prompt | None:
-    card = find_flashcard(lesson, key)
-    if card is None:
+    if (card := find_flashcard(lesson, key)) is None:
         return None
+    source = "Key insight" if card.kind == "insight" else "Takeaway"
     return Prompt(
-        lesson,
-        "flashcard",
-        key,
-        "Key insight" if card.kind == "insight" else "Takeaway",
-        card.prompt,
-        f"/lessons/{lesson.slug}/flashcards",
-        flashcard_fingerprint(card),
-        card=card,
+        lesson, "flashcard", key, source, card.prompt, flashcard_fingerprint(card), card=card
     )
 
 

@@ -14,14 +14,13 @@ from typing import Any
 from app.learning.lessons import (
     LessonAnswers,
     catalog_progress,
-    find_lesson,
     lesson_progress,
     step_views,
 )
 from app.learning.mode_pages import ModeRequest
 from app.learning.practice import Practice, calibration_of, now, queue_items
-from app.learning.questions import NotFound
-from app.learning.queue import EMPTY
+from app.learning.questions import NotFound, find_lesson
+from app.learning.queue import QueueView
 from app.learning.registry import DEFAULT_MODE, MODES, find_mode
 from app.learning.review_items import KIND_NAMES
 from app.learning.runs import Runs
@@ -104,7 +103,7 @@ class Learning:
         return self.mode_page(slug, DEFAULT_MODE, learner)
 
     def review_page(self, learner: str | None) -> Page:
-        view = self.practice(learner).view() if learner else EMPTY
+        view = self.practice(learner).view() if learner else QueueView()
         context = {"view": view, "items": queue_items(view), "kind_names": KIND_NAMES, "now": now()}
         return Page("modes/review.html", context)
 
@@ -119,7 +118,7 @@ class Learning:
             "mode_names": {m.slug: m.name for m in MODES},
             "extra": self.store.mode_summary(learner) if learner else {},
             "drills_total": {lesson.slug: len(lesson_drills(lesson)) for lesson in lessons},
-            "view": practice.view() if practice else EMPTY,
+            "view": practice.view() if practice else QueueView(),
             "reviewed_today": practice.reviewed_today() if practice else 0,
             "now": now(),
         }

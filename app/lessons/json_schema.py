@@ -17,15 +17,6 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 def lesson_json_schema() -> dict[str, Any]:
     schema = Lesson.model_json_schema(mode="validation")
-    definitions = schema["$defs"]
-    # `Choice` turns plain text into {text: ...} before validating (see its docstring), which
-    # pydantic cannot express: say that a choice may also be a string.
-    choice = definitions["Choice"]
-    definitions["Choice"] = {
-        "anyOf": [{"type": "string", "minLength": 1}, choice],
-        "description": choice.get("description", ""),
-        "title": choice.get("title", "Choice"),
-    }
     return {
         "$schema": DIALECT,
         "title": "gradlab lesson (format 1)",

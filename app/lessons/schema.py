@@ -15,7 +15,16 @@ import re
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetJsonSchemaHandler,
+    StringConstraints,
+    model_validator,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 from typing_extensions import TypeAliasType
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=64)]
@@ -94,6 +103,21 @@ class Choice(Strict):
     @classmethod
     def _plain_text_is_a_choice(cls, data: object) -> object:
         return {"text": data} if isinstance(data, str) else data
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        # The validator above turns plain text into {text: ...}, which pydantic cannot see:
+        # say in the schema that a choice may also be a string.
+        found = handler(core_schema)
+        schema = handler.resolve_ref_schema(found)
+        mapping = dict(schema)
+        schema.clear()
+        schema["anyOf"] = [{"type": "string", "minLength": 1}, mapping]
+        schema["description"] = mapping.get("description", "")
+        schema["title"] = mapping.get("title", "Choice")
+        return found
 
     def __str__(self) -> str:
         return self.text

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import TypeVar
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.progress.models import AppSecret, Learner
+from app.progress.models import AppSecret, Learner, LearnerRecord
+
+_Row = TypeVar("_Row", bound=LearnerRecord)
 
 
 class StoreBase:
@@ -41,6 +44,15 @@ class StoreBase:
         self.ensure_learner(learner)
         with self.session() as session:
             session.add(record)
+
+    def lesson_rows(self, model: type[_Row], learner: str, lesson: str) -> Sequence[_Row]:
+        """Every row of `model` a learner made in one lesson, oldest first."""
+        with self.session() as session:
+            return session.scalars(
+                select(model)
+                .where(model.learner_id == learner, model.lesson == lesson)
+                .order_by(model.id)
+            ).all()
 
     def secret(self, name: str) -> str:
         """A random secret made once and kept in the database (shared by every instance).

@@ -26,6 +26,28 @@ class Base(DeclarativeBase):
     pass
 
 
+class LearnerRecord:
+    """Columns of every row that keeps one thing a learner did in a lesson. `sort_order` puts
+    them where the migrations did: the row number, the learner and the lesson first, then the
+    table's own columns, its fingerprint if it has one, and the time last."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True, sort_order=-3)
+    learner_id: Mapped[str] = mapped_column(
+        ForeignKey("learners.id", ondelete="CASCADE"), sort_order=-2
+    )
+    lesson: Mapped[str] = mapped_column(String(64), sort_order=-1)
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), default=_now, sort_order=2
+    )
+
+
+class Fingerprinted:
+    """Which version of the question a row answers (see app/learning/questions.py): a record
+    whose fingerprint no longer matches its lesson's question is retired, never shown."""
+
+    fingerprint: Mapped[str | None] = mapped_column(String(32), nullable=True, sort_order=1)
+
+
 class Learner(Base):
     __tablename__ = "learners"
 
@@ -50,54 +72,33 @@ class StepState(Base):
     )
 
 
-class PredictionAttempt(Base):
+class PredictionAttempt(LearnerRecord, Fingerprinted, Base):
     __tablename__ = "prediction_attempts"
     __table_args__ = (Index("ix_prediction_learner_lesson", "learner_id", "lesson"),)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"))
-    lesson: Mapped[str] = mapped_column(String(64))
     step: Mapped[int] = mapped_column(Integer)
     choice: Mapped[str] = mapped_column(Text)
     confidence: Mapped[str] = mapped_column(String(16))
     correct: Mapped[bool] = mapped_column(Boolean)
-    # Which version of the question this answers (see app/learning/questions.py): a record
-    # whose fingerprint no longer matches its lesson's question is retired, never shown.
-    fingerprint: Mapped[str | None] = mapped_column(String(32), nullable=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
-class ValueAttempt(Base):
+class ValueAttempt(LearnerRecord, Fingerprinted, Base):
     __tablename__ = "value_attempts"
     __table_args__ = (Index("ix_value_learner_lesson", "learner_id", "lesson"),)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"))
-    lesson: Mapped[str] = mapped_column(String(64))
     step: Mapped[int] = mapped_column(Integer)
     value: Mapped[str] = mapped_column(Text)
     correct: Mapped[bool] = mapped_column(Boolean)
     revealed: Mapped[bool] = mapped_column(Boolean, default=False)
-    # Which version of the question this answers (see app/learning/questions.py): a record
-    # whose fingerprint no longer matches its lesson's question is retired, never shown.
-    fingerprint: Mapped[str | None] = mapped_column(String(32), nullable=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
-class MythAnswer(Base):
+class MythAnswer(LearnerRecord, Fingerprinted, Base):
     __tablename__ = "myth_answers"
     __table_args__ = (Index("ix_myth_learner_lesson", "learner_id", "lesson"),)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"))
-    lesson: Mapped[str] = mapped_column(String(64))
     myth: Mapped[int] = mapped_column(Integer)
     answer: Mapped[str] = mapped_column(String(3))
     correct: Mapped[bool] = mapped_column(Boolean)
-    # Which version of the question this answers (see app/learning/questions.py): a record
-    # whose fingerprint no longer matches its lesson's question is retired, never shown.
-    fingerprint: Mapped[str | None] = mapped_column(String(32), nullable=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
 class AppSecret(Base):
@@ -127,51 +128,39 @@ class LessonMode(Base):
     )
 
 
-class DrillAttempt(Base):
+class DrillAttempt(LearnerRecord, Base):
     """A typed `.grad` value in Predict the gradient."""
 
     __tablename__ = "drill_attempts"
     __table_args__ = (Index("ix_drill_learner_lesson", "learner_id", "lesson"),)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"))
-    lesson: Mapped[str] = mapped_column(String(64))
     drill: Mapped[str] = mapped_column(String(160))
     value: Mapped[str] = mapped_column(Text)
     correct: Mapped[bool] = mapped_column(Boolean)
     revealed: Mapped[bool] = mapped_column(Boolean, default=False)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
-class FlashcardRating(Base):
+class FlashcardRating(LearnerRecord, Base):
     """A learner's own grade of a flashcard (again, hard, good, easy)."""
 
     __tablename__ = "flashcard_ratings"
     __table_args__ = (Index("ix_flashcard_learner_lesson", "learner_id", "lesson"),)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"))
-    lesson: Mapped[str] = mapped_column(String(64))
     card: Mapped[str] = mapped_column(String(64))
     rating: Mapped[str] = mapped_column(String(8))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
-class PitfallCheck(Base):
+class PitfallCheck(LearnerRecord, Base):
     """One "Check my fix" in the pitfall fixer, passed or not."""
 
     __tablename__ = "pitfall_checks"
     __table_args__ = (Index("ix_pitfall_learner_lesson", "learner_id", "lesson"),)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"))
-    lesson: Mapped[str] = mapped_column(String(64))
     pitfall: Mapped[int] = mapped_column(Integer)
     passed: Mapped[bool] = mapped_column(Boolean)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
-class ReviewCard(Base):
+class ReviewCard(LearnerRecord, Fingerprinted, Base):
     """One item of a learner's review queue and its spaced-repetition memory (FSRS)."""
 
     __tablename__ = "review_cards"
@@ -180,9 +169,6 @@ class ReviewCard(Base):
         Index("ix_review_learner_due", "learner_id", "due"),
     )
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"))
-    lesson: Mapped[str] = mapped_column(String(64))
     kind: Mapped[str] = mapped_column(String(16))  # prediction | myth | drill | flashcard
     key: Mapped[str] = mapped_column(String(160))  # step or myth number, drill or card id
     state: Mapped[int] = mapped_column(Integer)
@@ -193,10 +179,6 @@ class ReviewCard(Base):
     last_review: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     # The newest miss already taken into account, so that each miss counts once.
     last_miss_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
-    # Which version of the question this answers (see app/learning/questions.py): a record
-    # whose fingerprint no longer matches its lesson's question is retired, never shown.
-    fingerprint: Mapped[str | None] = mapped_column(String(32), nullable=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
 class ReviewAnswer(Base):

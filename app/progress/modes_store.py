@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from datetime import datetime
 
 from sqlalchemy import delete, func, select
@@ -29,20 +29,8 @@ from app.progress.records import (
 
 
 def _stored(card: ReviewCard) -> StoredCard:
-    return StoredCard(
-        card.id,
-        card.lesson,
-        card.kind,
-        card.key,
-        card.state,
-        card.step,
-        card.stability,
-        card.difficulty,
-        card.due,
-        card.last_review,
-        card.last_miss_at,
-        card.fingerprint,
-    )
+    memory = CardMemory(**{field.name: getattr(card, field.name) for field in fields(CardMemory)})
+    return StoredCard(card.id, card.lesson, card.kind, card.key, card.fingerprint, memory)
 
 
 class ModesRecords(StoreBase):
@@ -81,14 +69,8 @@ class ModesRecords(StoreBase):
 
     def drill_state(self, learner: str, lesson: str) -> dict[str, DrillRecord]:
         """Per drill: answered right at least once, revealed, attempts, the latest value."""
-        with self.session() as session:
-            attempts = session.scalars(
-                select(DrillAttempt)
-                .where(DrillAttempt.learner_id == learner, DrillAttempt.lesson == lesson)
-                .order_by(DrillAttempt.id)
-            ).all()
         state: dict[str, DrillRecord] = {}
-        for attempt in attempts:
+        for attempt in self.lesson_rows(DrillAttempt, learner, lesson):
             seen = state.get(attempt.drill, DrillRecord(False, False, 0, ""))
             state[attempt.drill] = DrillRecord(
                 seen.correct or attempt.correct,
@@ -105,12 +87,7 @@ class ModesRecords(StoreBase):
 
     def flashcard_state(self, learner: str, lesson: str) -> dict[str, str]:
         """The latest rating of each card."""
-        with self.session() as session:
-            ratings = session.scalars(
-                select(FlashcardRating)
-                .where(FlashcardRating.learner_id == learner, FlashcardRating.lesson == lesson)
-                .order_by(FlashcardRating.id)
-            ).all()
+        ratings = self.lesson_rows(FlashcardRating, learner, lesson)
         return {rating.card: rating.rating for rating in ratings}
 
     def record_pitfall_check(self, learner: str, lesson: str, pitfall: int, passed: bool) -> None:
@@ -120,14 +97,8 @@ class ModesRecords(StoreBase):
 
     def pitfall_state(self, learner: str, lesson: str) -> dict[int, PitfallRecord]:
         """Per pitfall: fixed (a check passed) and how many checks were made."""
-        with self.session() as session:
-            checks = session.scalars(
-                select(PitfallCheck).where(
-                    PitfallCheck.learner_id == learner, PitfallCheck.lesson == lesson
-                )
-            ).all()
         state: dict[int, PitfallRecord] = {}
-        for check in checks:
+        for check in self.lesson_rows(PitfallCheck, learner, lesson):
             seen = state.get(check.pitfall, PitfallRecord(False, 0))
             state[check.pitfall] = PitfallRecord(seen.fixed or check.passed, seen.checks + 1)
         return state

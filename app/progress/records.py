@@ -8,7 +8,7 @@ from datetime import datetime
 
 @dataclass(frozen=True)
 class PredictionRecord:
-    """A learner's latest committed choice on one step."""
+    """A committed choice on one step: as kept, and (read back) the latest one."""
 
     choice: str
     confidence: str
@@ -18,7 +18,7 @@ class PredictionRecord:
 
 @dataclass(frozen=True)
 class ValueRecord:
-    """A learner's latest typed `.grad` on one step."""
+    """A typed `.grad` on one step: as kept, and (read back) the latest one."""
 
     value: str
     correct: bool
@@ -28,6 +28,8 @@ class ValueRecord:
 
 @dataclass(frozen=True)
 class MythRecord:
+    """A yes/no answer to a myth: as kept, and (read back) the latest one."""
+
     answer: str
     correct: bool
     fingerprint: str | None
@@ -62,6 +64,8 @@ class FirstPrediction:
 
 @dataclass(frozen=True)
 class DrillRecord:
+    """One drill: answered right at least once, revealed, attempts, the latest value."""
+
     correct: bool
     revealed: bool
     attempts: int
@@ -70,6 +74,8 @@ class DrillRecord:
 
 @dataclass(frozen=True)
 class PitfallRecord:
+    """One pitfall: fixed (a check passed) and how many checks were made."""
+
     fixed: bool
     checks: int
 
@@ -84,26 +90,8 @@ class LessonCounts:
 
 
 @dataclass(frozen=True)
-class StoredCard:
-    """A review-queue item as stored: what it points at and its scheduling memory."""
-
-    id: int
-    lesson: str
-    kind: str
-    key: str
-    state: int
-    step: int | None
-    stability: float | None
-    difficulty: float | None
-    due: datetime
-    last_review: datetime | None
-    last_miss_at: datetime | None
-    fingerprint: str | None
-
-
-@dataclass(frozen=True)
 class CardMemory:
-    """The scheduling fields of a review card, as written."""
+    """The scheduling fields of a review card, as written and as read."""
 
     state: int
     step: int | None
@@ -112,3 +100,15 @@ class CardMemory:
     due: datetime
     last_review: datetime | None
     last_miss_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class StoredCard:
+    """A review-queue item as stored: what it points at and its scheduling memory."""
+
+    id: int
+    lesson: str
+    kind: str
+    key: str
+    fingerprint: str | None
+    memory: CardMemory

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
@@ -40,28 +40,14 @@ class ProgressStore(ModesRecords):
         return state
 
     def record_prediction(
-        self,
-        learner: str,
-        lesson: str,
-        step: int,
-        choice: str,
-        confidence: str,
-        correct: bool,
-        fingerprint: str,
+        self, learner: str, lesson: str, step: int, answer: PredictionRecord
     ) -> int:
-        """Keep the attempt, mark the step done; return the attempt's number (1 = first)."""
+        """Keep the attempt, mark the step done; return the attempt's number (1 = first) at
+        this version of the question."""
         self.ensure_learner(learner)
         with self.session() as session:
             session.add(
-                PredictionAttempt(
-                    learner_id=learner,
-                    lesson=lesson,
-                    step=step,
-                    choice=choice,
-                    confidence=confidence,
-                    correct=correct,
-                    fingerprint=fingerprint,
-                )
+                PredictionAttempt(learner_id=learner, lesson=lesson, step=step, **asdict(answer))
             )
             self._step_state(session, learner, lesson, step).done = True
             session.flush()
@@ -73,49 +59,20 @@ class ProgressStore(ModesRecords):
                         PredictionAttempt.learner_id == learner,
                         PredictionAttempt.lesson == lesson,
                         PredictionAttempt.step == step,
-                        PredictionAttempt.fingerprint == fingerprint,
+                        PredictionAttempt.fingerprint == answer.fingerprint,
                     )
                 )
                 or 0
             )
         return attempts
 
-    def record_value(
-        self,
-        learner: str,
-        lesson: str,
-        step: int,
-        value: str,
-        correct: bool,
-        revealed: bool,
-        fingerprint: str,
-    ) -> None:
-        self.add_record(
-            learner,
-            ValueAttempt(
-                learner_id=learner,
-                lesson=lesson,
-                step=step,
-                value=value,
-                correct=correct,
-                revealed=revealed,
-                fingerprint=fingerprint,
-            ),
-        )
+    def record_value(self, learner: str, lesson: str, step: int, answer: ValueRecord) -> None:
+        row = ValueAttempt(learner_id=learner, lesson=lesson, step=step, **asdict(answer))
+        self.add_record(learner, row)
 
-    def record_myth(
-        self, learner: str, lesson: str, myth: int, answer: str, correct: bool, fingerprint: str
-    ) -> None:
+    def record_myth(self, learner: str, lesson: str, myth: int, answer: MythRecord) -> None:
         self.add_record(
-            learner,
-            MythAnswer(
-                learner_id=learner,
-                lesson=lesson,
-                myth=myth,
-                answer=answer,
-                correct=correct,
-                fingerprint=fingerprint,
-            ),
+            learner, MythAnswer(learner_id=learner, lesson=lesson, myth=myth, **asdict(answer))
         )
 
     def mark_done(self, learner: str, lesson: str, step: int) -> None:

@@ -10,6 +10,8 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse
 
+from app.learning.lessons import LessonAnswers
+from app.learning.practice import Practice
 from app.learning.service import Learning, Page
 from app.web.templates import templates
 
@@ -54,6 +56,19 @@ async def _maybe_learner(request: Request) -> str | None:
 LearningDep = Annotated[Learning, Depends(_learning)]
 LearnerDep = Annotated[str, Depends(_learner)]
 MaybeLearnerDep = Annotated[str | None, Depends(_maybe_learner)]
+
+
+# The learning core as one learner's: a lesson's answers, and the modes and review queue.
+async def _answers(learning: LearningDep, learner: LearnerDep) -> LessonAnswers:
+    return learning.answers(learner)
+
+
+async def _practice(learning: LearningDep, learner: LearnerDep) -> Practice:
+    return learning.practice(learner)
+
+
+AnswersDep = Annotated[LessonAnswers, Depends(_answers)]
+PracticeDep = Annotated[Practice, Depends(_practice)]
 
 
 def render_page(request: Request, page: Page) -> HTMLResponse:

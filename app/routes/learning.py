@@ -16,20 +16,20 @@ from app.learning.schemas import (
     ValueBody,
     ValueFeedback,
 )
-from app.routes.deps import LearnerDep, LearningDep, MaybeLearnerDep
+from app.routes.deps import AnswersDep, LearnerDep, LearningDep, MaybeLearnerDep
 
 router = APIRouter(tags=["learning"])
 
 
-@router.post("/api/lessons/{slug}/steps/{number}/prediction", response_model=PredictionReveal)
+@router.post("/api/lessons/{slug}/steps/{number}/prediction")
 def commit_prediction(
-    slug: str, number: int, body: PredictionBody, learning: LearningDep, learner: LearnerDep
+    slug: str, number: int, body: PredictionBody, answers: AnswersDep
 ) -> PredictionReveal:
     """Commit to a prediction; the answer, what explains it and the step's output come back."""
-    return learning.answers(learner).commit_prediction(slug, number, body)
+    return answers.commit_prediction(slug, number, body)
 
 
-@router.post("/api/lessons/{slug}/steps/{number}/value", response_model=ValueFeedback)
+@router.post("/api/lessons/{slug}/steps/{number}/value")
 async def check_value(
     slug: str, number: int, body: ValueBody, learning: LearningDep, learner: LearnerDep
 ) -> ValueFeedback:
@@ -37,31 +37,27 @@ async def check_value(
     return await learning.check_value(learner, slug, number, body)
 
 
-@router.post("/api/lessons/{slug}/myths/{number}/answer", response_model=MythReveal)
-def answer_myth(
-    slug: str, number: int, body: MythBody, learning: LearningDep, learner: LearnerDep
-) -> MythReveal:
+@router.post("/api/lessons/{slug}/myths/{number}/answer")
+def answer_myth(slug: str, number: int, body: MythBody, answers: AnswersDep) -> MythReveal:
     """Answer a myth buster yes or no; the verdict, the belief and the reasons come back."""
-    return learning.answers(learner).answer_myth(slug, number, body.answer)
+    return answers.answer_myth(slug, number, body.answer)
 
 
 @router.put("/api/lessons/{slug}/steps/{number}/code", status_code=204)
-def save_code(
-    slug: str, number: int, body: CodeBody, learning: LearningDep, learner: LearnerDep
-) -> Response:
+def save_code(slug: str, number: int, body: CodeBody, answers: AnswersDep) -> Response:
     """Keep the learner's edited version of a step's code."""
-    learning.answers(learner).save_code(slug, number, body.code)
+    answers.save_code(slug, number, body.code)
     return Response(status_code=204)
 
 
 @router.delete("/api/lessons/{slug}/steps/{number}/code", status_code=204)
-def reset_code(slug: str, number: int, learning: LearningDep, learner: LearnerDep) -> Response:
+def reset_code(slug: str, number: int, answers: AnswersDep) -> Response:
     """Forget the edited code: the step shows the lesson's code again."""
-    learning.answers(learner).save_code(slug, number, None)
+    answers.save_code(slug, number, None)
     return Response(status_code=204)
 
 
-@router.get("/api/lessons/{slug}/progress", response_model=LessonProgress)
+@router.get("/api/lessons/{slug}/progress")
 def get_lesson_progress(
     slug: str, learning: LearningDep, learner: MaybeLearnerDep
 ) -> LessonProgress:
@@ -69,7 +65,7 @@ def get_lesson_progress(
     return learning.lesson_progress(slug, learner)
 
 
-@router.get("/api/progress", response_model=CatalogProgress)
+@router.get("/api/progress")
 def get_progress(learning: LearningDep, learner: MaybeLearnerDep) -> CatalogProgress:
     """The learner's progress on every lesson."""
     return learning.catalog_progress(learner)

@@ -17,7 +17,7 @@ from app.learning.schemas import (
     RatingResult,
     ValueBody,
 )
-from app.routes.deps import LearnerDep, LearningDep, render_page
+from app.routes.deps import LearnerDep, LearningDep, PracticeDep, render_page
 
 router = APIRouter(tags=["modes"])
 
@@ -39,49 +39,41 @@ def remember_mode(
     return Response(status_code=204)
 
 
-@router.post("/api/lessons/{slug}/drills/{drill_id}/answer", response_model=DrillFeedback)
-def answer_drill(
-    slug: str, drill_id: str, body: ValueBody, learning: LearningDep, learner: LearnerDep
-) -> DrillFeedback:
+@router.post("/api/lessons/{slug}/drills/{drill_id}/answer")
+def answer_drill(slug: str, drill_id: str, body: ValueBody, practice: PracticeDep) -> DrillFeedback:
     """Check a typed `.grad` numerically, element by element. A miss enters the review queue;
     the answer comes back only when right or when `reveal` asks for it."""
-    return learning.practice(learner).answer_drill(slug, drill_id, body)
+    return practice.answer_drill(slug, drill_id, body)
 
 
-@router.get("/api/lessons/{slug}/flashcards/{card_id}", response_model=FlashcardBack)
-def flashcard_answer(
-    slug: str, card_id: str, learning: LearningDep, learner: LearnerDep
-) -> FlashcardBack:
+@router.get("/api/lessons/{slug}/flashcards/{card_id}")
+def flashcard_answer(slug: str, card_id: str, practice: PracticeDep) -> FlashcardBack:
     """The back of a card (asked for when the learner turns it over)."""
-    return learning.practice(learner).flashcard_back(slug, card_id)
+    return practice.flashcard_back(slug, card_id)
 
 
-@router.post("/api/lessons/{slug}/flashcards/{card_id}/rating", response_model=RatingResult)
+@router.post("/api/lessons/{slug}/flashcards/{card_id}/rating")
 def rate_flashcard(
-    slug: str, card_id: str, body: RatingBody, learning: LearningDep, learner: LearnerDep
+    slug: str, card_id: str, body: RatingBody, practice: PracticeDep
 ) -> RatingResult:
     """The learner's own grade of a card; `again` and `hard` put it in the review queue."""
-    return learning.practice(learner).rate_flashcard(slug, card_id, body.rating)
+    return practice.rate_flashcard(slug, card_id, body.rating)
 
 
-@router.get("/api/lessons/{slug}/pitfalls/{number}/hints/{level}", response_model=HintOut)
-def pitfall_hint(
-    slug: str, number: int, level: int, learning: LearningDep, learner: LearnerDep
-) -> HintOut:
+@router.get("/api/lessons/{slug}/pitfalls/{number}/hints/{level}")
+def pitfall_hint(slug: str, number: int, level: int, practice: PracticeDep) -> HintOut:
     """The hint ladder: 1 the root cause, 2 the line that goes wrong, 3 the corrected line."""
-    return learning.practice(learner).hint(slug, number, level)
+    return practice.hint(slug, number, level)
 
 
-@router.get("/api/lessons/{slug}/pitfalls/{number}/fix", response_model=FixOut)
-def pitfall_fix(slug: str, number: int, learning: LearningDep, learner: LearnerDep) -> FixOut:
+@router.get("/api/lessons/{slug}/pitfalls/{number}/fix")
+def pitfall_fix(slug: str, number: int, practice: PracticeDep) -> FixOut:
     """ "Show the fix": the corrected code and why."""
-    return learning.practice(learner).fix(slug, number)
+    return practice.fix(slug, number)
 
 
-@router.post("/api/lessons/{slug}/pitfalls/{number}/check", response_model=FixVerdict)
-async def check_fix(
-    slug: str, number: int, body: FixBody, learning: LearningDep, learner: LearnerDep
-) -> FixVerdict:
+@router.post("/api/lessons/{slug}/pitfalls/{number}/check")
+async def check_fix(slug: str, number: int, body: FixBody, practice: PracticeDep) -> FixVerdict:
     """Run the learner's fix in the sandbox and compare what it does (error, stdout, `.grad`)
     with what the corrected code is declared to do. Text is never compared."""
-    return await learning.practice(learner).check_fix(slug, number, body.code)
+    return await practice.check_fix(slug, number, body.code)

@@ -9,14 +9,14 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import HTMLResponse
 
 from app.learning.schemas import CalibrationOut, ReviewBody, ReviewQueueOut, ReviewResult
-from app.routes.deps import LearnerDep, LearningDep, MaybeLearnerDep, render_page
+from app.routes.deps import LearningDep, MaybeLearnerDep, PracticeDep, render_page
 
 router = APIRouter(tags=["review"])
 # A card id the database can hold (a larger number is a 422, not an overflow).
 CardId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 
 
-@router.get("/api/review", response_model=ReviewQueueOut)
+@router.get("/api/review")
 def review_queue(learning: LearningDep, learner: MaybeLearnerDep) -> ReviewQueueOut:
     """The items due now (what was missed, when spaced repetition says to look again)."""
     if learner is None:
@@ -24,13 +24,11 @@ def review_queue(learning: LearningDep, learner: MaybeLearnerDep) -> ReviewQueue
     return learning.practice(learner).review_queue()
 
 
-@router.post("/api/review/{card_id}/answer", response_model=ReviewResult)
-def answer_review(
-    card_id: CardId, body: ReviewBody, learning: LearningDep, learner: LearnerDep
-) -> ReviewResult:
+@router.post("/api/review/{card_id}/answer")
+def answer_review(card_id: CardId, body: ReviewBody, practice: PracticeDep) -> ReviewResult:
     """Answer a due item: graded like its lesson page does, then rescheduled by FSRS (right:
     days ahead; wrong: back in ten minutes). 409 when it is not due (answered already)."""
-    return learning.practice(learner).answer_review(card_id, body)
+    return practice.answer_review(card_id, body)
 
 
 @router.get("/review", response_class=HTMLResponse, include_in_schema=False)
@@ -39,7 +37,7 @@ def review_page(request: Request, learning: LearningDep, learner: MaybeLearnerDe
     return render_page(request, page)
 
 
-@router.get("/api/progress/calibration", response_model=CalibrationOut)
+@router.get("/api/progress/calibration")
 def get_calibration(learning: LearningDep, learner: MaybeLearnerDep) -> CalibrationOut:
     """Per confidence level (certain, fairly sure, guess): first predictions made, and right."""
     return learning.calibration(learner)

@@ -10,38 +10,31 @@ import ctypes
 import os
 import platform
 from collections.abc import Iterable
+from enum import IntFlag
 
 # Same numbers on x86_64 and aarch64 (the generic syscall table).
 _SYSCALLS = {"x86_64": (444, 445, 446), "aarch64": (444, 445, 446)}
 _CREATE_RULESET_VERSION = 1
 _RULE_PATH_BENEATH = 1
 
-# Filesystem rights, with the ABI version that introduced them.
-EXECUTE = 1 << 0
-WRITE_FILE = 1 << 1
-READ_FILE = 1 << 2
-READ_DIR = 1 << 3
-REMOVE_DIR = 1 << 4
-REMOVE_FILE = 1 << 5
-MAKE_CHAR = 1 << 6
-MAKE_DIR = 1 << 7
-MAKE_REG = 1 << 8
-MAKE_SOCK = 1 << 9
-MAKE_FIFO = 1 << 10
-MAKE_BLOCK = 1 << 11
-MAKE_SYM = 1 << 12
-REFER = 1 << 13  # ABI 2
-TRUNCATE = 1 << 14  # ABI 3
-IOCTL_DEV = 1 << 15  # ABI 5
-_FS_BY_ABI = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 5: (1 << 16) - 1}
+# Filesystem rights, in the kernel's bit order (linux/landlock.h): ABI 1 has the first 13,
+# ABI 2 added REFER, ABI 3 TRUNCATE and ABI 5 IOCTL_DEV.
+Fs = IntFlag(
+    "Fs",
+    "EXECUTE WRITE_FILE READ_FILE READ_DIR REMOVE_DIR REMOVE_FILE MAKE_CHAR MAKE_DIR MAKE_REG"
+    " MAKE_SOCK MAKE_FIFO MAKE_BLOCK MAKE_SYM REFER TRUNCATE IOCTL_DEV",
+)
+READ_FILE, WRITE_FILE = Fs.READ_FILE, Fs.WRITE_FILE
+# Every right a ruleset of each ABI can handle: all those below the first one added after it.
+_FS_BY_ABI = {1: Fs.REFER - 1, 2: Fs.TRUNCATE - 1, 3: Fs.IOCTL_DEV - 1, 5: 2 * Fs.IOCTL_DEV - 1}
 # Network (ABI 4) and scoping (ABI 6).
 _NET_BIND_TCP = 1 << 0
 _NET_CONNECT_TCP = 1 << 1
 _SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0
 _SCOPE_SIGNAL = 1 << 1
 
-READ_ONLY = EXECUTE | READ_FILE | READ_DIR
-SCRATCH = READ_FILE | READ_DIR | WRITE_FILE | MAKE_REG | REMOVE_FILE | TRUNCATE
+READ_ONLY = Fs.EXECUTE | Fs.READ_FILE | Fs.READ_DIR
+SCRATCH = Fs.READ_FILE | Fs.READ_DIR | Fs.WRITE_FILE | Fs.MAKE_REG | Fs.REMOVE_FILE | Fs.TRUNCATE
 
 
 class LandlockUnavailable(OSError):
@@ -121,7 +114,7 @@ def prepare(rules: Iterable[tuple[str, int]]) -> tuple[int, int]:
             try:
                 if not os.path.isdir(path):
                     # Directory-only rights are refused on a file.
-                    rights &= WRITE_FILE | READ_FILE | EXECUTE | TRUNCATE | IOCTL_DEV
+                    rights &= Fs.WRITE_FILE | Fs.READ_FILE | Fs.EXECUTE | Fs.TRUNCATE | Fs.IOCTL_DEV
                 rule = _PathBeneathAttr(rights & handled_fs, fd)
                 _syscall(
                     add_rule,

@@ -10,13 +10,14 @@ import json
 import logging
 import re
 import sys
-import time
 import uuid
 from contextvars import ContextVar
 from datetime import UTC, datetime
 
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.web.observed import Observed, call_observed
 
 REQUEST_ID_HEADER = "X-Request-ID"
 # A proxy's id is kept if it looks like one; anything else (a log-injection attempt) is replaced.
@@ -94,30 +95,25 @@ class RequestIdMiddleware:
         given = dict(scope["headers"]).get(REQUEST_ID_HEADER.lower().encode(), b"")
         rid = given.decode() if _VALID_ID.fullmatch(given) else uuid.uuid4().hex
         token = request_id.set(rid)
-        started = time.perf_counter()
-        status = 500
+        observed = Observed()
 
-        async def with_id(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                MutableHeaders(scope=message)[REQUEST_ID_HEADER] = rid
-            await send(message)
+        def add_id(message: Message) -> None:
+            MutableHeaders(scope=message)[REQUEST_ID_HEADER] = rid
 
         try:
-            await self.app(scope, receive, with_id)
+            await call_observed(self.app, scope, receive, send, observed, add_id)
         finally:
             if access_log.isEnabledFor(logging.INFO):
                 access_log.info(
                     "%s %s %s",
                     scope["method"],
                     scope["path"],
-                    status,
+                    observed.status,
                     extra={
                         "method": scope["method"],
                         "path": scope["path"],
-                        "status": status,
-                        "duration_ms": round((time.perf_counter() - started) * 1000, 1),
+                        "status": observed.status,
+                        "duration_ms": round(observed.seconds() * 1000, 1),
                     },
                 )
             request_id.reset(token)

@@ -19,12 +19,13 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.exposition import generate_latest
 from prometheus_client.registry import Collector
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.config import Settings
 from app.processes import child_pids
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox, SandboxBusy, SandboxUnavailable, SnippetTooLarge
+from app.web.observed import Observed, call_observed
 
 # Statuses of a run that mean the sandbox killed it, and why.
 KILL_REASONS = ("timeout", "memory", "killed")
@@ -187,20 +188,13 @@ class MetricsMiddleware:
         if scope["path"] == "/metrics" and self.token is not None:
             await self._serve(scope, send, self.token)
             return
-        started = time.perf_counter()
-        status = 500
-
-        async def timed_send(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
+        observed = Observed()
         try:
-            await self.app(scope, receive, timed_send)
+            await call_observed(self.app, scope, receive, send, observed)
         finally:
-            self.metrics.http.labels(_route_template(scope), scope["method"], str(status)).observe(
-                time.perf_counter() - started
+            route = _route_template(scope)
+            self.metrics.http.labels(route, scope["method"], str(observed.status)).observe(
+                observed.seconds()
             )
 
     async def _serve(self, scope: Scope, send: Send, token: bytes) -> None:

@@ -9,9 +9,10 @@
 // Learner data is always text (textContent / SVG text nodes), never markup.
 // Importing this module has no side effect.
 
+import {layeredLayout} from "./graph-layout.js";
 import {formatTensorValue} from "./inspector.js";
+import {el, shorten, svg} from "./util.js";
 
-const SVG_NS = "http://www.w3.org/2000/svg";
 const CHAR_WIDTH = 7.4;   // px per char of 12.5px monospace
 const NODE_HEIGHT = 40;
 const LAYER_GAP = 58;     // room for the gradient labels between layers
@@ -21,24 +22,6 @@ const LABEL_CHARS = 22;   // an edge label's preview; the full value on focus or
 const PLAY_MS = 1100;
 
 let instances = 0;
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value !== null && value !== undefined && value !== false) node.setAttribute(key, String(value));
-  }
-  for (const child of children) if (child !== null && child !== undefined) node.append(child);
-  return node;
-}
-
-function svg(tag, attrs = {}, ...children) {
-  const node = document.createElementNS(SVG_NS, tag);
-  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
-  for (const child of children) node.append(child);
-  return node;
-}
-
-const shorten = (text, max) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
 /** A recorded tensor as torch would print it; `cut` previews say how much is shown. */
 export function previewText(preview) {
@@ -67,54 +50,20 @@ function callTitle(call) {
   return `${call.number}: ${text}${Number.isInteger(call.line) ? ` on line ${call.line}` : ""}`;
 }
 
-// ---- Layout: longest-path layers from the roots, one barycentre pass -------
+// ---- Layout: graph-layout.js, with the edges between each pair once ---------
 
 function layout(call) {
-  const nodes = call.nodes;
-  const ids = new Set(nodes.map((n) => n.id));
+  const ids = new Set(call.nodes.map((n) => n.id));
   const edges = call.edges.filter((e) => ids.has(e.source) && ids.has(e.target) && e.source !== e.target);
-  const pred = new Map(nodes.map((n) => [n.id, []]));
-  for (const e of edges) pred.get(e.target).push(e.source);
-  const layer = new Map();
-  const visiting = new Set();
-  const depth = (id) => {
-    if (layer.has(id)) return layer.get(id);
-    visiting.add(id);
-    let d = 0;
-    for (const p of pred.get(id)) if (!visiting.has(p)) d = Math.max(d, depth(p) + 1);
-    visiting.delete(id);
-    layer.set(id, d);
-    return d;
-  };
-  nodes.forEach((n) => depth(n.id));
-  const rows = [];
-  for (const n of nodes) (rows[layer.get(n.id)] ??= []).push(n);
-  const x = new Map();
-  const width = new Map(nodes.map((n) => [n.id, Math.ceil(Math.max(n.label.length, nodeSubtitle(n).length) * CHAR_WIDTH + 24)]));
-  const bary = (n) => {
-    const ps = pred.get(n.id).filter((q) => x.has(q));
-    return ps.length ? ps.reduce((sum, q) => sum + x.get(q), 0) / ps.length : 0;
-  };
-  rows.forEach((row, l) => {
-    const targets = new Map(row.map((n) => [n.id, l > 0 ? bary(n) : 0]));
-    if (l > 0) row.sort((a, b) => targets.get(a.id) - targets.get(b.id));
-    let cursor = 0;
-    for (const n of row) {
-      x.set(n.id, cursor + width.get(n.id) / 2);
-      cursor += width.get(n.id) + GAP_X;
-    }
-    // The packed row sits centred under its parents, not under the graph's middle.
-    const shift = row.reduce((sum, n) => sum + targets.get(n.id) - x.get(n.id), 0) / row.length;
-    row.forEach((n) => x.set(n.id, x.get(n.id) + shift));
-  });
-  const left = Math.min(...nodes.map((n) => x.get(n.id) - width.get(n.id) / 2));
-  const right = Math.max(...nodes.map((n) => x.get(n.id) + width.get(n.id) / 2));
-  const box = new Map(nodes.map((n) => [n.id, {
-    cx: x.get(n.id) - left + MARGIN,
-    top: MARGIN + layer.get(n.id) * (NODE_HEIGHT + LAYER_GAP),
-    width: width.get(n.id),
-  }]));
-  return {edges, box, width: right - left + 2 * MARGIN, height: rows.length * (NODE_HEIGHT + LAYER_GAP) - LAYER_GAP + 2 * MARGIN};
+  const pairs = new Map(edges.map((e) => [`${e.source}\u0000${e.target}`, e]));
+  const boxes = call.nodes.map((n) => ({
+    id: n.id,
+    width: Math.ceil(Math.max(n.label.length, nodeSubtitle(n).length) * CHAR_WIDTH + 24),
+    height: NODE_HEIGHT,
+  }));
+  const placed = layeredLayout(boxes, [...pairs.values()], {gapX: GAP_X, layerGap: LAYER_GAP, margin: MARGIN});
+  const box = new Map(boxes.map((b) => [b.id, {...placed.box(b.id), width: b.width}]));
+  return {edges, box, width: placed.width, height: placed.height};
 }
 
 function nodeSubtitle(node) {

@@ -4,12 +4,12 @@
 //   createSaver({lesson, step, original, status, onSaved, report}) ->
 //     {onChange(code), flush(), forget() -> Promise<response>, cancel(), restored(code)}
 
-import {apiFetch, networkMessage} from "./util.js";
+import {apiFetch, lessonUrl, networkMessage} from "./util.js";
 
 const SAVE_DELAY_MS = 800;
 
 export function createSaver({lesson, step, original, status, onSaved = null, report = () => {}}) {
-  const url = `/api/lessons/${encodeURIComponent(lesson)}/steps/${step}/code`;
+  const url = lessonUrl(lesson, "steps", step, "code");
   let timer = null;
   let pending = null; // code waiting for the debounce
   let lastSaved = null; // the code the server holds (null: the original)

@@ -12,7 +12,7 @@
 
 import {mountRunnable} from "./runnable.js";
 import {renderMythReveal, renderPredictionReveal, renderStepReveal} from "./reveals.js";
-import {apiFetch, choiceContent, el, networkMessage, sendAnswer, uid} from "./util.js";
+import {apiFetch, choiceContent, el, lessonUrl, networkMessage, sendAnswer, uid} from "./util.js";
 import {askForValue, renderValueFeedback} from "./value-feedback.js";
 
 const CONFIDENCE_WORDS = {guess: "a guess", fairly_sure: "fairly sure", certain: "certain"};
@@ -75,6 +75,22 @@ function calibration(correct, confidence) {
   return "";
 }
 
+/** What the reveal of a saved answer said (an old record may have none). */
+function savedReveal(saved) {
+  return saved.reveal && typeof saved.reveal === "object" ? saved.reveal : {};
+}
+
+/** "Try again": an answer's buttons can be pressed again and its feedback goes. */
+function reopenAnswer(buttons, chosenClasses, feedback) {
+  for (const button of buttons) {
+    button.disabled = false;
+    button.removeAttribute("aria-pressed");
+    button.classList.remove(...chosenClasses);
+  }
+  feedback.replaceChildren();
+  delete feedback.dataset.result;
+}
+
 function renderPredictionFeedback(prediction, feedback, result, {choice, confidence, restored}) {
   const correct = Boolean(result.correct);
   feedback.replaceChildren();
@@ -134,14 +150,8 @@ function setupPrediction(prediction, context) {
   };
 
   const reopen = () => {
-    for (const button of choices) {
-      button.disabled = false;
-      button.removeAttribute("aria-pressed");
-      button.classList.remove("choice--chosen", "choice--answer");
-    }
+    reopenAnswer(choices, ["choice--chosen", "choice--answer"], feedback);
     if (fieldset) fieldset.disabled = false;
-    feedback.replaceChildren();
-    delete feedback.dataset.result;
     delete prediction.dataset.committed;
     tryAgain.hidden = true;
   };
@@ -154,7 +164,7 @@ function setupPrediction(prediction, context) {
     feedback.dataset.result = "pending";
     const data = await sendAnswer({
       holder: prediction, feedback, what: "Checking your prediction",
-      url: `/api/lessons/${encodeURIComponent(context.slug)}/steps/${step}/prediction`,
+      url: lessonUrl(context.slug, "steps", step, "prediction"),
       body: {choice, confidence: level},
     });
     busy = false;
@@ -179,7 +189,7 @@ function setupPrediction(prediction, context) {
     regions: [feedback],
     restore(saved) {
       if (!saved || !saved.choice) return;
-      const reveal = saved.reveal && typeof saved.reveal === "object" ? saved.reveal : {};
+      const reveal = savedReveal(saved);
       const result = {...reveal, correct: saved.correct ?? reveal.correct};
       const radio = fieldset?.querySelector(`input[value="${CSS.escape(String(saved.confidence ?? ""))}"]`);
       if (radio) radio.checked = true;
@@ -224,7 +234,7 @@ function setupValuePrediction(form, context) {
     busy = true;
     const result = await sendAnswer({
       holder: form, feedback, what: reveal ? "Fetching the answer" : "Checking your value",
-      url: `/api/lessons/${encodeURIComponent(context.slug)}/steps/${step}/value`,
+      url: lessonUrl(context.slug, "steps", step, "value"),
       body: {value, reveal},
     });
     busy = false;
@@ -308,13 +318,7 @@ function setupMyth(myth, context) {
   };
 
   const reopen = () => {
-    for (const button of buttons) {
-      button.disabled = false;
-      button.removeAttribute("aria-pressed");
-      button.classList.remove("myth-answer--chosen");
-    }
-    feedback.replaceChildren();
-    delete feedback.dataset.result;
+    reopenAnswer(buttons, ["myth-answer--chosen"], feedback);
     delete myth.dataset.answered;
     tryAgain.hidden = true;
   };
@@ -325,7 +329,7 @@ function setupMyth(myth, context) {
     const mine = button.dataset.answer;
     const data = await sendAnswer({
       holder: myth, feedback, what: "Checking your answer",
-      url: `/api/lessons/${encodeURIComponent(context.slug)}/myths/${number}/answer`,
+      url: lessonUrl(context.slug, "myths", number, "answer"),
       body: {answer: mine},
     });
     busy = false;
@@ -348,8 +352,7 @@ function setupMyth(myth, context) {
     regions: [feedback],
     restore(saved) {
       if (!saved || !saved.answer) return;
-      const reveal = saved.reveal && typeof saved.reveal === "object" ? saved.reveal : {};
-      renderMythFeedback(feedback, {...reveal, correct: saved.correct}, {mine: saved.answer, restored: true});
+      renderMythFeedback(feedback, {...savedReveal(saved), correct: saved.correct}, {mine: saved.answer, restored: true});
       markAnswered(saved.answer);
     },
   };
@@ -398,7 +401,7 @@ export function initLesson(article) {
 
   const fetchProgress = async () => {
     const seq = ++progressSeq;
-    const response = await apiFetch(`/api/lessons/${encodeURIComponent(slug)}/progress`);
+    const response = await apiFetch(lessonUrl(slug, "progress"));
     if (seq !== progressSeq) return null; // a newer request answers instead
     if (!response.ok || !response.data) {
       return {error: networkMessage(response, "Loading your progress")};

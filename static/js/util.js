@@ -2,12 +2,16 @@
 // Nothing here runs on import.
 //
 //   el(tag, attrs, ...children)      an element; text is always text
+//   svg(tag, attrs, ...children)     an SVG element, the same way
+//   shorten(text, max)               "a long te…"
+//   parts(root, block, ...names)     {name: root's .block-name element} for each name
 //   uid(prefix)                      a page-unique id
 //   ensureStop(text)                 "text" -> "text."
 //   plural(n, word, many)            "1 item", "3 items"
 //   capitalise(text)                 "yes" -> "Yes"
 //   setServerHtml(node, html)        trusted server HTML (only for *_html fields)
 //   choiceContent(root, choice)      a choice as its button shows it (rendered Markdown)
+//   lessonUrl(slug, ...parts)        "/api/lessons/SLUG/part/part" (every part encoded)
 //   apiFetch(url, {method, body})    -> {ok, status, data, detail, headers}; never throws
 //   postJson(url, body, options)     apiFetch with POST; waits out a 503 with Retry-After
 //   networkMessage(response, what)   a sentence for a failed request
@@ -25,6 +29,23 @@ export function el(tag, attrs = {}, ...children) {
     node.append(child);
   }
   return node;
+}
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+export function svg(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
+  for (const child of children) node.append(child);
+  return node;
+}
+
+export function shorten(text, max) {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+export function parts(root, block, ...names) {
+  return Object.fromEntries(names.map((name) => [name, root.querySelector(`.${block}-${name}`)]));
 }
 
 export function uid(prefix) {
@@ -76,6 +97,10 @@ function detailText(data, rawText) {
  * fetch() a JSON endpoint of this site. Never throws: network failures come back as
  * {ok: false, status: 0}. `detail` is the server's {"detail": ...} as text.
  */
+export function lessonUrl(slug, ...parts) {
+  return ["/api/lessons", ...[slug, ...parts].map((part) => encodeURIComponent(part))].join("/");
+}
+
 export async function apiFetch(url, {method = "GET", body, timeoutMs = 30_000, keepalive = false} = {}) {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);

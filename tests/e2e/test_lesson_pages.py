@@ -169,6 +169,8 @@ def test_lessons_are_navigable_with_the_keyboard(page: Page, server: LiveServer)
     page.locator("h1").click()
     page.keyboard.press("Alt+Shift+ArrowRight")
     expect(page).to_have_url(f"{server.url}/lessons/second-steps")
+    # The new page listens for the keys once its module scripts ran (before DOMContentLoaded).
+    page.wait_for_load_state("domcontentloaded")
     page.keyboard.press("Alt+Shift+ArrowLeft")
     expect(page).to_have_url(f"{server.url}/lessons/first-steps")
 

@@ -3,6 +3,7 @@
 // dive; the others (myth demos, pitfalls) start from the lesson's code each time.
 
 import {apiFetch, mountRunnable} from "../runnable.js";
+import {lessonUrl} from "../util.js";
 
 export async function initCells(article) {
   const slug = article.dataset.lesson;
@@ -15,7 +16,7 @@ export async function initCells(article) {
     if (step) steps.set(step, controller);
   }
   if (steps.size === 0) return steps;
-  const response = await apiFetch(`/api/lessons/${encodeURIComponent(slug)}/progress`);
+  const response = await apiFetch(lessonUrl(slug, "progress"));
   const saved = (response.ok && response.data && response.data.steps) || {};
   await Promise.all([...steps].map(async ([step, controller]) => {
     const code = saved[String(step)]?.code;

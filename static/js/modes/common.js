@@ -15,15 +15,11 @@ import {handleLessonNavigation} from "../lesson.js";
 
 export {renderValueFeedback} from "../value-feedback.js";
 export {withInlineCode} from "../runnable.js";
-export {apiFetch, capitalise, el, networkMessage, plural, postJson, sendAnswer, setServerHtml} from "../util.js";
+export {apiFetch, capitalise, el, lessonUrl, networkMessage, parts, plural, postJson, sendAnswer, setServerHtml} from "../util.js";
 
 /** Alt+Shift+Arrow moves between lessons (called by each page's entry script). */
 export function bindLessonNavigation() {
   document.addEventListener("keydown", handleLessonNavigation);
-}
-
-export function lessonUrl(slug, ...parts) {
-  return ["/api/lessons", slug, ...parts].map((part, i) => (i === 0 ? part : encodeURIComponent(part))).join("/");
 }
 
 export function focusTarget(node) {

@@ -3,7 +3,7 @@
 // ladder of three hints, and "Show the fix", are fetched only when asked for.
 
 import {mountRunnable} from "../runnable.js";
-import {apiFetch, el, focusTarget, lessonUrl, networkMessage, sendAnswer, setServerHtml} from "./common.js";
+import {apiFetch, el, focusTarget, lessonUrl, networkMessage, parts, sendAnswer, setServerHtml} from "./common.js";
 
 const HINT_LEVELS = 3;
 
@@ -11,12 +11,8 @@ function initFixer(fixer, slug) {
   const number = fixer.dataset.pitfall;
   const controller = mountRunnable(fixer.querySelector("section.runnable"),
     {lesson: null, step: null, save: false});
-  const checkButton = fixer.querySelector(".fixer-check");
-  const hintButton = fixer.querySelector(".fixer-hint");
-  const showButton = fixer.querySelector(".fixer-show");
-  const verdict = fixer.querySelector(".fixer-verdict");
-  const hints = fixer.querySelector(".fixer-hints");
-  const solution = fixer.querySelector(".fixer-solution");
+  const {check: checkButton, hint: hintButton, show: showButton, verdict, hints, solution} =
+    parts(fixer, "fixer", "check", "hint", "show", "verdict", "hints", "solution");
   let hintsShown = 0;
   let checking = false;
 

@@ -101,22 +101,20 @@ export function initReview(root) {
     };
 
     const kind = item.dataset.kind;
-    if (kind === "prediction") {
-      const choices = [...item.querySelectorAll(".choice")];
-      for (const choice of choices) {
-        choice.addEventListener("click", () => {
-          choice.setAttribute("aria-pressed", "true");
-          send({choice: choice.dataset.choice}, choices);
-        });
-      }
-    } else if (kind === "myth") {
-      const buttons = [...item.querySelectorAll(".myth-answer")];
+    // A choice or a myth's yes/no: one press answers, with what the pressed button says.
+    const answerOnPress = (selector, bodyOf) => {
+      const buttons = [...item.querySelectorAll(selector)];
       for (const button of buttons) {
         button.addEventListener("click", () => {
           button.setAttribute("aria-pressed", "true");
-          send({answer: button.dataset.answer}, buttons);
+          send(bodyOf(button), buttons);
         });
       }
+    };
+    if (kind === "prediction") {
+      answerOnPress(".choice", (button) => ({choice: button.dataset.choice}));
+    } else if (kind === "myth") {
+      answerOnPress(".myth-answer", (button) => ({answer: button.dataset.answer}));
     } else if (kind === "drill") {
       const form = item.querySelector("form");
       const input = form.querySelector("input");

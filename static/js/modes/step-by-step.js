@@ -4,19 +4,14 @@
 // pages through them.
 
 import {initLesson} from "../lesson.js";
-import {focusTarget} from "./common.js";
+import {focusTarget, parts} from "./common.js";
 
 export function initStepByStep(article) {
   const root = article.querySelector(".sbs");
   const steps = [...root.querySelectorAll(".sbs-steps > .step")];
   const total = steps.length;
-  const nav = root.querySelector(".sbs-nav");
-  const prev = root.querySelector(".sbs-prev");
-  const next = root.querySelector(".sbs-next");
-  const lock = root.querySelector(".sbs-lock");
-  const done = root.querySelector(".sbs-done");
-  const bar = root.querySelector(".sbs-bar");
-  const label = root.querySelector(".sbs-current");
+  const {nav, prev, next, lock, done, bar, current: label} =
+    parts(root, "sbs", "nav", "prev", "next", "lock", "done", "bar", "current");
   const predictions = steps.map((step) => step.querySelector('.prediction[data-kind="choice"]'));
   const committed = new Set(); // once committed, a step stays open (even after "Try again")
   let current = 0;
