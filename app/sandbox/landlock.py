@@ -24,17 +24,23 @@ Fs = IntFlag(
     "EXECUTE WRITE_FILE READ_FILE READ_DIR REMOVE_DIR REMOVE_FILE MAKE_CHAR MAKE_DIR MAKE_REG"
     " MAKE_SOCK MAKE_FIFO MAKE_BLOCK MAKE_SYM REFER TRUNCATE IOCTL_DEV",
 )
-READ_FILE, WRITE_FILE = Fs.READ_FILE, Fs.WRITE_FILE
+# What the rest of this module uses are plain ints: every child computes with them while it
+# confines itself, and IntFlag arithmetic would cost it time and copy-on-write faults.
+READ_FILE, WRITE_FILE = int(Fs.READ_FILE), int(Fs.WRITE_FILE)
 # Every right a ruleset of each ABI can handle: all those below the first one added after it.
 _FS_BY_ABI = {1: Fs.REFER - 1, 2: Fs.TRUNCATE - 1, 3: Fs.IOCTL_DEV - 1, 5: 2 * Fs.IOCTL_DEV - 1}
+# The rights a rule on a file (not a directory) may carry.
+_FILE_RIGHTS = int(Fs.WRITE_FILE | Fs.READ_FILE | Fs.EXECUTE | Fs.TRUNCATE | Fs.IOCTL_DEV)
 # Network (ABI 4) and scoping (ABI 6).
 _NET_BIND_TCP = 1 << 0
 _NET_CONNECT_TCP = 1 << 1
 _SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0
 _SCOPE_SIGNAL = 1 << 1
 
-READ_ONLY = Fs.EXECUTE | Fs.READ_FILE | Fs.READ_DIR
-SCRATCH = Fs.READ_FILE | Fs.READ_DIR | Fs.WRITE_FILE | Fs.MAKE_REG | Fs.REMOVE_FILE | Fs.TRUNCATE
+READ_ONLY = int(Fs.EXECUTE | Fs.READ_FILE | Fs.READ_DIR)
+SCRATCH = int(
+    Fs.READ_FILE | Fs.READ_DIR | Fs.WRITE_FILE | Fs.MAKE_REG | Fs.REMOVE_FILE | Fs.TRUNCATE
+)
 
 
 class LandlockUnavailable(OSError):
@@ -114,7 +120,7 @@ def prepare(rules: Iterable[tuple[str, int]]) -> tuple[int, int]:
             try:
                 if not os.path.isdir(path):
                     # Directory-only rights are refused on a file.
-                    rights &= Fs.WRITE_FILE | Fs.READ_FILE | Fs.EXECUTE | Fs.TRUNCATE | Fs.IOCTL_DEV
+                    rights &= _FILE_RIGHTS
                 rule = _PathBeneathAttr(rights & handled_fs, fd)
                 _syscall(
                     add_rule,
