@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import secrets
+import threading
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import TypeVar
 
 from sqlalchemy import Engine, select
@@ -21,28 +22,42 @@ class StoreBase:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._sessions = sessionmaker(engine, expire_on_commit=False)
+        # SQLite lets one transaction write at a time, and a writer that finds the file locked
+        # sleeps in steps of up to 100 ms before trying again: under load, answers waited
+        # seconds behind one another. Writers of this process queue on a lock instead, and
+        # each finds the database free. PostgreSQL locks rows, not the database: no queue.
+        self._write_turn: AbstractContextManager[object] = (
+            threading.RLock() if engine.dialect.name == "sqlite" else nullcontext()
+        )
 
     @contextmanager
     def session(self) -> Iterator[Session]:
+        """A transaction that only reads."""
         with self._sessions.begin() as session:
+            yield session
+
+    @contextmanager
+    def writing(self) -> Iterator[Session]:
+        """A transaction that writes (on SQLite, one at a time in this process)."""
+        with self._write_turn, self._sessions.begin() as session:
             yield session
 
     # --- learners and secrets ----------------------------------------------------------------
     def new_learner(self) -> str:
         learner_id = str(uuid.uuid4())
-        with self.session() as session:
+        with self.writing() as session:
             session.add(Learner(id=learner_id))
         return learner_id
 
     def ensure_learner(self, learner_id: str) -> None:
-        with self.session() as session:
+        with self.writing() as session:
             if session.get(Learner, learner_id) is None:
                 session.add(Learner(id=learner_id))
 
     def add_record(self, learner: str, record: object) -> None:
         """Keep one row of what a learner did (making the learner's row on their first)."""
         self.ensure_learner(learner)
-        with self.session() as session:
+        with self.writing() as session:
             session.add(record)
 
     def lesson_rows(self, model: type[_Row], learner: str, lesson: str) -> Sequence[_Row]:
@@ -59,7 +74,7 @@ class StoreBase:
 
         Insert-if-absent, then read: instances starting together all insert a candidate, the
         database keeps the first, and every one of them reads back that same value."""
-        with self.session() as session:
+        with self.writing() as session:
             dialect = session.get_bind().dialect.name
             insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
             session.execute(

@@ -37,7 +37,7 @@ class ModesRecords(StoreBase):
     # --- learning modes (issue 7) ------------------------------------------------------------
     def set_lesson_mode(self, learner: str, lesson: str, mode: str) -> None:
         self.ensure_learner(learner)
-        with self.session() as session:
+        with self.writing() as session:
             found = session.get(LessonMode, (learner, lesson))
             if found is None:
                 session.add(LessonMode(learner_id=learner, lesson=lesson, mode=mode))
@@ -163,7 +163,7 @@ class ModesRecords(StoreBase):
         """Put an item in the queue; an item already there (another request was first) stays."""
         self.ensure_learner(learner)
         try:
-            with self.session() as session:
+            with self.writing() as session:
                 session.add(
                     ReviewCard(
                         learner_id=learner,
@@ -182,7 +182,7 @@ class ModesRecords(StoreBase):
     ) -> None:
         """New memory for a card; a new fingerprint when a miss of a rewritten question
         takes over the card of the old one."""
-        with self.session() as session:
+        with self.writing() as session:
             card = session.get(ReviewCard, card_id)
             if card is None:
                 return
@@ -193,7 +193,7 @@ class ModesRecords(StoreBase):
                 card.fingerprint = fingerprint
 
     def record_review_answer(self, learner: str, card_id: int, grade: str) -> None:
-        with self.session() as session:
+        with self.writing() as session:
             session.add(ReviewAnswer(learner_id=learner, card_id=card_id, grade=grade))
 
     def review_answers_since(self, learner: str, since: datetime) -> int:
@@ -210,7 +210,7 @@ class ModesRecords(StoreBase):
 
     def reset_modes(self, learner: str) -> None:
         """Forget what the learning modes and the review queue kept of this learner."""
-        with self.session() as session:
+        with self.writing() as session:
             for model in (
                 ReviewAnswer,
                 ReviewCard,

@@ -45,7 +45,7 @@ class ProgressStore(ModesRecords):
         """Keep the attempt, mark the step done; return the attempt's number (1 = first) at
         this version of the question."""
         self.ensure_learner(learner)
-        with self.session() as session:
+        with self.writing() as session:
             session.add(
                 PredictionAttempt(learner_id=learner, lesson=lesson, step=step, **asdict(answer))
             )
@@ -77,17 +77,17 @@ class ProgressStore(ModesRecords):
 
     def mark_done(self, learner: str, lesson: str, step: int) -> None:
         self.ensure_learner(learner)
-        with self.session() as session:
+        with self.writing() as session:
             self._step_state(session, learner, lesson, step).done = True
 
     def save_code(self, learner: str, lesson: str, step: int, code: str | None) -> None:
         self.ensure_learner(learner)
-        with self.session() as session:
+        with self.writing() as session:
             self._step_state(session, learner, lesson, step).code = code
 
     def reset(self, learner: str) -> None:
         """Forget everything this learner did, in every mode (the learner id stays)."""
-        with self.session() as session:
+        with self.writing() as session:
             for model in (StepState, PredictionAttempt, ValueAttempt, MythAnswer):
                 session.execute(delete(model).where(model.learner_id == learner))
         self.reset_modes(learner)
