@@ -5,9 +5,9 @@ from __future__ import annotations
 import secrets
 import threading
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine, select
 from sqlalchemy.dialects import postgresql, sqlite
@@ -37,9 +37,15 @@ class StoreBase:
             yield session
 
     @contextmanager
-    def writing(self) -> Iterator[Session]:
-        """A transaction that writes (on SQLite, one at a time in this process)."""
+    def writing(self, learner: str | None = None) -> Iterator[Session]:
+        """A transaction that writes (on SQLite, one at a time in this process); with a
+        `learner`, their row is made first if they have none, in the same transaction."""
         with self._write_turn, self._sessions.begin() as session:
+            if learner is not None:
+                # Insert-if-absent: two first answers of one new learner cannot both insert.
+                session.execute(
+                    _insert(session)(Learner).values(id=learner).on_conflict_do_nothing()
+                )
             yield session
 
     # --- learners and secrets ----------------------------------------------------------------
@@ -49,15 +55,9 @@ class StoreBase:
             session.add(Learner(id=learner_id))
         return learner_id
 
-    def ensure_learner(self, learner_id: str) -> None:
-        with self.writing() as session:
-            if session.get(Learner, learner_id) is None:
-                session.add(Learner(id=learner_id))
-
     def add_record(self, learner: str, record: object) -> None:
         """Keep one row of what a learner did (making the learner's row on their first)."""
-        self.ensure_learner(learner)
-        with self.writing() as session:
+        with self.writing(learner) as session:
             session.add(record)
 
     def lesson_rows(self, model: type[_Row], learner: str, lesson: str) -> Sequence[_Row]:
@@ -75,10 +75,8 @@ class StoreBase:
         Insert-if-absent, then read: instances starting together all insert a candidate, the
         database keeps the first, and every one of them reads back that same value."""
         with self.writing() as session:
-            dialect = session.get_bind().dialect.name
-            insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
             session.execute(
-                insert(AppSecret)
+                _insert(session)(AppSecret)
                 .values(name=name, value=secrets.token_urlsafe(48))
                 .on_conflict_do_nothing(index_elements=["name"])
             )
@@ -87,3 +85,8 @@ class StoreBase:
             if kept is None:
                 raise RuntimeError(f"the secret {name!r} could not be stored")
             return kept.value
+
+
+def _insert(session: Session) -> Callable[..., Any]:
+    """The dialect's INSERT, which has ON CONFLICT DO NOTHING on both databases we run on."""
+    return postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert

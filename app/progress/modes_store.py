@@ -36,8 +36,7 @@ def _stored(card: ReviewCard) -> StoredCard:
 class ModesRecords(StoreBase):
     # --- learning modes (issue 7) ------------------------------------------------------------
     def set_lesson_mode(self, learner: str, lesson: str, mode: str) -> None:
-        self.ensure_learner(learner)
-        with self.writing() as session:
+        with self.writing(learner) as session:
             found = session.get(LessonMode, (learner, lesson))
             if found is None:
                 session.add(LessonMode(learner_id=learner, lesson=lesson, mode=mode))
@@ -161,9 +160,8 @@ class ModesRecords(StoreBase):
         self, learner: str, lesson: str, kind: str, key: str, fingerprint: str, memory: CardMemory
     ) -> None:
         """Put an item in the queue; an item already there (another request was first) stays."""
-        self.ensure_learner(learner)
         try:
-            with self.writing() as session:
+            with self.writing(learner) as session:
                 session.add(
                     ReviewCard(
                         learner_id=learner,

@@ -44,8 +44,7 @@ class ProgressStore(ModesRecords):
     ) -> int:
         """Keep the attempt, mark the step done; return the attempt's number (1 = first) at
         this version of the question."""
-        self.ensure_learner(learner)
-        with self.writing() as session:
+        with self.writing(learner) as session:
             session.add(
                 PredictionAttempt(learner_id=learner, lesson=lesson, step=step, **asdict(answer))
             )
@@ -76,13 +75,11 @@ class ProgressStore(ModesRecords):
         )
 
     def mark_done(self, learner: str, lesson: str, step: int) -> None:
-        self.ensure_learner(learner)
-        with self.writing() as session:
+        with self.writing(learner) as session:
             self._step_state(session, learner, lesson, step).done = True
 
     def save_code(self, learner: str, lesson: str, step: int, code: str | None) -> None:
-        self.ensure_learner(learner)
-        with self.writing() as session:
+        with self.writing(learner) as session:
             self._step_state(session, learner, lesson, step).code = code
 
     def reset(self, learner: str) -> None:
