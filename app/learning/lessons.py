@@ -224,10 +224,8 @@ class LessonAnswers:
         self.store.record_myth(self.learner, slug, number, kept)
         if not correct:
             self._queue().note_miss(slug, "myth", str(number), datetime.now(UTC))
-        records = self.store.lesson_state(self.learner, slug)
-        return grader.myth_reveal(
-            myth, correct, _score(lesson, _current_myths(lesson, records.myths))
-        )
+        myths = self.store.lesson_myths(self.learner, slug)
+        return grader.myth_reveal(myth, correct, _score(lesson, _current_myths(lesson, myths)))
 
     def save_code(self, slug: str, number: int, code: str | None) -> None:
         """Keep (or, with None, forget) the learner's edited version of a step's code."""

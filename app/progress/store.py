@@ -117,7 +117,7 @@ class ProgressStore(ModesRecords):
                     )
                 )
             ).all()
-        records = LessonRecords(myths=self._latest_myths(learner, lesson))
+        records = LessonRecords(myths=self.lesson_myths(learner, lesson))
         for state in states:
             entry = records.steps.setdefault(state.step, StepRecord())
             entry.done, entry.code = state.done, state.code
@@ -144,7 +144,8 @@ class ProgressStore(ModesRecords):
         with self.session() as session:
             return list(session.scalars(select(MythAnswer).where(MythAnswer.id.in_(latest))).all())
 
-    def _latest_myths(self, learner: str, lesson: str) -> dict[int, MythRecord]:
+    def lesson_myths(self, learner: str, lesson: str) -> dict[int, MythRecord]:
+        """The latest answer to each myth of one lesson, by myth number."""
         return {
             a.myth: MythRecord(a.answer, a.correct, a.fingerprint)
             for a in self._latest_myth_rows(learner, lesson)
