@@ -20,6 +20,12 @@ MiB = 1024 * 1024
 ISOLATION_LAYERS = ("rlimits", "uid", "no_new_privs", "landlock", "seccomp")
 
 
+# Under load a run spends most of its time waiting for the server's event loop, not computing:
+# with one run per CPU they queued until the server refused them (README, "Many learners").
+# Each one running may use up to GRADLAB_MEMORY_MIB above the zygote.
+RUNS_PER_CPU = 4
+
+
 class Settings(BaseSettings):
     # A setting's description is the docstring under it (shown by `--help` and in the README).
     model_config = SettingsConfigDict(
@@ -59,8 +65,10 @@ class Settings(BaseSettings):
     # --- snippet sandbox ---
     sandbox_enabled: bool = True
     """Start the sandbox (a torch-preloaded zygote) with the server."""
-    workers: Annotated[int, Field(ge=1, le=64)] = Field(default_factory=lambda: os.cpu_count() or 1)
-    """Snippets run at the same time (default: the number of CPUs)."""
+    workers: Annotated[int, Field(ge=1, le=64)] = Field(
+        default_factory=lambda: RUNS_PER_CPU * (os.cpu_count() or 1)
+    )
+    """Snippets run at the same time (default: four per CPU)."""
     queue_size: Annotated[int, Field(ge=0, le=10_000)] = 32
     """Runs that may wait for a worker before the server answers 503."""
     wall_time_s: Annotated[float, Field(gt=0, le=300)] = 5.0
