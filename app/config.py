@@ -6,6 +6,7 @@ names the variable, instead of failing later in the middle of a request.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import Annotated, Literal
@@ -22,8 +23,28 @@ ISOLATION_LAYERS = ("rlimits", "uid", "no_new_privs", "landlock", "seccomp")
 
 # Under load a run spends most of its time waiting for the server's event loop, not computing:
 # with one run per CPU they queued until the server refused them (README, "Many learners").
-# Each one running may use up to GRADLAB_MEMORY_MIB above the zygote.
 RUNS_PER_CPU = 4
+# ...but each run may use up to GRADLAB_MEMORY_MIB (1 GiB by default) above the zygote: the
+# default keeps one GiB of the memory this server may use for each, after one for the server,
+# its zygote and its spares.
+GiB = 1 << 30
+
+
+def memory_limit_bytes() -> int:
+    """The memory this process may use: the machine's, or its cgroup's limit if lower (in a
+    container, /proc/meminfo shows the host's)."""
+    limit = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    with contextlib.suppress(OSError, ValueError):
+        cgroup = Path("/sys/fs/cgroup/memory.max").read_text().strip()  # "max": no limit
+        if cgroup.isdigit():
+            limit = min(limit, int(cgroup))
+    return limit
+
+
+def default_workers() -> int:
+    by_cpu = RUNS_PER_CPU * (os.cpu_count() or 1)
+    by_memory = memory_limit_bytes() // GiB - 1
+    return max(1, min(by_cpu, by_memory))
 
 
 class Settings(BaseSettings):
@@ -65,10 +86,9 @@ class Settings(BaseSettings):
     # --- snippet sandbox ---
     sandbox_enabled: bool = True
     """Start the sandbox (a torch-preloaded zygote) with the server."""
-    workers: Annotated[int, Field(ge=1, le=64)] = Field(
-        default_factory=lambda: RUNS_PER_CPU * (os.cpu_count() or 1)
-    )
-    """Snippets run at the same time (default: four per CPU)."""
+    workers: Annotated[int, Field(ge=1, le=64)] = Field(default_factory=default_workers)
+    """Snippets run at the same time (default: four per CPU, at most one per GiB of memory
+    beyond the first)."""
     queue_size: Annotated[int, Field(ge=0, le=10_000)] = 32
     """Runs that may wait for a worker before the server answers 503."""
     wall_time_s: Annotated[float, Field(gt=0, le=300)] = 5.0
