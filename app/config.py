@@ -28,6 +28,7 @@ RUNS_PER_CPU = 4
 # default keeps one GiB of the memory this server may use for each, after one for the server,
 # its zygote and its spares.
 GiB = 1 << 30
+CGROUP_MEMORY_MAX = Path("/sys/fs/cgroup/memory.max")  # cgroup v2; "max" means no limit
 
 
 def memory_limit_bytes() -> int:
@@ -35,7 +36,7 @@ def memory_limit_bytes() -> int:
     container, /proc/meminfo shows the host's)."""
     limit = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     with contextlib.suppress(OSError, ValueError):
-        cgroup = Path("/sys/fs/cgroup/memory.max").read_text().strip()  # "max": no limit
+        cgroup = CGROUP_MEMORY_MAX.read_text().strip()
         if cgroup.isdigit():
             limit = min(limit, int(cgroup))
     return limit

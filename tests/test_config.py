@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from app import config
@@ -30,9 +33,20 @@ def test_an_explicit_worker_count_wins(monkeypatch: pytest.MonkeyPatch) -> None:
     assert Settings().workers == 3
 
 
-def test_the_memory_limit_is_the_machines_at_most() -> None:
-    assert (
-        0
-        < config.memory_limit_bytes()
-        <= config.os.sysconf("SC_PAGE_SIZE") * (config.os.sysconf("SC_PHYS_PAGES"))
-    )
+@pytest.mark.parametrize(("cgroup", "expected_gib"), [("2147483648\n", 2), ("max\n", None)])
+def test_a_containers_memory_limit_counts_when_lower(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, cgroup: str, expected_gib: int | None
+) -> None:
+    limit_file = tmp_path / "memory.max"
+    limit_file.write_text(cgroup)
+    monkeypatch.setattr(config, "CGROUP_MEMORY_MAX", limit_file)
+    machine = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    expected = machine if expected_gib is None else min(machine, expected_gib * GiB)
+    assert config.memory_limit_bytes() == expected
+
+
+def test_no_cgroup_file_means_the_machines_memory(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(config, "CGROUP_MEMORY_MAX", tmp_path / "absent")
+    assert config.memory_limit_bytes() == os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
