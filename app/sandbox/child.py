@@ -19,20 +19,15 @@ SANDBOX_FAILED_EXIT = 121
 CODE_RECEIVED = b"\x06"
 
 
-def run_child(
-    confinement: Confinement, scratch: Path, code_r: int, out_w: int, err_w: int, res_w: int
-) -> int:
-    """In the freshly forked child: take the pipes as fds 0-3, move into the scratch dir, confine,
-    warm up, wait for the code, run it, report. Returns the exit status."""
-    # Imported here: execute pulls in torch, which the web server (importing this module for
-    # its constants) must not load; the zygote has it loaded already.
-    from app.sandbox import execute
-
+def take_over(scratch: Path, pipes: tuple[int, int, int, int]) -> None:
+    """Become the run's own process: a session of its own that dies with the zygote, the code,
+    stdout, stderr and result pipes as fds 0-3 and nothing else open, the scratch dir as its
+    working and temporary directory, and an environment with nothing of the server's."""
     os.setsid()
     _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the zygote
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    for target, fd in ((0, code_r), (1, out_w), (2, err_w), (3, res_w)):
+    for target, fd in enumerate(pipes):
         os.dup2(fd, target)
     os.closerange(4, 1 << 16)
     os.chdir(scratch)
@@ -47,6 +42,18 @@ def run_child(
         }
     )
     tempfile.tempdir = str(scratch)
+
+
+def run_child(
+    confinement: Confinement, scratch: Path, code_r: int, out_w: int, err_w: int, res_w: int
+) -> int:
+    """In the freshly forked child: take the pipes as fds 0-3, move into the scratch dir, confine,
+    warm up, wait for the code, run it, report. Returns the exit status."""
+    # Imported here: execute pulls in torch, which the web server (importing this module for
+    # its constants) must not load; the zygote has it loaded already.
+    from app.sandbox import execute
+
+    take_over(scratch, (code_r, out_w, err_w, res_w))
     try:
         confinement.apply(scratch)
     except LayerFailed as exc:

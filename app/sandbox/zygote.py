@@ -344,14 +344,10 @@ def tree_size(path: Path) -> int:
     return total
 
 
-def main() -> None:
-    control_fd = int(sys.argv[1])
-    config = ZygoteConfig(**json.loads(sys.argv[2]))
-    from app.sandbox.isolation import _prctl
-
-    _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: the zygote dies with the server
-    if os.getppid() != int(sys.argv[4]):
-        return  # the server died before PR_SET_PDEATHSIG was set (in Docker it may be pid 1)
+def load_and_settle() -> int:
+    """What the zygote does once, before its first fork: load everything a run may need, warm
+    torch up, freeze the objects, prepare the confinement, and back its memory with huge pages
+    (returns the bytes collapsed into them). benchmarks/bench_child_cpu.py does the same."""
     import importlib
 
     import pyseccomp  # noqa: F401 - loaded now, while its files are readable
@@ -367,7 +363,18 @@ def main() -> None:
     from app.sandbox.isolation import prepare_in_zygote
 
     prepare_in_zygote()
-    huge = collapse_into_huge_pages()
+    return collapse_into_huge_pages()
+
+
+def main() -> None:
+    control_fd = int(sys.argv[1])
+    config = ZygoteConfig(**json.loads(sys.argv[2]))
+    from app.sandbox.isolation import _prctl
+
+    _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: the zygote dies with the server
+    if os.getppid() != int(sys.argv[4]):
+        return  # the server died before PR_SET_PDEATHSIG was set (in Docker it may be pid 1)
+    huge = load_and_settle()
     print(f"gradlab zygote: {huge >> 20} MiB in huge pages", file=sys.stderr)
     control = socket.socket(fileno=control_fd)
     zygote = Zygote(control, config)

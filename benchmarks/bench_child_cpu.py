@@ -1,0 +1,178 @@
+"""Where a sandboxed run's CPU goes: fork, each phase of the child, and its exit.
+
+Sets a process up exactly as the zygote does (app/sandbox/zygote.py `load_and_settle`: torch and
+the preloaded modules, frozen objects, huge pages), then forks children one at a time that go
+through the real phases of app/sandbox/child.py: taking the process over, every confinement
+layer, the rehearsal, the benchmark's snippet, its report. Each child reads its own CPU time
+and minor page faults (getrusage) between phases; the parent times its fork and reads the
+child's total at the reap, so the exit is the rest. Prints the p50 of each, and how much of
+the parent's anonymous memory is mapped in huge pages before and after the forks (each fork
+copies one entry per 4 KiB page).
+
+Usage: python benchmarks/bench_child_cpu.py [--runs 60] [--no-rehearsal]
+Numbers, not assertions: compare them with README "Speed".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pwd
+import resource
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# Run as a script (`python benchmarks/bench_child_cpu.py`): the project root on the path.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from app.sandbox.isolation import Confinement
+from benchmarks.bench_sandbox import SNIPPET
+
+PHASES = {
+    "fork": "fork, in the parent",
+    "start": "child: from fork's return to its first line",
+    "take_over": "child: session, fds, scratch dir, environment",
+    "confine": "child: every confinement layer",
+    "rehearse": "child: the rehearsal (warm_up_child)",
+    "run": "child: the snippet, inspection",
+    "report": "child: the report encoded",
+    "exit": "child: exit (the rest of its CPU, read at the reap)",
+}
+
+
+def usage() -> tuple[float, int]:
+    """This process's CPU time (ms) and minor page faults so far."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return (own.ru_utime + own.ru_stime) * 1000, own.ru_minflt
+
+
+def anonymous_memory() -> tuple[int, int]:
+    """(anonymous KiB, of which in huge pages) of this process."""
+    fields = {}
+    for line in Path("/proc/self/smaps_rollup").read_text().splitlines():
+        name, _, rest = line.partition(":")
+        if rest.strip().endswith("kB"):
+            fields[name] = int(rest.split()[0])
+    return fields.get("Anonymous", 0), fields.get("AnonHugePages", 0)
+
+
+def child(
+    confinement: Confinement, scratch: Path, pipes: tuple[int, int, int, int], rehearse: bool
+) -> None:
+    """The forked child: the phases of app/sandbox/child.py run_child, marks on fd 3."""
+    from app.sandbox import execute
+    from app.sandbox.child import take_over
+    from app.sandbox.warmup import warm_up_child
+
+    marks = [("start", *usage())]
+    take_over(scratch, pipes)
+    marks.append(("take_over", *usage()))
+    confinement.apply(scratch)
+    marks.append(("confine", *usage()))
+    if rehearse:
+        warm_up_child()
+    marks.append(("rehearse", *usage()))
+    result = execute.run_code(os.read(0, 1 << 20).decode())
+    marks.append(("run", *usage()))
+    execute.encode_result(result)
+    marks.append(("report", *usage()))
+    os.write(3, json.dumps(marks).encode())
+
+
+def one_run(confinement: Confinement, root: str, rehearse: bool) -> dict[str, tuple[float, int]]:
+    scratch = Path(tempfile.mkdtemp(prefix="bench-child-", dir=root))
+    if confinement.uid is not None and confinement.gid is not None:
+        os.chown(scratch, confinement.uid, confinement.gid)
+    code_r, code_w = os.pipe()
+    os.write(code_w, SNIPPET.encode())
+    os.close(code_w)
+    marks_r, marks_w = os.pipe()
+    null = os.open(os.devnull, os.O_WRONLY)
+    before = time.process_time()
+    pid = os.fork()
+    if pid == 0:
+        status = 1
+        try:
+            child(confinement, scratch, (code_r, null, null, marks_w), rehearse)
+            status = 0
+        finally:
+            os._exit(status)
+    fork_ms = (time.process_time() - before) * 1000
+    for fd in (code_r, marks_w, null):
+        os.close(fd)
+    with os.fdopen(marks_r, "rb") as reader:
+        raw = reader.read()
+    _, status, reaped = os.wait4(pid, 0)
+    shutil.rmtree(scratch, ignore_errors=True)
+    if status != 0 or not raw:
+        raise SystemExit(f"the child failed (status {status})")
+    marks = json.loads(raw)
+    phases: dict[str, tuple[float, int]] = {"fork": (fork_ms, 0)}
+    previous_cpu, previous_faults = 0.0, 0
+    for name, cpu, faults in marks:
+        phases[name] = (cpu - previous_cpu, faults - previous_faults)
+        previous_cpu, previous_faults = cpu, faults
+    total = (reaped.ru_utime + reaped.ru_stime) * 1000
+    phases["exit"] = (total - previous_cpu, reaped.ru_minflt - previous_faults)
+    return phases
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=60)
+    parser.add_argument("--no-rehearsal", action="store_true", help="children skip it")
+    args = parser.parse_args()
+
+    from app.config import Settings
+    from app.sandbox.isolation import ChildLimits
+    from app.sandbox.zygote import load_and_settle
+
+    settings = Settings()
+    uid = gid = None
+    if os.geteuid() == 0 and settings.sandbox_user:
+        entry = pwd.getpwnam(settings.sandbox_user)
+        uid, gid = entry.pw_uid, entry.pw_gid
+    limits = ChildLimits(
+        settings.cpu_time_s, settings.memory_mib << 20, settings.file_size_bytes, 64
+    )
+    confinement = Confinement(limits, uid, gid, relaxed=frozenset())
+    root = tempfile.mkdtemp(prefix="bench-child-root-")
+    os.chmod(root, 0o711)  # noqa: S103 - as the server's scratch root (launch.py)
+    collapsed = load_and_settle()
+    settled = anonymous_memory()
+    warm_up_runs = 5  # not counted
+    runs = [
+        one_run(confinement, root, not args.no_rehearsal) for _ in range(args.runs + warm_up_runs)
+    ][warm_up_runs:]
+    after = anonymous_memory()
+    shutil.rmtree(root, ignore_errors=True)
+
+    load = " ".join(f"{value:.2f}" for value in os.getloadavg())
+    print(f"machine: {os.cpu_count()} CPUs, python {sys.version.split()[0]}, load {load}")
+    print(f"collapsed into huge pages: {collapsed >> 20} MiB")
+    for when, (anonymous, huge) in (("settled", settled), (f"after {len(runs)} forks", after)):
+        print(
+            f"parent's anonymous memory {when}: {anonymous >> 10} MiB, "
+            f"{huge >> 10} MiB in huge pages, {(anonymous - huge) >> 10} MiB in 4 KiB pages"
+        )
+    print()
+    print(f"{'phase (p50 over ' + str(len(runs)) + ' runs)':52} {'CPU ms':>8} {'faults':>8}")
+    for name, label in PHASES.items():
+        cpu = statistics.median(run[name][0] for run in runs)
+        faults = statistics.median(run[name][1] for run in runs)
+        print(f"  {label:50} {cpu:8.2f} {faults:8.0f}")
+    totals = [sum(cpu for cpu, _ in run.values()) for run in runs]
+    faults = [sum(count for _, count in run.values()) for run in runs]
+    print(
+        f"  {'total: fork + child':50} {statistics.median(totals):8.2f} "
+        f"{statistics.median(faults):8.0f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
