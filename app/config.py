@@ -42,10 +42,13 @@ def memory_limit_bytes() -> int:
     return limit
 
 
+MAX_WORKERS = 64
+
+
 def default_workers() -> int:
     by_cpu = RUNS_PER_CPU * (os.cpu_count() or 1)
     by_memory = memory_limit_bytes() // GiB - 1
-    return max(1, min(by_cpu, by_memory))
+    return max(1, min(by_cpu, by_memory, MAX_WORKERS))
 
 
 class Settings(BaseSettings):
@@ -87,7 +90,7 @@ class Settings(BaseSettings):
     # --- snippet sandbox ---
     sandbox_enabled: bool = True
     """Start the sandbox (a torch-preloaded zygote) with the server."""
-    workers: Annotated[int, Field(ge=1, le=64)] = Field(default_factory=default_workers)
+    workers: Annotated[int, Field(ge=1, le=MAX_WORKERS)] = Field(default_factory=default_workers)
     """Snippets run at the same time (default: four per CPU, at most one per GiB of memory
     beyond the first)."""
     queue_size: Annotated[int, Field(ge=0, le=10_000)] = 32

@@ -18,6 +18,7 @@ from app.config import GiB, Settings, default_workers
         (16, 8 * GiB, 7),  # one per GiB beyond the first
         (2, 2 * GiB, 1),  # a small container: still one
         (1, GiB // 2, 1),
+        (64, 512 * GiB, 64),  # a big server: no more than the setting allows
     ],
 )
 def test_default_workers_follow_cpus_and_memory(
@@ -26,6 +27,13 @@ def test_default_workers_follow_cpus_and_memory(
     monkeypatch.setattr(config.os, "cpu_count", lambda: cpus)
     monkeypatch.setattr(config, "memory_limit_bytes", lambda: memory)
     assert default_workers() == expected
+
+
+def test_the_default_is_valid_on_a_big_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(config.os, "cpu_count", lambda: 128)
+    monkeypatch.setattr(config, "memory_limit_bytes", lambda: 1024 * GiB)
+    monkeypatch.delenv("GRADLAB_WORKERS", raising=False)
+    assert Settings().workers == config.MAX_WORKERS
 
 
 def test_an_explicit_worker_count_wins(monkeypatch: pytest.MonkeyPatch) -> None:
