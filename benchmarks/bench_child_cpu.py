@@ -18,12 +18,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import pwd
 import resource
 import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -31,7 +29,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.sandbox.isolation import Confinement
-from benchmarks.bench_sandbox import SNIPPET
+from app.sandbox.zygote import confinement_for, make_scratch
+from benchmarks.bench_sandbox import SNIPPET, machine_line
 
 PHASES = {
     "fork": "fork, in the parent",
@@ -85,9 +84,7 @@ def child(
 
 
 def one_run(confinement: Confinement, root: str, rehearse: bool) -> dict[str, tuple[float, int]]:
-    scratch = Path(tempfile.mkdtemp(prefix="bench-child-", dir=root))
-    if confinement.uid is not None and confinement.gid is not None:
-        os.chown(scratch, confinement.uid, confinement.gid)
+    scratch = make_scratch(root, confinement)
     code_r, code_w = os.pipe()
     os.write(code_w, SNIPPET.encode())
     os.close(code_w)
@@ -129,31 +126,25 @@ def main() -> None:
     args = parser.parse_args()
 
     from app.config import Settings
-    from app.sandbox.isolation import ChildLimits
-    from app.sandbox.zygote import load_and_settle
+    from app.sandbox.launch import make_scratch_root, zygote_config
+    from app.sandbox.warmup import load_and_settle
 
+    # The zygote's own settings, confinement and scratch root (app/sandbox/launch.py, zygote.py).
     settings = Settings()
-    uid = gid = None
-    if os.geteuid() == 0 and settings.sandbox_user:
-        entry = pwd.getpwnam(settings.sandbox_user)
-        uid, gid = entry.pw_uid, entry.pw_gid
-    limits = ChildLimits(
-        settings.cpu_time_s, settings.memory_mib << 20, settings.file_size_bytes, 64
-    )
-    confinement = Confinement(limits, uid, gid, relaxed=frozenset())
-    root = tempfile.mkdtemp(prefix="bench-child-root-")
-    os.chmod(root, 0o711)  # noqa: S103 - as the server's scratch root (launch.py)
+    root = make_scratch_root(settings.scratch_root)
+    config = zygote_config(settings, root)
+    confinement = confinement_for(config)
     collapsed = load_and_settle()
     settled = anonymous_memory()
     warm_up_runs = 5  # not counted
     runs = [
-        one_run(confinement, root, not args.no_rehearsal) for _ in range(args.runs + warm_up_runs)
+        one_run(confinement, config.scratch_root, not args.no_rehearsal)
+        for _ in range(args.runs + warm_up_runs)
     ][warm_up_runs:]
     after = anonymous_memory()
     shutil.rmtree(root, ignore_errors=True)
 
-    load = " ".join(f"{value:.2f}" for value in os.getloadavg())
-    print(f"machine: {os.cpu_count()} CPUs, python {sys.version.split()[0]}, load {load}")
+    print(machine_line())
     print(f"collapsed into huge pages: {collapsed >> 20} MiB")
     for when, (anonymous, huge) in (("settled", settled), (f"after {len(runs)} forks", after)):
         print(

@@ -13,7 +13,6 @@ Numbers, not assertions: compare them with README "Many learners".
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 import time
@@ -25,17 +24,15 @@ import httpx
 # Run as a script (`python benchmarks/bench_endpoints.py`): the project root on the path.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.bench_sandbox import free_port, start_server
+from benchmarks.bench_sandbox import TICK_MS, cpu_ticks, free_port, machine_line, start_server
 from benchmarks.load_test import LESSON, SNIPPET
 
 WARM_UP = 20
-TICKS_PER_S = os.sysconf("SC_CLK_TCK")
 
 
 def cpu_ms(pid: int) -> float:
     """CPU time (user + system) of one process so far, in ms."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) * 1000 / TICKS_PER_S
+    return sum(cpu_ticks(pid)[:2]) * TICK_MS
 
 
 def requests(client: httpx.Client) -> dict[str, Callable[[], httpx.Response]]:
@@ -87,8 +84,7 @@ def main() -> None:
         server.terminate()
         server.wait(10)
 
-    load = " ".join(f"{value:.2f}" for value in os.getloadavg())
-    print(f"machine: {os.cpu_count()} CPUs, python {sys.version.split()[0]}, load {load}")
+    print(machine_line())
     print(
         f"{'request (' + str(args.requests) + ' in a row)':40} {'server CPU ms':>14} {'wall ms':>8}"
     )

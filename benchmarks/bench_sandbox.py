@@ -191,22 +191,31 @@ def cold_runs(count: int) -> list[float]:
     return timings
 
 
+def cpu_ticks(pid: int) -> list[int]:
+    """utime, stime, cutime, cstime of a process so far, in clock ticks (stat(5) fields
+    14-17, 12-15 after the command name)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return [int(value) for value in fields[11:15]]
+
+
+TICK_MS = 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def cpu_ms(server: int) -> tuple[float, float, float]:
     """CPU time so far (ms) of the server, of its zygote, and of the zygote's reaped children:
     what runs cost the machine, whatever else loads it."""
-
-    def ticks(pid: int) -> list[int]:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        # utime, stime, cutime, cstime: fields 14-17 of stat(5), 12-15 after the command name.
-        return [int(value) for value in fields[11:15]]
-
-    tick_ms = 1000 / os.sysconf("SC_CLK_TCK")
-    zygotes = [ticks(pid) for pid in child_pids(server)]
+    zygotes = [cpu_ticks(pid) for pid in child_pids(server)]
     return (
-        sum(ticks(server)[:2]) * tick_ms,
-        sum(sum(t[:2]) for t in zygotes) * tick_ms,
-        sum(sum(t[2:]) for t in zygotes) * tick_ms,
+        sum(cpu_ticks(server)[:2]) * TICK_MS,
+        sum(sum(t[:2]) for t in zygotes) * TICK_MS,
+        sum(sum(t[2:]) for t in zygotes) * TICK_MS,
     )
+
+
+def machine_line() -> str:
+    """The machine and its load right now: read it beside every figure."""
+    load = " ".join(f"{value:.2f}" for value in os.getloadavg())
+    return f"machine: {os.cpu_count()} CPUs, python {sys.version.split()[0]}, load {load}"
 
 
 def throughput(base: str, clients: int, seconds: float) -> tuple[float, int, int]:
@@ -282,8 +291,7 @@ def main() -> None:
     warm_p50, warm_p90 = statistics.median(warm), percentile(warm, 0.9)
     kernel_p50, kernel_p90 = statistics.median(jupyter), percentile(jupyter, 0.9)
     cold_p50 = statistics.median(cold)
-    load = " ".join(f"{value:.2f}" for value in os.getloadavg())
-    print(f"machine: {os.cpu_count()} CPUs, python {sys.version.split()[0]}, load {load}")
+    print(machine_line())
     print(f"isolation: {health['isolation']} (workers: {health['workers']})")
     print()
     print(f"{'measure':48} {'value':>10}  target")

@@ -7,6 +7,7 @@ read the interpreter's files, and Landlock lets it read only the allowed folders
 from __future__ import annotations
 
 import ctypes
+import gc
 import io
 
 # Modules a snippet may import: loaded here, because a child running as another user may be
@@ -127,3 +128,25 @@ def warm_up_child() -> None:
     from app.sandbox import execute
 
     execute.encode_result(execute.run_code(REHEARSAL))
+
+
+def load_and_settle() -> int:
+    """What the zygote does once, before its first fork: load everything a run may need, warm
+    torch up, freeze the objects, prepare the confinement, and back its memory with huge pages
+    (returns the bytes collapsed into them). benchmarks/bench_child_cpu.py calls it too."""
+    import importlib
+
+    import pyseccomp  # noqa: F401 - loaded now, while its files are readable
+
+    from app.sandbox import execute, inspection  # noqa: F401
+
+    for name in PRELOADED_MODULES:
+        importlib.import_module(name)
+    warm_up_torch()
+    gc.collect()
+    # Objects that exist now are never traversed by a child's collector: fewer copied pages.
+    gc.freeze()
+    from app.sandbox.isolation import prepare_in_zygote
+
+    prepare_in_zygote()
+    return collapse_into_huge_pages()

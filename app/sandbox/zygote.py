@@ -13,9 +13,9 @@ clock and the scratch-space cap; the server reads the pipes and caps the output.
 from __future__ import annotations
 
 import contextlib
-import gc
 import json
 import os
+import pwd
 import resource
 import selectors
 import shutil
@@ -28,12 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.sandbox.child import SANDBOX_FAILED_EXIT, run_child
+from app.sandbox.isolation import ChildLimits, Confinement
 from app.sandbox.protocol import MAX_PACKET, FromZygote, ProtocolError, ToZygote, decode_op, encode
-from app.sandbox.warmup import (
-    PRELOADED_MODULES,
-    collapse_into_huge_pages,
-    warm_up_torch,
-)
+from app.sandbox.warmup import load_and_settle
 
 SCRATCH_POLL_S = 0.02
 
@@ -63,35 +60,39 @@ class Child:
     reason: str | None = None
 
 
+def confinement_for(config: ZygoteConfig) -> Confinement:
+    """How every child is confined: the configured limits, as `config.user` when root."""
+    uid = gid = None
+    if os.geteuid() == 0 and config.user:
+        entry = pwd.getpwnam(config.user)
+        uid, gid = entry.pw_uid, entry.pw_gid
+    limits = ChildLimits(
+        config.cpu_s, config.memory_bytes, config.file_size_bytes, config.open_files
+    )
+    return Confinement(limits=limits, uid=uid, gid=gid, relaxed=frozenset(config.relaxed))
+
+
+def make_scratch(root: str, confinement: Confinement) -> Path:
+    """A fresh, randomly named scratch dir for one child, owned by the user it runs as."""
+    scratch = Path(tempfile.mkdtemp(prefix="run-", dir=root))
+    if confinement.uid is not None and confinement.gid is not None:
+        os.chown(scratch, confinement.uid, confinement.gid)
+    return scratch
+
+
 def _thread_count() -> int:
     return len(os.listdir("/proc/self/task"))
 
 
 class Zygote:
     def __init__(self, control: socket.socket, config: ZygoteConfig) -> None:
-        from app.sandbox.isolation import ChildLimits, Confinement
-
         self.control = control
         self.config = config
         self.selector = selectors.DefaultSelector()
         self.children: dict[int, Child] = {}
         # Children forked, confined and warmed up ahead of demand, oldest first.
         self.spares: list[Child] = []
-        self.uid: int | None = None
-        self.gid: int | None = None
-        if os.geteuid() == 0 and config.user:
-            import pwd
-
-            entry = pwd.getpwnam(config.user)
-            self.uid, self.gid = entry.pw_uid, entry.pw_gid
-        self.confinement = Confinement(
-            limits=ChildLimits(
-                config.cpu_s, config.memory_bytes, config.file_size_bytes, config.open_files
-            ),
-            uid=self.uid,
-            gid=self.gid,
-            relaxed=frozenset(config.relaxed),
-        )
+        self.confinement = confinement_for(config)
         self.ready_problem: str | None = None
 
     # --- messages -------------------------------------------------------------------------
@@ -105,16 +106,10 @@ class Zygote:
                 self.control.send(data)
 
     # --- children ---------------------------------------------------------------------------
-    def _make_scratch(self) -> Path:
-        scratch = Path(tempfile.mkdtemp(prefix="run-", dir=self.config.scratch_root))
-        if self.uid is not None and self.gid is not None:
-            os.chown(scratch, self.uid, self.gid)
-        return scratch
-
     def fork_child(self) -> Child:
         if _thread_count() != 1:
             raise RuntimeError(f"the zygote has {_thread_count()} threads; forking is unsafe")
-        scratch = self._make_scratch()
+        scratch = make_scratch(self.config.scratch_root, self.confinement)
         code_r, code_w = os.pipe()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
@@ -134,15 +129,15 @@ class Zygote:
 
     def probe(self) -> dict[str, str]:
         """Fork a child that applies every layer it can and reports which held."""
-        from app.sandbox.isolation import Confinement, LayerFailed, check_doors_shut
+        from app.sandbox.isolation import LayerFailed, check_doors_shut
 
         every_layer_relaxed = Confinement(
             limits=self.confinement.limits,
-            uid=self.uid,
-            gid=self.gid,
+            uid=self.confinement.uid,
+            gid=self.confinement.gid,
             relaxed=frozenset({"rlimits", "uid", "no_new_privs", "landlock", "seccomp"}),
         )
-        scratch = self._make_scratch()
+        scratch = make_scratch(self.config.scratch_root, self.confinement)
         read_end, write_end = os.pipe()
         pid = os.fork()
         if pid == 0:
@@ -342,28 +337,6 @@ def tree_size(path: Path) -> int:
     except OSError:
         pass
     return total
-
-
-def load_and_settle() -> int:
-    """What the zygote does once, before its first fork: load everything a run may need, warm
-    torch up, freeze the objects, prepare the confinement, and back its memory with huge pages
-    (returns the bytes collapsed into them). benchmarks/bench_child_cpu.py does the same."""
-    import importlib
-
-    import pyseccomp  # noqa: F401 - loaded now, while its files are readable
-
-    from app.sandbox import execute, inspection  # noqa: F401
-
-    for name in PRELOADED_MODULES:
-        importlib.import_module(name)
-    warm_up_torch()
-    gc.collect()
-    # Objects that exist now are never traversed by a child's collector: fewer copied pages.
-    gc.freeze()
-    from app.sandbox.isolation import prepare_in_zygote
-
-    prepare_in_zygote()
-    return collapse_into_huge_pages()
 
 
 def main() -> None:
