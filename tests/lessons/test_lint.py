@@ -43,6 +43,13 @@ def myth(answer: str, question: str) -> Data:
     }
 
 
+def add_two_no_myths(first: Data, _: Data) -> None:
+    """The first lesson gets two more myths answered "no": one-sided, and the curriculum too."""
+    first["myths"].extend(
+        [myth("no", "Is `.grad` a Python float?"), myth("no", "Is `.grad` on the output?")]
+    )
+
+
 def test_the_clean_fixture_curriculum_has_no_finding() -> None:
     assert lint(*curriculum()) == []
 
@@ -96,18 +103,14 @@ FAULTS: list[tuple[str, Plant, str, str, str]] = [
     ),
     (
         "myths all one answer",
-        lambda a, b: a["myths"].extend(
-            [myth("no", "Is `.grad` a Python float?"), myth("no", "Is `.grad` on the output?")]
-        ),
+        add_two_no_myths,
         "first-steps",
         "myths",
         "all 3 myths answer 'no'",
     ),
     (
         "curriculum myths mostly no",
-        lambda a, b: a["myths"].extend(
-            [myth("no", "Is `.grad` a Python float?"), myth("no", "Is `.grad` on the output?")]
-        ),
+        add_two_no_myths,
         "curriculum",
         "myths",
         "1 of 4 myths answer yes (25%)",
