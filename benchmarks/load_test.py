@@ -14,7 +14,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import random
+import resource
 import statistics
 import sys
 import threading
@@ -30,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from app.processes import child_pids
 from benchmarks.bench_sandbox import (
     cold_runs,
+    cpu_ms,
     free_port,
     percentile,
     pss_kib,
@@ -98,6 +101,11 @@ async def learner(base: str, deadline: float, tally: Tally, lesson: dict) -> Non
             await asyncio.sleep(random.uniform(0.2, 1.0))  # reading and thinking
 
 
+def _own_cpu_ms() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return (usage.ru_utime + usage.ru_stime) * 1000
+
+
 def watch_memory(pid: int, stop: threading.Event, peak: list[int]) -> None:
     while not stop.is_set():
         tree = [pid]
@@ -139,12 +147,20 @@ async def main() -> None:
     try:
         lesson = httpx.get(f"{base}/api/lessons/{LESSON}").json()
         tally = Tally()
+        server_before = cpu_ms(server.pid) if server is not None else None
+        own_before = _own_cpu_ms()
         started = time.monotonic()
         deadline = started + args.seconds
         await asyncio.gather(
             *(learner(base, deadline, tally, lesson) for _ in range(args.learners))
         )
         elapsed = time.monotonic() - started
+        own = _own_cpu_ms() - own_before
+        server_cpu = (
+            [b - a for a, b in zip(server_before, cpu_ms(server.pid), strict=True)]
+            if server is not None and server_before is not None
+            else None
+        )
     finally:
         stop.set()
         if server is not None:
@@ -157,6 +173,22 @@ async def main() -> None:
         f"{args.learners} learners for {elapsed:.0f} s: {total} requests, "
         f"{total / elapsed:.1f} requests/s, error rate {errors / max(total, 1):.2%}, "
         f"503 with Retry-After {busy / max(total, 1):.2%}"
+    )
+    # Where the machine's CPU went: the learners here are simulated on the same cores as the
+    # server, which real learners' browsers are not.
+    cores = (os.cpu_count() or 1) * elapsed * 1000
+    parts = [("load generator (this script)", own)]
+    if server_cpu is not None:
+        parts = [
+            ("server", server_cpu[0]),
+            ("zygote", server_cpu[1]),
+            ("sandboxed runs", server_cpu[2]),
+            *parts,
+        ]
+    print(
+        "CPU per request: "
+        + ", ".join(f"{name} {ms / max(total, 1):.2f} ms" for name, ms in parts)
+        + f"; {sum(ms for _, ms in parts) / cores:.0%} of the machine's {os.cpu_count()} cores"
     )
     if peak[0]:
         print(f"peak memory (PSS) of server + zygote + children: {peak[0] / 1024:.0f} MiB")

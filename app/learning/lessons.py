@@ -151,23 +151,36 @@ def lesson_progress(lesson: Lesson, records: LessonRecords) -> LessonProgress:
     )
 
 
+def _summary(lesson: Lesson, steps_done: int, myths: dict[int, MythRecord]) -> LessonSummary:
+    score = _score(lesson, _current_myths(lesson, myths))
+    return LessonSummary(
+        steps_done=steps_done,
+        steps_total=len(lesson.steps),
+        myths_answered=score.answered,
+        myths_correct=score.correct,
+        myths_total=len(lesson.myths),
+    )
+
+
 def catalog_progress(
     catalog: Catalog, store: ProgressStore, learner: str | None
 ) -> CatalogProgress:
     done = store.steps_done(learner) if learner else {}
-    answers = store.myth_answers(learner) if learner else {}
-    lessons = {}
-    for lesson in catalog.lessons:
-        mine = {number: a for (slug, number), a in answers.items() if slug == lesson.slug}
-        score = _score(lesson, _current_myths(lesson, mine))
-        lessons[lesson.slug] = LessonSummary(
-            steps_done=done.get(lesson.slug, 0),
-            steps_total=len(lesson.steps),
-            myths_answered=score.answered,
-            myths_correct=score.correct,
-            myths_total=len(lesson.myths),
-        )
-    return CatalogProgress(lessons=lessons)
+    by_lesson: dict[str, dict[int, MythRecord]] = {}
+    for (slug, number), answer in (store.myth_answers(learner) if learner else {}).items():
+        by_lesson.setdefault(slug, {})[number] = answer
+    return CatalogProgress(
+        lessons={
+            lesson.slug: _summary(lesson, done.get(lesson.slug, 0), by_lesson.get(lesson.slug, {}))
+            for lesson in catalog.lessons
+        }
+    )
+
+
+def lesson_summary(lesson: Lesson, store: ProgressStore, learner: str) -> LessonSummary:
+    """One lesson's line of catalog_progress, read for that lesson alone."""
+    done = store.steps_done(learner, lesson.slug).get(lesson.slug, 0)
+    return _summary(lesson, done, store.lesson_myths(learner, lesson.slug))
 
 
 # --- answering --------------------------------------------------------------------------------

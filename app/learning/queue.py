@@ -148,5 +148,4 @@ class ReviewQueue:
         return prompt if prompt is not None and prompt.fingerprint == card.fingerprint else None
 
     def _card(self, lesson: str, kind: str, key: str) -> StoredCard | None:
-        cards = self.store.review_cards(self.learner)
-        return next((c for c in cards if (c.lesson, c.kind, c.key) == (lesson, kind, key)), None)
+        return self.store.review_card_of(self.learner, lesson, kind, key)

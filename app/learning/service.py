@@ -15,6 +15,7 @@ from app.learning.lessons import (
     LessonAnswers,
     catalog_progress,
     lesson_progress,
+    lesson_summary,
     step_views,
 )
 from app.learning.mode_pages import ModeRequest
@@ -92,7 +93,7 @@ class Learning:
             "previous": previous,
             "following": following,
             "titles": {other.slug: other.title for other in self.catalog.lessons},
-            "progress": catalog_progress(self.catalog, self.store, learner).lessons[slug],
+            "progress": lesson_summary(lesson, self.store, learner),
             "switcher": {"modes": list(MODES), "last": self.store.lesson_modes(learner).get(slug)},
             "steps": step_views(lesson, learner),
         }

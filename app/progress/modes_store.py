@@ -149,6 +149,19 @@ class ModesRecords(StoreBase):
             ).all()
             return [_stored(card) for card in cards]
 
+    def review_card_of(self, learner: str, lesson: str, kind: str, key: str) -> StoredCard | None:
+        """The learner's card for one item, if it is in the queue (an item has one card)."""
+        with self.session() as session:
+            card = session.scalars(
+                select(ReviewCard).where(
+                    ReviewCard.learner_id == learner,
+                    ReviewCard.lesson == lesson,
+                    ReviewCard.kind == kind,
+                    ReviewCard.key == key,
+                )
+            ).first()
+            return _stored(card) if card is not None else None
+
     def review_card(self, learner: str, card_id: int) -> StoredCard | None:
         with self.session() as session:
             card = session.get(ReviewCard, card_id)

@@ -158,12 +158,13 @@ class ProgressStore(ModesRecords):
             for a in self._latest_myth_rows(learner, None)
         }
 
-    def steps_done(self, learner: str) -> dict[str, int]:
-        """Per lesson: how many steps are done."""
+    def steps_done(self, learner: str, lesson: str | None = None) -> dict[str, int]:
+        """Per lesson (or for the one given): how many steps are done."""
+        where = (StepState.learner_id == learner) & StepState.done.is_(True)
+        if lesson is not None:
+            where = where & (StepState.lesson == lesson)
         with self.session() as session:
             done = session.execute(
-                select(StepState.lesson, func.count())
-                .where(StepState.learner_id == learner, StepState.done.is_(True))
-                .group_by(StepState.lesson)
+                select(StepState.lesson, func.count()).where(where).group_by(StepState.lesson)
             ).all()
         return {lesson: count for lesson, count in done}

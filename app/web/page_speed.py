@@ -12,35 +12,34 @@ from __future__ import annotations
 from typing import Any
 
 from jinja2 import pass_context
-from starlette.datastructures import URL, URLPath
+from starlette.datastructures import URL
 from starlette.requests import Request
 from starlette.routing import Router
 from starlette.templating import Jinja2Templates
 
-# (id of the router, route name, parameters) -> (the router, its path). The router is kept in
-# the value so that its id cannot be reused by another while the entry lives. (FastAPI's
-# routers are not hashable, hence no lru_cache.)
-_paths: dict[tuple[int, str, tuple[tuple[str, str], ...]], tuple[Router, URLPath]] = {}
+# (id of the router, route name, parameters, base URL) -> (the router, the absolute URL). The
+# router is kept in the value so that its id cannot be reused by another while the entry lives
+# (FastAPI's routers are not hashable, hence no lru_cache). The base URL is part of the key: a
+# link is only ever served to a request with the same scheme, host and root path.
+_urls: dict[tuple[int, str, tuple[tuple[str, str], ...], str], tuple[Router, URL]] = {}
 MAX_ENTRIES = 8192
-
-
-def _url_path(router: Router, name: str, params: tuple[tuple[str, str], ...]) -> URLPath:
-    key = (id(router), name, params)
-    found = _paths.get(key)
-    if found is None:
-        if len(_paths) >= MAX_ENTRIES:
-            _paths.clear()
-        found = _paths[key] = (router, router.url_path_for(name, **dict(params)))
-    return found[1]
 
 
 @pass_context
 def cached_url_for(context: dict[str, Any], name: str, /, **path_params: Any) -> URL:
-    """Starlette's template `url_for`, its route lookup cached."""
+    """Starlette's template `url_for`, its route lookup and absolute URL cached."""
     request: Request = context["request"]
     router = request.scope.get("router") or request.scope["app"]
     params = tuple(sorted((key, str(value)) for key, value in path_params.items()))
-    return _url_path(router, name, params).make_absolute_url(base_url=request.base_url)
+    base = request.base_url
+    key = (id(router), name, params, str(base))
+    found = _urls.get(key)
+    if found is None:
+        if len(_urls) >= MAX_ENTRIES:
+            _urls.clear()
+        path = router.url_path_for(name, **dict(params))
+        found = _urls[key] = (router, path.make_absolute_url(base_url=base))
+    return found[1]
 
 
 def install(templates: Jinja2Templates) -> None:

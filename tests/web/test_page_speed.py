@@ -34,3 +34,7 @@ def test_cached_url_for_matches_starlette(client: TestClient) -> None:
             expected = request.url_for(name, **params)
             assert cached_url_for({"request": request}, name, **params) == expected
             assert str(expected).startswith("http://testserver/prefix/")
+    # Another host (or scheme, or root path) never gets a link cached for the first one.
+    other = Request({**scope, "headers": [(b"host", b"elsewhere.example")], "scheme": "https"})
+    link = cached_url_for({"request": other}, "catalog_page")
+    assert str(link) == "https://elsewhere.example/prefix/" == str(other.url_for("catalog_page"))
