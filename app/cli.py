@@ -18,6 +18,7 @@ def _serve(args: argparse.Namespace) -> int:
     from app.lessons.loader import LessonError
     from app.main import create_app
     from app.progress.database import SchemaOutOfDate
+    from app.web.collector import settle_for_serving
     from app.web.logs import configure_logging
 
     try:
@@ -30,6 +31,7 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host  # noqa: S104
     application.state.listen_url = f"http://{shown}:{args.port}"
+    settle_for_serving()  # what start-up made lives as long as the server: see app/web/collector
     uvicorn.run(
         application,
         host=args.host,

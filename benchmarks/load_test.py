@@ -51,15 +51,21 @@ class Tally:
         self.latencies: dict[str, list[float]] = defaultdict(list)
         self.errors: dict[str, int] = defaultdict(int)
         self.busy: dict[str, int] = defaultdict(int)
+        # What each error was: an HTTP status, or the client's exception (a timeout, a reset).
+        self.kinds: dict[str, int] = defaultdict(int)
 
-    def record(self, name: str, started: float, answer: httpx.Response | None) -> None:
+    def record(
+        self, name: str, started: float, answer: httpx.Response | None, failure: str = ""
+    ) -> None:
         self.latencies[name].append((time.perf_counter() - started) * 1000)
         if answer is None:
             self.errors[name] += 1
+            self.kinds[f"{name}: {failure}"] += 1
         elif answer.status_code == 503 and answer.headers.get("retry-after"):
             self.busy[name] += 1
         elif answer.status_code >= 400:
             self.errors[name] += 1
+            self.kinds[f"{name}: HTTP {answer.status_code}"] += 1
 
 
 async def learner(base: str, deadline: float, tally: Tally, lesson: dict) -> None:  # type: ignore[type-arg]
@@ -68,11 +74,12 @@ async def learner(base: str, deadline: float, tally: Tally, lesson: dict) -> Non
 
         async def call(name: str, method: str, path: str, **options: object) -> None:
             started = time.perf_counter()
+            failure = ""
             try:
                 answer: httpx.Response | None = await client.request(method, path, **options)  # type: ignore[arg-type]
-            except httpx.HTTPError:
-                answer = None
-            tally.record(name, started, answer)
+            except httpx.HTTPError as exc:
+                answer, failure = None, type(exc).__name__
+            tally.record(name, started, answer, failure)
 
         while time.monotonic() < deadline:
             step = random.choice(steps)
@@ -190,6 +197,8 @@ async def main() -> None:
         + ", ".join(f"{name} {ms / max(total, 1):.2f} ms" for name, ms in parts)
         + f"; {sum(ms for _, ms in parts) / cores:.0%} of the machine's {os.cpu_count()} cores"
     )
+    for kind, count in sorted(tally.kinds.items()):
+        print(f"error: {kind} x{count}")
     if peak[0]:
         print(f"peak memory (PSS) of server + zygote + children: {peak[0] / 1024:.0f} MiB")
     # The figure issue 12 tracks, and the machine's load beside it (a cold python + torch run).
