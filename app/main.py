@@ -21,6 +21,7 @@ from app.progress.store import ProgressStore
 from app.routes import api, dev, errors, learning, modes, pages, review
 from app.web import page_speed, templates
 from app.web.body_limit import BodyLimitMiddleware
+from app.web.collector import settle_for_serving
 from app.web.head import HeadMiddleware
 from app.web.logs import RequestIdMiddleware, configure_logging
 from app.web.metrics import MeteredSandbox, Metrics, MetricsMiddleware, SandboxCollector
@@ -150,6 +151,7 @@ def __getattr__(name: str) -> FastAPI:
         level = logging.getLevelName(logging.getLogger("uvicorn.error").getEffectiveLevel())
         configure_logging(settings.log_format, level)
         application = create_app(settings)
+        settle_for_serving()  # as `gradlab serve` does: see app/web/collector.py
         globals()["app"] = application
         return application
     raise AttributeError(name)

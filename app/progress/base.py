@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import secrets
-import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from sqlalchemy import Engine, select
@@ -14,6 +13,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.progress.models import AppSecret, Learner, LearnerRecord
+from app.progress.write_turn import write_turn
 
 _Row = TypeVar("_Row", bound=LearnerRecord)
 
@@ -22,13 +22,8 @@ class StoreBase:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._sessions = sessionmaker(engine, expire_on_commit=False)
-        # SQLite lets one transaction write at a time, and a writer that finds the file locked
-        # sleeps in steps of up to 100 ms before trying again: under load, answers waited
-        # seconds behind one another. Writers of this process queue on a lock instead, and
-        # each finds the database free. PostgreSQL locks rows, not the database: no queue.
-        self._write_turn: AbstractContextManager[object] = (
-            threading.RLock() if engine.dialect.name == "sqlite" else nullcontext()
-        )
+        # On SQLite, writers take turns without the database's sleeps (app/progress/write_turn).
+        self._write_turn = write_turn(engine)
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -38,7 +33,7 @@ class StoreBase:
 
     @contextmanager
     def writing(self, learner: str | None = None) -> Iterator[Session]:
-        """A transaction that writes (on SQLite, one at a time in this process); with a
+        """A transaction that writes (on SQLite, one at a time on the file); with a
         `learner`, their row is made first if they have none, in the same transaction."""
         with self._write_turn, self._sessions.begin() as session:
             if learner is not None:

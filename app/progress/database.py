@@ -23,7 +23,7 @@ class SchemaOutOfDate(RuntimeError):
     """The database is not at the newest revision and this instance may not migrate it."""
 
 
-def _sqlite_file(engine_or_url: Engine | str) -> Path | None:
+def sqlite_file(engine_or_url: Engine | str) -> Path | None:
     """The file of a SQLite database (None for in-memory SQLite and other databases)."""
     url = make_url(engine_or_url) if isinstance(engine_or_url, str) else engine_or_url.url
     if not url.drivername.startswith("sqlite"):
@@ -47,7 +47,7 @@ def make_engine(url: str) -> Engine:
     options: dict[str, Any] = {"pool_pre_ping": True}
     if url.startswith("sqlite"):
         options = {"connect_args": {"check_same_thread": False, "timeout": 15}}
-        database = _sqlite_file(url)
+        database = sqlite_file(url)
         if database is not None:
             database.parent.mkdir(parents=True, exist_ok=True)
             options.update(pool_size=SQLITE_POOL_SIZE, max_overflow=SQLITE_POOL_OVERFLOW)
@@ -96,7 +96,7 @@ def migration_lock(engine: Engine) -> Iterator[None]:
                 )
                 connection.commit()
         return
-    database = _sqlite_file(engine)
+    database = sqlite_file(engine)
     if database is None:  # in-memory SQLite: nobody else can see it
         yield
         return
