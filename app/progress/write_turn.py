@@ -13,6 +13,7 @@ PostgreSQL locks rows, not the database: it needs no turn (see `write_turn`).
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import threading
 from contextlib import AbstractContextManager, nullcontext
@@ -22,6 +23,8 @@ from types import TracebackType
 from sqlalchemy import Engine
 
 from app.progress.database import sqlite_file
+
+log = logging.getLogger("gradlab")
 
 
 class WriteTurn:
@@ -38,14 +41,25 @@ class WriteTurn:
         try:
             if self._depth == 0 and self.lock_file is not None:
                 if self._fd is None:
-                    flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC
-                    self._fd = os.open(self.lock_file, flags, 0o600)
-                fcntl.flock(self._fd, fcntl.LOCK_EX)
+                    self._fd = self._open(self.lock_file)
+                if self._fd is not None:
+                    fcntl.flock(self._fd, fcntl.LOCK_EX)
         except BaseException:
             self._threads.release()
             raise
         self._depth += 1
         return self
+
+    def _open(self, lock_file: Path) -> int | None:
+        """The lock file, opened read-only (enough for flock, and possible when another user
+        made it); None, with a warning, where it cannot be opened at all: writes then still
+        land, and wait in SQLite's busy handler for other processes' writes."""
+        try:
+            return os.open(lock_file, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            log.warning("writes will not take turns with other processes: %s", exc)
+            self.lock_file = None
+            return None
 
     def __exit__(
         self,

@@ -9,6 +9,8 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
+
 from app.config import PROJECT_ROOT
 from app.progress.database import make_engine, migrate
 from app.progress.records import PredictionRecord
@@ -86,3 +88,14 @@ def test_two_processes_writing_at_once_all_land(tmp_path: Path) -> None:
     assert [writer.wait(120) for writer in writers] == [0, 0]
     for name in ("ada", "bob"):
         assert sorted(store.lesson_state(name, "lesson").steps) == list(range(1, 41))
+
+
+def test_a_lock_file_that_cannot_be_opened_costs_the_turn_not_the_write(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    turn = WriteTurn(tmp_path / "no such folder" / "lock")
+    with caplog.at_level("WARNING", logger="gradlab"), turn:
+        pass
+    assert "will not take turns with other processes" in caplog.text
+    with turn:  # and the next turns go on, within the process
+        pass
