@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
 import sys
@@ -30,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.sandbox.isolation import Confinement
 from app.sandbox.zygote import confinement_for, make_scratch
-from benchmarks.bench_sandbox import SNIPPET, machine_line
+from benchmarks.bench_sandbox import SNIPPET, machine_line, own_usage
 
 PHASES = {
     "fork": "fork, in the parent",
@@ -42,12 +41,6 @@ PHASES = {
     "report": "child: the report encoded",
     "exit": "child: exit (the rest of its CPU, read at the reap)",
 }
-
-
-def usage() -> tuple[float, int]:
-    """This process's CPU time (ms) and minor page faults so far."""
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    return (own.ru_utime + own.ru_stime) * 1000, own.ru_minflt
 
 
 def anonymous_memory() -> tuple[int, int]:
@@ -68,18 +61,18 @@ def child(
     from app.sandbox.child import take_over
     from app.sandbox.warmup import warm_up_child
 
-    marks = [("start", *usage())]
+    marks = [("start", *own_usage())]
     take_over(scratch, pipes)
-    marks.append(("take_over", *usage()))
+    marks.append(("take_over", *own_usage()))
     confinement.apply(scratch)
-    marks.append(("confine", *usage()))
+    marks.append(("confine", *own_usage()))
     if rehearse:
         warm_up_child()
-    marks.append(("rehearse", *usage()))
+    marks.append(("rehearse", *own_usage()))
     result = execute.run_code(os.read(0, 1 << 20).decode())
-    marks.append(("run", *usage()))
+    marks.append(("run", *own_usage()))
     execute.encode_result(result)
-    marks.append(("report", *usage()))
+    marks.append(("report", *own_usage()))
     os.write(3, json.dumps(marks).encode())
 
 

@@ -16,7 +16,6 @@ import asyncio
 import contextlib
 import os
 import random
-import resource
 import statistics
 import sys
 import threading
@@ -34,6 +33,7 @@ from benchmarks.bench_sandbox import (
     cold_runs,
     cpu_ms,
     free_port,
+    own_usage,
     percentile,
     pss_kib,
     start_server,
@@ -108,11 +108,6 @@ async def learner(base: str, deadline: float, tally: Tally, lesson: dict) -> Non
             await asyncio.sleep(random.uniform(0.2, 1.0))  # reading and thinking
 
 
-def _own_cpu_ms() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return (usage.ru_utime + usage.ru_stime) * 1000
-
-
 def watch_memory(pid: int, stop: threading.Event, peak: list[int]) -> None:
     while not stop.is_set():
         tree = [pid]
@@ -155,14 +150,14 @@ async def main() -> None:
         lesson = httpx.get(f"{base}/api/lessons/{LESSON}").json()
         tally = Tally()
         server_before = cpu_ms(server.pid) if server is not None else None
-        own_before = _own_cpu_ms()
+        own_before = own_usage()[0]
         started = time.monotonic()
         deadline = started + args.seconds
         await asyncio.gather(
             *(learner(base, deadline, tally, lesson) for _ in range(args.learners))
         )
         elapsed = time.monotonic() - started
-        own = _own_cpu_ms() - own_before
+        own = own_usage()[0] - own_before
         server_cpu = (
             [b - a for a, b in zip(server_before, cpu_ms(server.pid), strict=True)]
             if server is not None and server_before is not None

@@ -34,6 +34,13 @@ def sqlite_file(engine_or_url: Engine | str) -> Path | None:
     return Path(database)
 
 
+def sqlite_lock_file(engine: Engine, purpose: str) -> Path | None:
+    """The file beside a SQLite database that its processes `flock` for `purpose` (migrating,
+    writing); None where no other process can open the database (in-memory, other databases)."""
+    database = sqlite_file(engine)
+    return database.with_name(f"{database.name}.{purpose}-lock") if database else None
+
+
 # Connections kept open for SQLite: the thread pool that serves the synchronous routes has 40
 # threads (AnyIO's default); a smaller pool made and closed a connection, with its pragmas, for
 # most requests under load.
@@ -96,11 +103,10 @@ def migration_lock(engine: Engine) -> Iterator[None]:
                 )
                 connection.commit()
         return
-    database = sqlite_file(engine)
-    if database is None:  # in-memory SQLite: nobody else can see it
+    lock_path = sqlite_lock_file(engine, "migrate")
+    if lock_path is None:  # in-memory SQLite: nobody else can see it
         yield
         return
-    lock_path = database.with_name(database.name + ".migrate-lock")
     with lock_path.open("a") as lock_file:
         fcntl.flock(lock_file, fcntl.LOCK_EX)
         try:

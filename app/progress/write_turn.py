@@ -22,7 +22,7 @@ from types import TracebackType
 
 from sqlalchemy import Engine
 
-from app.progress.database import sqlite_file
+from app.progress.database import sqlite_lock_file
 
 log = logging.getLogger("gradlab")
 
@@ -80,5 +80,4 @@ def write_turn(engine: Engine) -> AbstractContextManager[object]:
     SQLite (no other process can see it); threads and processes for a SQLite file."""
     if engine.dialect.name != "sqlite":
         return nullcontext()
-    database = sqlite_file(engine)
-    return WriteTurn(database.with_name(database.name + ".write-lock") if database else None)
+    return WriteTurn(sqlite_lock_file(engine, "write"))
