@@ -3,47 +3,125 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
+import os
 import sys
+import threading
+import time
+import urllib.request
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
+
+if TYPE_CHECKING:
+    from app.config import Settings
 
 
 def _serve(args: argparse.Namespace) -> int:
     # Alembic announces its plugins as it is imported: not for the operator's eyes.
     logging.getLogger("alembic").setLevel(logging.WARNING)
-    import uvicorn
-
     from app.config import Settings
     from app.lessons.loader import LessonError
-    from app.main import create_app
     from app.progress.database import SchemaOutOfDate
-    from app.web.collector import settle_for_serving
     from app.web.logs import configure_logging
 
     try:
-        settings = Settings()
+        # --processes, when given, wins over GRADLAB_PROCESSES (and sets the runs' default).
+        settings = Settings(**({} if args.processes is None else {"processes": args.processes}))
         logging.getLogger().handlers.clear()  # main()'s plain handler: this one replaces it
         configure_logging(settings.log_format, args.log_level)
-        application = create_app(settings, reload=args.reload)
+        shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host  # noqa: S104
+        url = f"http://{shown}:{args.port}"
+        if settings.processes > 1:
+            return _serve_processes(args, settings, url)
+        return _serve_one(args, settings, url)
     except (LessonError, ValidationError, SchemaOutOfDate) as exc:
         print(f"gradlab: cannot start:\n{exc}", file=sys.stderr)
         return 2
-    shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host  # noqa: S104
-    application.state.listen_url = f"http://{shown}:{args.port}"
+
+
+def _serve_one(args: argparse.Namespace, settings: Settings, url: str) -> int:
+    import uvicorn
+
+    from app.main import create_app
+    from app.web.collector import settle_for_serving
+
+    application = create_app(settings, reload=args.reload)
+    application.state.listen_url = url
     settle_for_serving()  # what start-up made lives as long as the server: see app/web/collector
-    uvicorn.run(
-        application,
-        host=args.host,
-        port=args.port,
+    uvicorn.run(application, **_uvicorn_options(args, settings))
+    return 0
+
+
+def _serve_processes(args: argparse.Namespace, settings: Settings, url: str) -> int:
+    """Several server processes on one port (uvicorn's workers, each building the app from
+    the environment: app.main's `app`). Checked and migrated once, here, before any starts;
+    their metrics add up in a shared folder (app/web/process_metrics.py)."""
+    import uvicorn
+
+    from app.lessons.loader import load_catalog
+    from app.progress.database import make_engine, migrate, require_current
+    from app.web.process_metrics import prepare_shared_dir
+
+    if args.reload:
+        print("gradlab: --reload serves one process: leave --processes at 1", file=sys.stderr)
+        return 2
+    load_catalog(settings.lessons_dir)  # a broken lesson stops the start here, once
+    engine = make_engine(settings.database_url)
+    if settings.migrate == "auto":
+        migrate(engine)
+    else:
+        require_current(engine)
+    engine.dispose()
+    _, remove_shared = prepare_shared_dir()
+    # What the processes read from the environment as they start (Settings).
+    os.environ["GRADLAB_PROCESSES"] = str(settings.processes)
+    os.environ["GRADLAB_MIGRATE"] = "off"  # done above; each process checks it is current
+    threading.Thread(
+        target=_announce_when_ready,
+        args=(url, settings.processes, settings.sandbox_enabled),
+        daemon=True,
+    ).start()
+    try:
+        uvicorn.run(
+            "app.main:app",
+            workers=settings.processes,
+            log_level=args.log_level,
+            **_uvicorn_options(args, settings),
+        )
+    finally:
+        remove_shared()
+    return 0
+
+
+def _uvicorn_options(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    return {
+        "host": args.host,
+        "port": args.port,
         # Our own logging (plain or JSON, with request ids) for uvicorn's loggers too.
-        log_config=None,
-        access_log=False,
+        "log_config": None,
+        "access_log": False,
         # On SIGTERM: stop accepting, give runs in flight their wall limit (and a margin for
         # the answer to leave), then the lifespan stops the zygote and its children.
-        timeout_graceful_shutdown=int(settings.wall_time_s) + 5,
-    )
-    return 0
+        "timeout_graceful_shutdown": int(settings.wall_time_s) + 5,
+    }
+
+
+def _announce_when_ready(url: str, processes: int, with_sandbox: bool) -> None:
+    """Say where to go once a process answers, with its sandbox ready (120 s at most)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=1) as answer:  # noqa: S310
+                if json.load(answer)["sandbox"]["ready"] or not with_sandbox:
+                    logging.getLogger("gradlab").info(
+                        "ready: open %s (%d server processes)", url, processes
+                    )
+                    return
+        except (OSError, ValueError, KeyError):
+            pass
+        time.sleep(0.5)
 
 
 def _migrate(args: argparse.Namespace) -> int:
@@ -128,6 +206,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="development: reload lessons when their files change and show a broken "
         "lesson's error instead of refusing to start",
+    )
+    serve.add_argument(
+        "--processes",
+        type=int,
+        default=None,
+        help="server processes on the port, each with its own sandbox (default: "
+        "GRADLAB_PROCESSES, 1); see the README's 'Deploying for a class'",
     )
     serve.set_defaults(func=_serve)
     check = commands.add_parser(

@@ -43,11 +43,13 @@ def memory_limit_bytes() -> int:
 
 
 MAX_WORKERS = 64
+MAX_PROCESSES = 32
 
 
-def default_workers() -> int:
-    by_cpu = RUNS_PER_CPU * (os.cpu_count() or 1)
-    by_memory = memory_limit_bytes() // GiB - 1
+def default_workers(processes: int = 1) -> int:
+    """Runs at once in each of `processes` server processes: the machine's share of each."""
+    by_cpu = RUNS_PER_CPU * (os.cpu_count() or 1) // processes
+    by_memory = (memory_limit_bytes() // GiB - processes) // processes
     return max(1, min(by_cpu, by_memory, MAX_WORKERS))
 
 
@@ -86,13 +88,18 @@ class Settings(BaseSettings):
     """'json': one JSON object per log line, with the request id (X-Request-ID)."""
     metrics_token: SecretStr | None = None
     """Bearer token that unlocks /metrics (Prometheus); unset: /metrics answers 404."""
+    processes: Annotated[int, Field(ge=1, le=MAX_PROCESSES)] = 1
+    """Server processes `gradlab serve` starts on one port, each with its own sandbox (about
+    280 MiB more each); the default runs at once are shared between them."""
 
     # --- snippet sandbox ---
     sandbox_enabled: bool = True
     """Start the sandbox (a torch-preloaded zygote) with the server."""
-    workers: Annotated[int, Field(ge=1, le=MAX_WORKERS)] = Field(default_factory=default_workers)
-    """Snippets run at the same time (default: four per CPU, at most one per GiB of memory
-    beyond the first)."""
+    workers: Annotated[int, Field(ge=1, le=MAX_WORKERS)] = Field(
+        default_factory=lambda data: default_workers(data.get("processes", 1))
+    )
+    """Snippets run at the same time, in each server process (default: four per CPU, at most
+    one per GiB of memory beyond the first, shared between GRADLAB_PROCESSES)."""
     queue_size: Annotated[int, Field(ge=0, le=10_000)] = 32
     """Runs that may wait for a worker before the server answers 503."""
     wall_time_s: Annotated[float, Field(gt=0, le=300)] = 5.0

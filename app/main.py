@@ -24,7 +24,8 @@ from app.web.body_limit import BodyLimitMiddleware
 from app.web.collector import settle_for_serving
 from app.web.head import HeadMiddleware
 from app.web.logs import RequestIdMiddleware, configure_logging
-from app.web.metrics import MeteredSandbox, Metrics, MetricsMiddleware, SandboxCollector
+from app.web.metrics import MeteredSandbox, Metrics, MetricsMiddleware
+from app.web.process_metrics import watch_sandbox
 from app.web.security_headers import SecurityHeadersMiddleware
 
 log = logging.getLogger("gradlab")
@@ -51,7 +52,7 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
     )
     metrics = Metrics()
     sandbox = MeteredSandbox(settings, metrics) if settings.sandbox_enabled else None
-    metrics.registry.register(SandboxCollector(sandbox, len(catalog)))
+    gauges = watch_sandbox(metrics, sandbox, len(catalog))
 
     def publish(reloaded: Catalog) -> None:
         app.state.catalog = reloaded
@@ -62,18 +63,21 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        stopping = asyncio.Event()
+        # From the start: a process whose sandbox is still starting counts as not ready.
+        publishing = asyncio.create_task(gauges.keep_published(stopping)) if gauges else None
         if sandbox is not None:
             await sandbox.start()
-        stop_watching = asyncio.Event()
-        watching = asyncio.create_task(live.watch(stop_watching)) if live else None
+        watching = asyncio.create_task(live.watch(stopping)) if live else None
         if url := getattr(app.state, "listen_url", None):
             log.info("ready: open %s", url)
         try:
             yield
         finally:
-            stop_watching.set()
-            if watching is not None:
-                await watching
+            stopping.set()
+            for task in (watching, publishing):
+                if task is not None:
+                    await task
             if sandbox is not None:
                 await sandbox.stop()
             engine.dispose()

@@ -29,6 +29,26 @@ def test_default_workers_follow_cpus_and_memory(
     assert default_workers() == expected
 
 
+@pytest.mark.parametrize(
+    ("cpus", "memory", "processes", "expected"),
+    [
+        (2, 24 * GiB, 2, 4),  # the machine's runs shared between two server processes
+        (2, 24 * GiB, 3, 2),
+        (16, 8 * GiB, 2, 3),  # a GiB for each process, then one per run
+        (1, 2 * GiB, 4, 1),  # never none
+    ],
+)
+def test_server_processes_share_the_default_runs(
+    monkeypatch: pytest.MonkeyPatch, cpus: int, memory: int, processes: int, expected: int
+) -> None:
+    monkeypatch.setattr(config.os, "cpu_count", lambda: cpus)
+    monkeypatch.setattr(config, "memory_limit_bytes", lambda: memory)
+    monkeypatch.delenv("GRADLAB_WORKERS", raising=False)
+    monkeypatch.setenv("GRADLAB_PROCESSES", str(processes))
+    assert default_workers(processes) == expected
+    assert Settings().workers == expected
+
+
 def test_the_default_is_valid_on_a_big_server(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(config.os, "cpu_count", lambda: 128)
     monkeypatch.setattr(config, "memory_limit_bytes", lambda: 1024 * GiB)

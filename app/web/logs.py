@@ -28,6 +28,10 @@ access_log = logging.getLogger("gradlab.access")
 _CHATTY = ("alembic", "uvicorn.error", "uvicorn.access", "httpx")
 
 
+def _warnings_and_worse(record: logging.LogRecord) -> bool:
+    return record.levelno >= logging.WARNING
+
+
 class _RequestIdFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         record.request_id = request_id.get()
@@ -79,6 +83,9 @@ def configure_logging(log_format: str = "text", level: str = "info") -> None:
         logging.getLogger(name).propagate = True
     for name in _CHATTY:
         logging.getLogger(name).setLevel(max(logging.WARNING, root.level))
+        # uvicorn sets its loggers' levels again as it starts (from --log-level), and its
+        # parent of several processes talks at INFO: a filter outlasts that.
+        logging.getLogger(name).addFilter(_warnings_and_worse)
 
 
 class RequestIdMiddleware:

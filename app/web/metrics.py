@@ -11,8 +11,10 @@ from __future__ import annotations
 import hmac
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram
 from prometheus_client.core import GaugeMetricFamily, Metric
@@ -39,6 +41,9 @@ class Metrics:
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
+        # What a scrape reads: this registry, or with several server processes, every
+        # process's files (app/web/process_metrics.py).
+        self.scraped: Callable[[], CollectorRegistry] = lambda: self.registry
         self.http = Histogram(
             "gradlab_http_request_duration_seconds",
             "Time to answer an HTTP request, by route template, method and status.",
@@ -117,46 +122,87 @@ def zygote_children() -> int | None:
     return None
 
 
+@dataclass(frozen=True)
+class GaugeSpec:
+    """A gauge read from the sandbox, and how the readings of several server processes add up
+    (`gradlab serve --processes N`: prometheus_client's multi-process modes)."""
+
+    name: str
+    help: str
+    across: Literal["livesum", "livemin", "livemax"]
+    label: str | None = None
+
+
+GAUGES = (
+    GaugeSpec("gradlab_server_processes", "Server processes answering requests.", "livesum"),
+    GaugeSpec("gradlab_lessons", "Lessons loaded.", "livemax"),
+    GaugeSpec(
+        "gradlab_sandbox_ready",
+        "1 when snippets can run (with several server processes: in every one).",
+        "livemin",
+    ),
+    GaugeSpec("gradlab_sandbox_workers", "Runs allowed at the same time.", "livesum"),
+    GaugeSpec("gradlab_sandbox_busy_workers", "Runs in progress.", "livesum"),
+    GaugeSpec("gradlab_sandbox_queue_depth", "Runs waiting for a worker.", "livesum"),
+    GaugeSpec(
+        "gradlab_sandbox_spare_children",
+        "Children forked and confined ahead of demand (the zygote's children minus the runs "
+        "in progress).",
+        "livesum",
+    ),
+    GaugeSpec(
+        "gradlab_sandbox_isolation_layer",
+        "1 for each isolation layer that is on, 0 for one that is off (with several server "
+        "processes: on in every one).",
+        "livemin",
+        label="layer",
+    ),
+)
+
+
+def read_gauges(sandbox: Sandbox | None, lessons: int) -> dict[str, dict[str, float]]:
+    """Each gauge's values now, by label value ("" for a gauge without a label); a gauge that
+    cannot be read is absent."""
+    readings: dict[str, dict[str, float]] = {
+        "gradlab_server_processes": {"": 1},
+        "gradlab_lessons": {"": lessons},
+    }
+    if sandbox is None:
+        return readings
+    health = sandbox.health()
+    readings["gradlab_sandbox_ready"] = {"": int(bool(health["ready"]))}
+    readings["gradlab_sandbox_workers"] = {"": health["workers"]}
+    readings["gradlab_sandbox_busy_workers"] = {"": health["busy"]}
+    readings["gradlab_sandbox_queue_depth"] = {"": health["queued"]}
+    children = zygote_children()
+    if children is not None:
+        readings["gradlab_sandbox_spare_children"] = {"": max(0, children - health["busy"])}
+    readings["gradlab_sandbox_isolation_layer"] = {
+        layer: int(str(state).startswith("on")) for layer, state in health["isolation"].items()
+    }
+    return readings
+
+
 class SandboxCollector(Collector):
-    """Gauges read from the sandbox when Prometheus scrapes."""
+    """Gauges read from the sandbox when Prometheus scrapes (one server process)."""
 
     def __init__(self, sandbox: Sandbox | None, lessons: int) -> None:
         self.sandbox = sandbox
         self.lessons = lessons
 
     def collect(self) -> Iterable[Metric]:
-        yield GaugeMetricFamily("gradlab_lessons", "Lessons loaded.", value=self.lessons)
-        if self.sandbox is None:
-            return
-        health = self.sandbox.health()
-        yield GaugeMetricFamily(
-            "gradlab_sandbox_ready", "1 when snippets can run.", value=int(bool(health["ready"]))
-        )
-        yield GaugeMetricFamily(
-            "gradlab_sandbox_workers", "Runs allowed at the same time.", value=health["workers"]
-        )
-        yield GaugeMetricFamily(
-            "gradlab_sandbox_busy_workers", "Runs in progress.", value=health["busy"]
-        )
-        yield GaugeMetricFamily(
-            "gradlab_sandbox_queue_depth", "Runs waiting for a worker.", value=health["queued"]
-        )
-        children = zygote_children()
-        if children is not None:
-            yield GaugeMetricFamily(
-                "gradlab_sandbox_spare_children",
-                "Children forked and confined ahead of demand (the zygote's children minus "
-                "the runs in progress).",
-                value=max(0, children - int(health["busy"])),
-            )
-        layers = GaugeMetricFamily(
-            "gradlab_sandbox_isolation_layer",
-            "1 for each isolation layer that is on, 0 for one that is off.",
-            labels=["layer"],
-        )
-        for layer, state in sorted(health["isolation"].items()):
-            layers.add_metric([layer], int(str(state).startswith("on")))
-        yield layers
+        readings = read_gauges(self.sandbox, self.lessons)
+        for spec in GAUGES:
+            values = readings.get(spec.name)
+            if values is None:
+                continue
+            if spec.label is None:
+                yield GaugeMetricFamily(spec.name, spec.help, value=values[""])
+                continue
+            family = GaugeMetricFamily(spec.name, spec.help, labels=[spec.label])
+            for label, value in sorted(values.items()):
+                family.add_metric([label], value)
+            yield family
 
 
 def _route_template(scope: Scope) -> str:
@@ -203,7 +249,7 @@ class MetricsMiddleware:
             body, status = b"A valid bearer token is required.\n", 401
             content_type = b"text/plain; charset=utf-8"
         else:
-            body, status = generate_latest(self.metrics.registry), 200
+            body, status = generate_latest(self.metrics.scraped()), 200
             content_type = CONTENT_TYPE_LATEST.encode()
         headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]
         if status == 401:

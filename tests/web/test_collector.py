@@ -37,5 +37,6 @@ def test_start_up_objects_are_frozen_out_of_the_collectors_walk() -> None:
     counts = json.loads(shown.stdout.strip().splitlines()[-1])
     assert counts["before"] > 50_000  # an app's worth of long-lived objects
     assert counts["after"] < counts["before"] // 10
-    assert counts["frozen"] >= counts["before"] - counts["after"]
+    # Less a few objects made between the count and the freeze, which were garbage by then.
+    assert counts["frozen"] >= counts["before"] - counts["after"] - 100
     assert counts["young"] == counts["expected_young"]
