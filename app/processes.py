@@ -5,16 +5,40 @@ from __future__ import annotations
 from pathlib import Path
 
 
+def parent_pid(pid: int) -> int:
+    """The parent of `pid` (OSError once it is gone)."""
+    # The command name may hold spaces and parentheses: split after its last ")".
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
 def child_pids(pid: int) -> list[int]:
     """The processes whose parent is `pid`."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                # The command name may hold spaces and parentheses: split after its last ")".
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if parent_pid(int(entry.name)) == pid:
+                    found.append(int(entry.name))
             except OSError:
                 continue
-            if int(fields[1]) == pid:
-                found.append(int(entry.name))
     return found
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process below `pid`: children, theirs, and so on."""
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in child_pids(todo.pop()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def is_zygote(pid: int) -> bool:
+    """Whether `pid` is a sandbox's zygote (app/sandbox/zygote.py)."""
+    try:
+        return b"app.sandbox.zygote" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False

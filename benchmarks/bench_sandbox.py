@@ -36,7 +36,7 @@ from pathlib import Path
 
 import httpx
 
-from app.processes import child_pids
+from app.processes import child_pids, descendants, is_zygote, parent_pid
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -87,12 +87,15 @@ def pss_kib(pid: int) -> int:
     return 0
 
 
-def start_server(port: int, phases: Path | None = None) -> subprocess.Popen[bytes]:
+def start_server(
+    port: int, phases: Path | None = None, processes: int = 1
+) -> subprocess.Popen[bytes]:
     """`gradlab serve` on `port` with a throwaway database (the learners it makes are fake),
-    writing each run's timestamps to `phases` when given."""
+    in `processes` server processes, writing each run's timestamps to `phases` when given."""
     database = Path(tempfile.mkdtemp(prefix="gradlab-bench-")) / "bench.db"
+    command = [sys.executable, "-m", "app.cli", "serve", "--port", str(port)]
     server = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "serve", "--port", str(port), "--log-level", "warning"],
+        [*command, "--log-level", "warning", "--processes", str(processes)],
         cwd=ROOT,
         env={
             **os.environ,
@@ -218,18 +221,22 @@ def own_usage() -> tuple[float, int]:
 
 
 def cpu_ms(server: int) -> tuple[float, float, float]:
-    """CPU time so far (ms) of the server, of its zygote, and of the zygote's children, reaped
-    or alive (a spare alive at one reading and reaped by the next moves from one sum to the
-    other, so a difference counts it once): what runs cost the machine, whatever else loads it."""
-    zygote, children = 0, 0
-    for pid in child_pids(server):
-        ticks = cpu_ticks(pid)
-        zygote += ticks[0] + ticks[1]
-        children += ticks[2] + ticks[3]
-        for child in child_pids(pid):
-            with contextlib.suppress(OSError):
-                children += sum(cpu_ticks(child)[:2])
-    return sum(cpu_ticks(server)[:2]) * TICK_MS, zygote * TICK_MS, children * TICK_MS
+    """CPU time so far (ms) of the server's processes (with --processes, the parent and each
+    server process), of their zygotes, and of the zygotes' children, reaped or alive (a spare
+    alive at one reading and reaped by the next moves from one sum to the other, so a
+    difference counts it once): what runs cost the machine, whatever else loads it."""
+    servers, zygote, children = 0, 0, 0
+    for pid in {server} | descendants(server):
+        with contextlib.suppress(OSError):
+            ticks = cpu_ticks(pid)
+            if is_zygote(pid):
+                zygote += ticks[0] + ticks[1]
+                children += ticks[2] + ticks[3]
+            elif is_zygote(parent_pid(pid)):
+                children += ticks[0] + ticks[1]
+            else:
+                servers += ticks[0] + ticks[1]
+    return servers * TICK_MS, zygote * TICK_MS, children * TICK_MS
 
 
 def machine_line() -> str:

@@ -28,7 +28,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.processes import child_pids
+from app.processes import descendants
 from benchmarks.bench_sandbox import (
     cold_runs,
     cpu_ms,
@@ -110,13 +110,8 @@ async def learner(base: str, deadline: float, tally: Tally, lesson: dict) -> Non
 
 def watch_memory(pid: int, stop: threading.Event, peak: list[int]) -> None:
     while not stop.is_set():
-        tree = [pid]
-        for parent in list(tree):
-            tree.extend(child_pids(parent))
-        for zygote in child_pids(pid):
-            tree.extend(child_pids(zygote))
         total = 0
-        for member in set(tree):
+        for member in {pid} | descendants(pid):
             with contextlib.suppress(OSError):
                 total += pss_kib(member)
         peak[0] = max(peak[0], total)
@@ -128,6 +123,9 @@ async def main() -> None:
     parser.add_argument("--learners", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--url", help="an already running gradlab on loopback")
+    parser.add_argument(
+        "--processes", type=int, default=1, help="server processes (gradlab serve --processes)"
+    )
     args = parser.parse_args()
     # How loaded the machine is: a cold `python snippet.py` takes ~1.65 s on an idle 2-core box.
     cold = statistics.median(cold_runs(3))
@@ -139,7 +137,7 @@ async def main() -> None:
     if base is None:
         port = free_port()
         base = f"http://127.0.0.1:{port}"
-        server = start_server(port)
+        server = start_server(port, processes=args.processes)
     elif urlparse(base).hostname not in ("127.0.0.1", "localhost", "::1"):
         raise SystemExit("load tests only target loopback addresses")
     peak = [0]
@@ -172,7 +170,8 @@ async def main() -> None:
     errors = sum(tally.errors.values())
     busy = sum(tally.busy.values())
     print(
-        f"{args.learners} learners for {elapsed:.0f} s: {total} requests, "
+        f"{args.learners} learners, {args.processes} server process(es), for {elapsed:.0f} s: "
+        f"{total} requests, "
         f"{total / elapsed:.1f} requests/s, error rate {errors / max(total, 1):.2%}, "
         f"503 with Retry-After {busy / max(total, 1):.2%}"
     )

@@ -13,7 +13,6 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram
@@ -24,7 +23,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.config import Settings
-from app.processes import child_pids
+from app.processes import child_pids, is_zygote
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox, SandboxBusy, SandboxUnavailable, SnippetTooLarge
 from app.web.observed import Observed, call_observed
@@ -113,11 +112,7 @@ class MeteredSandbox(Sandbox):
 def zygote_children() -> int | None:
     """How many processes the zygote has forked and not reaped (spares and running children)."""
     for pid in child_pids(os.getpid()):
-        try:
-            command = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if b"app.sandbox.zygote" in command:
+        if is_zygote(pid):
             return len(child_pids(pid))
     return None
 

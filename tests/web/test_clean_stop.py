@@ -15,23 +15,12 @@ import httpx
 import pytest
 
 from app.config import PROJECT_ROOT
-from app.processes import child_pids
+from app.processes import descendants
 from tests.conftest import FIXTURE_LESSONS, wait_until
 from tests.live import free_port
 
 pytestmark = pytest.mark.slow
 SLOW_RUN = "import time\ntime.sleep(2.0)\nprint('finished after SIGTERM')\n"
-
-
-def _descendants(pid: int) -> set[int]:
-    found: set[int] = set()
-    todo = [pid]
-    while todo:
-        for child in child_pids(todo.pop()):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
 
 
 def _alive(pid: int) -> bool:
@@ -75,7 +64,7 @@ def test_sigterm_finishes_the_run_in_flight_and_leaves_no_process() -> None:
             wait_until(lambda: _ready(url) or server.poll() is not None, timeout=120)
             and server.poll() is None
         ), "the server did not start"
-        started = _descendants(server.pid)
+        started = descendants(server.pid)
         assert _mentions(server.pid), "no zygote found for this server"
 
         answers: list[httpx.Response] = []
@@ -86,7 +75,7 @@ def test_sigterm_finishes_the_run_in_flight_and_leaves_no_process() -> None:
         )
         run.start()
         assert wait_until(lambda: _busy(url) == 1, timeout=10), "the run did not start"
-        started |= _descendants(server.pid)  # the child running the snippet
+        started |= descendants(server.pid)  # the child running the snippet
 
         os.killpg(server.pid, signal.SIGTERM)
         time.sleep(0.5)

@@ -16,10 +16,11 @@ import httpx
 import pytest
 
 from app.config import PROJECT_ROOT
+from app.processes import descendants
 from app.web.process_metrics import PUBLISH_EVERY_S
 from tests.conftest import FIXTURE_LESSONS, wait_until
 from tests.live import free_port
-from tests.web.test_clean_stop import _alive, _descendants, _ready
+from tests.web.test_clean_stop import _alive, _ready
 from tests.web.test_metrics_and_logs import _samples
 
 pytestmark = pytest.mark.slow
@@ -32,7 +33,7 @@ WORKERS = 3
 def _workers(parent: int) -> list[int]:
     """The server processes (uvicorn's spawned workers), not multiprocessing's tracker."""
     found = []
-    for pid in _descendants(parent):
+    for pid in descendants(parent):
         try:
             command = Path(f"/proc/{pid}/cmdline").read_bytes()
         except OSError:
@@ -83,7 +84,7 @@ def test_two_processes_share_a_port_add_up_their_metrics_and_stop_clean(
             60,
         )
         assert both_ready, _scrape(url)
-        started = _descendants(server.pid)
+        started = descendants(server.pid)
 
         # Runs spread over both processes; whichever answers a scrape counts them all.
         runs = 12
@@ -104,7 +105,7 @@ def test_two_processes_share_a_port_add_up_their_metrics_and_stop_clean(
         ), _scrape(url)
 
         _kill_one_and_see_it_replaced(server.pid, url, shared, runs)
-        started |= _descendants(server.pid)
+        started |= descendants(server.pid)
 
         os.kill(server.pid, signal.SIGTERM)  # the parent only, as `kill <pid>` would
         assert server.wait(60) in (0, -signal.SIGTERM)
@@ -127,7 +128,7 @@ def _kill_one_and_see_it_replaced(parent: int, url: str, shared: Path, runs: int
     with it, its gauges are forgotten, its counts stay."""
     workers = _workers(parent)
     victim = workers[0]
-    victims = _descendants(victim) | {victim}
+    victims = descendants(victim) | {victim}
     os.kill(victim, signal.SIGKILL)
     assert wait_until(lambda: not [pid for pid in victims if _alive(pid)], 30), [
         pid for pid in victims if _alive(pid)
