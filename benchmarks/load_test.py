@@ -21,9 +21,11 @@ import sys
 import threading
 import time
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
+import aiohttp
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -46,6 +48,12 @@ SNIPPET = (
 )
 
 
+@dataclass(frozen=True)
+class Answer:
+    status_code: int
+    retry_after: str | None
+
+
 class Tally:
     def __init__(self) -> None:
         self.latencies: dict[str, list[float]] = defaultdict(list)
@@ -54,14 +62,12 @@ class Tally:
         # What each error was: an HTTP status, or the client's exception (a timeout, a reset).
         self.kinds: dict[str, int] = defaultdict(int)
 
-    def record(
-        self, name: str, started: float, answer: httpx.Response | None, failure: str = ""
-    ) -> None:
+    def record(self, name: str, started: float, answer: Answer | None, failure: str = "") -> None:
         self.latencies[name].append((time.perf_counter() - started) * 1000)
         if answer is None:
             self.errors[name] += 1
             self.kinds[f"{name}: {failure}"] += 1
-        elif answer.status_code == 503 and answer.headers.get("retry-after"):
+        elif answer.status_code == 503 and answer.retry_after:
             self.busy[name] += 1
         elif answer.status_code >= 400:
             self.errors[name] += 1
@@ -70,15 +76,25 @@ class Tally:
 
 async def learner(base: str, deadline: float, tally: Tally, lesson: dict) -> None:  # type: ignore[type-arg]
     steps = [n for n, step in enumerate(lesson["steps"], 1) if step.get("prediction")]
-    async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+    # aiohttp, not httpx: httpx cost 2 - 2.8 ms of CPU a request on the cores the server uses,
+    # and held the first request after each pause for up to a second and more (its p95 was
+    # 1.2 - 2.4 s where the server's own histogram said <= 0.25 s; README, "Many learners").
+    session = aiohttp.ClientSession(
+        base_url=base,
+        cookie_jar=aiohttp.CookieJar(unsafe=True),  # keep the learner's cookie on 127.0.0.1
+        timeout=aiohttp.ClientTimeout(total=30),
+    )
+    async with session as client:
 
         async def call(name: str, method: str, path: str, **options: object) -> None:
             started = time.perf_counter()
-            failure = ""
+            answer, failure = None, ""
             try:
-                answer: httpx.Response | None = await client.request(method, path, **options)  # type: ignore[arg-type]
-            except httpx.HTTPError as exc:
-                answer, failure = None, type(exc).__name__
+                async with client.request(method, path, **options) as response:  # type: ignore[arg-type]
+                    await response.read()
+                    answer = Answer(response.status, response.headers.get("retry-after"))
+            except (aiohttp.ClientError, TimeoutError) as exc:
+                failure = type(exc).__name__
             tally.record(name, started, answer, failure)
 
         while time.monotonic() < deadline:
