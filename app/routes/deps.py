@@ -4,7 +4,9 @@ Not a route module: the routes import this, never each other."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
+from collections.abc import AsyncIterator
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -53,6 +55,22 @@ async def _maybe_learner(request: Request) -> str | None:
     return current_learner(request)
 
 
+# Requests that write to the progress store wait here, on the event loop, for one of a few
+# threads: the store takes one writer at a time, and at 100 learners the answers waiting for
+# it in threads held all 40 of the pool's, so that pages and progress waited for a thread
+# (README, "Many learners").
+WRITE_SLOTS = 4
+
+
+async def _write_slot(request: Request) -> AsyncIterator[None]:
+    slots: asyncio.Semaphore | None = getattr(request.app.state, "write_slots", None)
+    if slots is None:
+        slots = request.app.state.write_slots = asyncio.Semaphore(WRITE_SLOTS)
+    async with slots:
+        yield
+
+
+WriteSlot = Depends(_write_slot)
 LearningDep = Annotated[Learning, Depends(_learning)]
 LearnerDep = Annotated[str, Depends(_learner)]
 MaybeLearnerDep = Annotated[str | None, Depends(_maybe_learner)]

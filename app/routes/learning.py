@@ -16,12 +16,12 @@ from app.learning.schemas import (
     ValueBody,
     ValueFeedback,
 )
-from app.routes.deps import AnswersDep, LearnerDep, LearningDep, MaybeLearnerDep
+from app.routes.deps import AnswersDep, LearnerDep, LearningDep, MaybeLearnerDep, WriteSlot
 
 router = APIRouter(tags=["learning"])
 
 
-@router.post("/api/lessons/{slug}/steps/{number}/prediction")
+@router.post("/api/lessons/{slug}/steps/{number}/prediction", dependencies=[WriteSlot])
 def commit_prediction(
     slug: str, number: int, body: PredictionBody, answers: AnswersDep
 ) -> PredictionReveal:
@@ -37,20 +37,20 @@ async def check_value(
     return await learning.check_value(learner, slug, number, body)
 
 
-@router.post("/api/lessons/{slug}/myths/{number}/answer")
+@router.post("/api/lessons/{slug}/myths/{number}/answer", dependencies=[WriteSlot])
 def answer_myth(slug: str, number: int, body: MythBody, answers: AnswersDep) -> MythReveal:
     """Answer a myth buster yes or no; the verdict, the belief and the reasons come back."""
     return answers.answer_myth(slug, number, body.answer)
 
 
-@router.put("/api/lessons/{slug}/steps/{number}/code", status_code=204)
+@router.put("/api/lessons/{slug}/steps/{number}/code", status_code=204, dependencies=[WriteSlot])
 def save_code(slug: str, number: int, body: CodeBody, answers: AnswersDep) -> Response:
     """Keep the learner's edited version of a step's code."""
     answers.save_code(slug, number, body.code)
     return Response(status_code=204)
 
 
-@router.delete("/api/lessons/{slug}/steps/{number}/code", status_code=204)
+@router.delete("/api/lessons/{slug}/steps/{number}/code", status_code=204, dependencies=[WriteSlot])
 def reset_code(slug: str, number: int, answers: AnswersDep) -> Response:
     """Forget the edited code: the step shows the lesson's code again."""
     answers.save_code(slug, number, None)
@@ -71,7 +71,7 @@ def get_progress(learning: LearningDep, learner: MaybeLearnerDep) -> CatalogProg
     return learning.catalog_progress(learner)
 
 
-@router.post("/api/progress/reset", status_code=204)
+@router.post("/api/progress/reset", status_code=204, dependencies=[WriteSlot])
 def reset_progress(learning: LearningDep, learner: MaybeLearnerDep) -> Response:
     """Forget everything this learner did."""
     learning.reset(learner)

@@ -17,7 +17,7 @@ from app.learning.schemas import (
     RatingResult,
     ValueBody,
 )
-from app.routes.deps import LearnerDep, LearningDep, PracticeDep, render_page
+from app.routes.deps import LearnerDep, LearningDep, PracticeDep, WriteSlot, render_page
 
 router = APIRouter(tags=["modes"])
 
@@ -30,7 +30,7 @@ def mode_page(
     return render_page(request, page)
 
 
-@router.post("/api/lessons/{slug}/mode", status_code=204)
+@router.post("/api/lessons/{slug}/mode", status_code=204, dependencies=[WriteSlot])
 def remember_mode(
     slug: str, body: ModeBody, learning: LearningDep, learner: LearnerDep
 ) -> Response:
@@ -39,7 +39,7 @@ def remember_mode(
     return Response(status_code=204)
 
 
-@router.post("/api/lessons/{slug}/drills/{drill_id}/answer")
+@router.post("/api/lessons/{slug}/drills/{drill_id}/answer", dependencies=[WriteSlot])
 def answer_drill(slug: str, drill_id: str, body: ValueBody, practice: PracticeDep) -> DrillFeedback:
     """Check a typed `.grad` numerically, element by element. A miss enters the review queue;
     the answer comes back only when right or when `reveal` asks for it."""
@@ -52,7 +52,7 @@ def flashcard_answer(slug: str, card_id: str, practice: PracticeDep) -> Flashcar
     return practice.flashcard_back(slug, card_id)
 
 
-@router.post("/api/lessons/{slug}/flashcards/{card_id}/rating")
+@router.post("/api/lessons/{slug}/flashcards/{card_id}/rating", dependencies=[WriteSlot])
 def rate_flashcard(
     slug: str, card_id: str, body: RatingBody, practice: PracticeDep
 ) -> RatingResult:

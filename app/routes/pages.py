@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from app.routes.deps import LearnerDep, LearningDep, MaybeLearnerDep, render_page
+from app.routes.deps import LearnerDep, LearningDep, MaybeLearnerDep, WriteSlot, render_page
 from app.web.templates import render
 
 router = APIRouter(include_in_schema=False)
@@ -33,7 +33,7 @@ def lesson_page(
     return render_page(request, page)
 
 
-@router.post("/progress/reset")
+@router.post("/progress/reset", dependencies=[WriteSlot])
 def reset_progress_form(learning: LearningDep, learner: MaybeLearnerDep) -> RedirectResponse:
     """The catalog's "Reset my progress" button: works without JavaScript."""
     learning.reset(learner)

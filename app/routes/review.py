@@ -9,7 +9,7 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import HTMLResponse
 
 from app.learning.schemas import CalibrationOut, ReviewBody, ReviewQueueOut, ReviewResult
-from app.routes.deps import LearningDep, MaybeLearnerDep, PracticeDep, render_page
+from app.routes.deps import LearningDep, MaybeLearnerDep, PracticeDep, WriteSlot, render_page
 
 router = APIRouter(tags=["review"])
 # A card id the database can hold (a larger number is a 422, not an overflow).
@@ -24,7 +24,7 @@ def review_queue(learning: LearningDep, learner: MaybeLearnerDep) -> ReviewQueue
     return learning.practice(learner).review_queue()
 
 
-@router.post("/api/review/{card_id}/answer")
+@router.post("/api/review/{card_id}/answer", dependencies=[WriteSlot])
 def answer_review(card_id: CardId, body: ReviewBody, practice: PracticeDep) -> ReviewResult:
     """Answer a due item: graded like its lesson page does, then rescheduled by FSRS (right:
     days ahead; wrong: back in ten minutes). 409 when it is not due (answered already)."""
