@@ -143,10 +143,11 @@ async def main() -> None:
         "--processes", type=int, default=1, help="server processes (gradlab serve --processes)"
     )
     args = parser.parse_args()
-    # How loaded the machine is: a cold `python snippet.py` takes ~1.65 s on an idle 2-core box.
+    # How loaded the machine is: a cold `python snippet.py` took 1.39 - 1.49 s on the idle 2-core
+    # box of the README's figures.
     cold = statistics.median(cold_runs(3))
     print(
-        f"cold python snippet.py p50: {cold / 1000:.2f} s (about 1.65 s when the machine is idle)"
+        f"cold python snippet.py p50: {cold / 1000:.2f} s (1.39 - 1.49 s on an idle 2-core machine)"
     )
     server = None
     base = args.url
