@@ -66,12 +66,13 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
         stopping = asyncio.Event()
         # From the start: a process whose sandbox is still starting counts as not ready.
         publishing = asyncio.create_task(gauges.keep_published(stopping)) if gauges else None
-        if sandbox is not None:
-            await sandbox.start()
-        watching = asyncio.create_task(live.watch(stopping)) if live else None
-        if url := getattr(app.state, "listen_url", None):
-            log.info("ready: open %s", url)
+        watching = None
         try:
+            if sandbox is not None:
+                await sandbox.start()
+            watching = asyncio.create_task(live.watch(stopping)) if live else None
+            if url := getattr(app.state, "listen_url", None):
+                log.info("ready: open %s", url)
             yield
         finally:
             stopping.set()

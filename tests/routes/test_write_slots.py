@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import os
+import threading
 
 import anyio.to_thread
 import httpx
@@ -49,4 +50,18 @@ def test_writers_waiting_for_the_database_leave_threads_for_reads() -> None:
             answers = await asyncio.wait_for(asyncio.gather(*writers), timeout=30)
             assert [answer.status_code for answer in answers] == [200] * len(writers)
 
-    asyncio.run(scenario())
+    # In a thread of its own: the browser tests leave an event loop running in this one.
+    failures: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(scenario())
+        except BaseException as exc:  # noqa: BLE001 - raised again below, in the test
+            failures.append(exc)
+
+    runner = threading.Thread(target=run)
+    runner.start()
+    runner.join(120)
+    assert not runner.is_alive(), "the scenario did not finish"
+    if failures:
+        raise failures[0]
