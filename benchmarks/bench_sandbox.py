@@ -225,14 +225,16 @@ def cpu_ms(server: int) -> tuple[float, float, float]:
     server process), of their zygotes, and of the zygotes' children, reaped or alive (a spare
     alive at one reading and reaped by the next moves from one sum to the other, so a
     difference counts it once): what runs cost the machine, whatever else loads it."""
+    tree = {server} | descendants(server)
+    zygotes = {pid for pid in tree if is_zygote(pid)}
     servers, zygote, children = 0, 0, 0
-    for pid in {server} | descendants(server):
+    for pid in tree:
         with contextlib.suppress(OSError):
             ticks = cpu_ticks(pid)
-            if is_zygote(pid):
+            if pid in zygotes:
                 zygote += ticks[0] + ticks[1]
                 children += ticks[2] + ticks[3]
-            elif is_zygote(parent_pid(pid)):
+            elif parent_pid(pid) in zygotes:
                 children += ticks[0] + ticks[1]
             else:
                 servers += ticks[0] + ticks[1]
