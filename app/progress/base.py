@@ -1,67 +1,105 @@
-"""The progress store's foundation: sessions, learners and the secrets the server keeps."""
+"""The progress store's foundation: connections, learners and the secrets the server keeps.
+
+The store speaks SQLAlchemy Core on plain connections, with its statements built once where
+they are hot: an ORM session and a statement built for each call cost a page 3 - 7 times the
+time of its queries (README, "Many learners", session 6). The models stay the schema's one
+definition, for Core and for the migrations.
+"""
 
 from __future__ import annotations
 
 import secrets
+import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from functools import cache
+from typing import Any
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Connection, Engine, Insert, Row, Table, bindparam, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Session, sessionmaker
 
-from app.progress.models import AppSecret, Learner, LearnerRecord
+from app.progress.models import AppSecret, Learner
 from app.progress.write_turn import write_turn
-
-_Row = TypeVar("_Row", bound=LearnerRecord)
 
 
 class StoreBase:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self._sessions = sessionmaker(engine, expire_on_commit=False)
         # On SQLite, writers take turns without the database's sleeps (app/progress/write_turn).
         self._write_turn = write_turn(engine)
+        self._dialect = engine.dialect.name
+        # The connection of the `together` block this thread is in, if any.
+        self._open = threading.local()
 
     @contextmanager
-    def session(self) -> Iterator[Session]:
-        """A transaction that only reads."""
-        with self._sessions.begin() as session:
-            yield session
+    def together(self) -> Iterator[None]:
+        """One transaction for everything the store does in this block, in this thread: one
+        turn to write and one commit for an answer and the review card it changes. Nested
+        blocks join the outer one."""
+        if self._current() is not None:
+            yield
+            return
+        with self._write_turn, self.engine.begin() as connection:
+            self._open.connection = connection
+            try:
+                yield
+            finally:
+                self._open.connection = None
+
+    def _current(self) -> Connection | None:
+        connection: Connection | None = getattr(self._open, "connection", None)
+        return connection
 
     @contextmanager
-    def writing(self, learner: str | None = None) -> Iterator[Session]:
+    def reading(self) -> Iterator[Connection]:
+        """A connection to read on (the open `together` block's, inside one)."""
+        if (current := self._current()) is not None:
+            yield current
+            return
+        with self.engine.connect() as connection:
+            yield connection
+
+    @contextmanager
+    def writing(self, learner: str | None = None) -> Iterator[Connection]:
         """A transaction that writes (on SQLite, one at a time on the file); with a
         `learner`, their row is made first if they have none, in the same transaction."""
-        with self._write_turn, self._sessions.begin() as session:
+        with self.together(), self.reading() as connection:  # the block's own connection
             if learner is not None:
                 # Insert-if-absent: two first answers of one new learner cannot both insert.
-                session.execute(
-                    _insert(session)(Learner).values(id=learner).on_conflict_do_nothing()
-                )
-            yield session
+                connection.execute(self.insert_ignoring(Learner), {"id": learner})
+            yield connection
+
+    def insert(self, model: type[Any]) -> Insert:
+        """INSERT of one row of `model`, its values given as the parameters."""
+        return _insert(model.__table__)
+
+    def insert_ignoring(self, model: type[Any]) -> Insert:
+        """INSERT that keeps the row already there when a unique key clashes."""
+        return _insert_ignoring(self._dialect, model.__table__)
+
+    def upsert(self, model: type[Any], *changed: str) -> Insert:
+        """INSERT, or on a clash of the primary key UPDATE the `changed` columns (and the
+        row's `updated_at`, which ON CONFLICT does not set by itself) from the parameters."""
+        return _upsert(self._dialect, model.__table__, changed)
 
     # --- learners and secrets ----------------------------------------------------------------
     def new_learner(self) -> str:
         learner_id = str(uuid.uuid4())
-        with self.writing() as session:
-            session.add(Learner(id=learner_id))
+        with self.writing() as connection:
+            connection.execute(self.insert(Learner), {"id": learner_id})
         return learner_id
 
-    def add_record(self, learner: str, record: object) -> None:
+    def add_row(self, learner: str, model: type[Any], **values: object) -> None:
         """Keep one row of what a learner did (making the learner's row on their first)."""
-        with self.writing(learner) as session:
-            session.add(record)
+        with self.writing(learner) as connection:
+            connection.execute(self.insert(model), {"learner_id": learner, **values})
 
-    def lesson_rows(self, model: type[_Row], learner: str, lesson: str) -> Sequence[_Row]:
+    def lesson_rows(self, model: type[Any], learner: str, lesson: str) -> Sequence[Row[Any]]:
         """Every row of `model` a learner made in one lesson, oldest first."""
-        with self.session() as session:
-            return session.scalars(
-                select(model)
-                .where(model.learner_id == learner, model.lesson == lesson)
-                .order_by(model.id)
+        with self.reading() as connection:
+            return connection.execute(
+                _lesson_rows(model.__table__), {"learner": learner, "lesson": lesson}
             ).all()
 
     def secret(self, name: str) -> str:
@@ -69,19 +107,52 @@ class StoreBase:
 
         Insert-if-absent, then read: instances starting together all insert a candidate, the
         database keeps the first, and every one of them reads back that same value."""
-        with self.writing() as session:
-            session.execute(
-                _insert(session)(AppSecret)
-                .values(name=name, value=secrets.token_urlsafe(48))
-                .on_conflict_do_nothing(index_elements=["name"])
+        with self.writing() as connection:
+            connection.execute(
+                self.insert_ignoring(AppSecret),
+                {"name": name, "value": secrets.token_urlsafe(48)},
             )
-        with self.session() as session:
-            kept = session.get(AppSecret, name)
-            if kept is None:
-                raise RuntimeError(f"the secret {name!r} could not be stored")
-            return kept.value
+        with self.reading() as connection:
+            kept = connection.scalar(
+                select(AppSecret.value).where(AppSecret.name == bindparam("name")), {"name": name}
+            )
+        if kept is None:
+            raise RuntimeError(f"the secret {name!r} could not be stored")
+        return kept
 
 
-def _insert(session: Session) -> Callable[..., Any]:
-    """The dialect's INSERT, which has ON CONFLICT DO NOTHING on both databases we run on."""
-    return postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+# Statements built once (per model, per dialect): see the module's docstring.
+@cache
+def _insert(table: Table) -> Insert:
+    return insert(table)
+
+
+@cache
+def _lesson_rows(table: Table) -> Any:
+    return (
+        select(table)
+        .where(table.c.learner_id == bindparam("learner"), table.c.lesson == bindparam("lesson"))
+        .order_by(table.c.id)
+    )
+
+
+def _dialect_insert(dialect: str) -> Callable[[Table], Any]:
+    """The dialect's INSERT, which has ON CONFLICT on both databases we run on."""
+    return postgresql.insert if dialect == "postgresql" else sqlite.insert
+
+
+@cache
+def _insert_ignoring(dialect: str, table: Table) -> Insert:
+    statement: Insert = _dialect_insert(dialect)(table).on_conflict_do_nothing()
+    return statement
+
+
+@cache
+def _upsert(dialect: str, table: Table, changed: tuple[str, ...]) -> Insert:
+    statement = _dialect_insert(dialect)(table)
+    keys = [column.name for column in table.primary_key]
+    updates = {name: statement.excluded[name] for name in changed}
+    if "updated_at" in table.c:
+        updates["updated_at"] = statement.excluded.updated_at
+    upsert: Insert = statement.on_conflict_do_update(index_elements=keys, set_=updates)
+    return upsert

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, fields
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import delete, func, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import BindParameter, bindparam, delete, func, select, update
 
 from app.progress.base import StoreBase
 from app.progress.models import (
@@ -27,43 +27,71 @@ from app.progress.records import (
     StoredCard,
 )
 
+_LEARNER: BindParameter[str] = bindparam("learner")
+_MEMORY = [field.name for field in fields(CardMemory)]
 
-def _stored(card: ReviewCard) -> StoredCard:
-    memory = CardMemory(**{field.name: getattr(card, field.name) for field in fields(CardMemory)})
+# Statements built once (app/progress/base.py says why).
+_CARDS = select(
+    ReviewCard.id,
+    ReviewCard.lesson,
+    ReviewCard.kind,
+    ReviewCard.key,
+    ReviewCard.fingerprint,
+    *(getattr(ReviewCard, name) for name in _MEMORY),
+)
+_LEARNER_CARDS = _CARDS.where(ReviewCard.learner_id == _LEARNER).order_by(ReviewCard.id)
+_CARD_OF_ITEM = _CARDS.where(
+    ReviewCard.learner_id == _LEARNER,
+    ReviewCard.lesson == bindparam("lesson"),
+    ReviewCard.kind == bindparam("kind"),
+    ReviewCard.key == bindparam("key"),
+)
+_CARD = _CARDS.add_columns(ReviewCard.learner_id).where(ReviewCard.id == bindparam("card"))
+_LESSON_MODES = select(LessonMode.lesson, LessonMode.mode).where(LessonMode.learner_id == _LEARNER)
+_FIRST_PREDICTIONS = (
+    select(
+        PredictionAttempt.lesson,
+        PredictionAttempt.step,
+        PredictionAttempt.fingerprint,
+        PredictionAttempt.confidence,
+        PredictionAttempt.correct,
+    )
+    .where(PredictionAttempt.learner_id == _LEARNER)
+    .order_by(PredictionAttempt.id)
+)
+
+
+def _stored(card: Any) -> StoredCard:
+    memory = CardMemory(**{name: getattr(card, name) for name in _MEMORY})
     return StoredCard(card.id, card.lesson, card.kind, card.key, card.fingerprint, memory)
 
 
 class ModesRecords(StoreBase):
     # --- learning modes (issue 7) ------------------------------------------------------------
     def set_lesson_mode(self, learner: str, lesson: str, mode: str) -> None:
-        with self.writing(learner) as session:
-            found = session.get(LessonMode, (learner, lesson))
-            if found is None:
-                session.add(LessonMode(learner_id=learner, lesson=lesson, mode=mode))
-            else:
-                found.mode = mode
+        with self.writing(learner) as connection:
+            connection.execute(
+                self.upsert(LessonMode, "mode"),
+                {"learner_id": learner, "lesson": lesson, "mode": mode},
+            )
 
     def lesson_modes(self, learner: str) -> dict[str, str]:
         """The last mode used, by lesson slug."""
-        with self.session() as session:
-            rows = session.execute(
-                select(LessonMode.lesson, LessonMode.mode).where(LessonMode.learner_id == learner)
-            ).all()
+        with self.reading() as connection:
+            rows = connection.execute(_LESSON_MODES, {"learner": learner}).all()
         return {lesson: mode for lesson, mode in rows}
 
     def record_drill(
         self, learner: str, lesson: str, drill: str, value: str, correct: bool, revealed: bool
     ) -> None:
-        self.add_record(
+        self.add_row(
             learner,
-            DrillAttempt(
-                learner_id=learner,
-                lesson=lesson,
-                drill=drill,
-                value=value,
-                correct=correct,
-                revealed=revealed,
-            ),
+            DrillAttempt,
+            lesson=lesson,
+            drill=drill,
+            value=value,
+            correct=correct,
+            revealed=revealed,
         )
 
     def drill_state(self, learner: str, lesson: str) -> dict[str, DrillRecord]:
@@ -80,9 +108,7 @@ class ModesRecords(StoreBase):
         return state
 
     def record_flashcard(self, learner: str, lesson: str, card: str, rating: str) -> None:
-        self.add_record(
-            learner, FlashcardRating(learner_id=learner, lesson=lesson, card=card, rating=rating)
-        )
+        self.add_row(learner, FlashcardRating, lesson=lesson, card=card, rating=rating)
 
     def flashcard_state(self, learner: str, lesson: str) -> dict[str, str]:
         """The latest rating of each card."""
@@ -90,9 +116,7 @@ class ModesRecords(StoreBase):
         return {rating.card: rating.rating for rating in ratings}
 
     def record_pitfall_check(self, learner: str, lesson: str, pitfall: int, passed: bool) -> None:
-        self.add_record(
-            learner, PitfallCheck(learner_id=learner, lesson=lesson, pitfall=pitfall, passed=passed)
-        )
+        self.add_row(learner, PitfallCheck, lesson=lesson, pitfall=pitfall, passed=passed)
 
     def pitfall_state(self, learner: str, lesson: str) -> dict[int, PitfallRecord]:
         """Per pitfall: fixed (a check passed) and how many checks were made."""
@@ -104,13 +128,13 @@ class ModesRecords(StoreBase):
 
     def mode_summary(self, learner: str) -> dict[str, LessonCounts]:
         """Per lesson: drills answered right and pitfalls fixed."""
-        with self.session() as session:
-            drills = session.execute(
+        with self.reading() as connection:
+            drills = connection.execute(
                 select(DrillAttempt.lesson, func.count(func.distinct(DrillAttempt.drill)))
                 .where(DrillAttempt.learner_id == learner, DrillAttempt.correct.is_(True))
                 .group_by(DrillAttempt.lesson)
             ).all()
-            fixed = session.execute(
+            fixed = connection.execute(
                 select(PitfallCheck.lesson, func.count(func.distinct(PitfallCheck.pitfall)))
                 .where(PitfallCheck.learner_id == learner, PitfallCheck.passed.is_(True))
                 .group_by(PitfallCheck.lesson)
@@ -127,12 +151,8 @@ class ModesRecords(StoreBase):
     def first_predictions(self, learner: str) -> list[FirstPrediction]:
         """The first attempt at each version of each step's question: later attempts come
         after the answer was shown, so they say nothing about calibration."""
-        with self.session() as session:
-            attempts = session.scalars(
-                select(PredictionAttempt)
-                .where(PredictionAttempt.learner_id == learner)
-                .order_by(PredictionAttempt.id)
-            ).all()
+        with self.reading() as connection:
+            attempts = connection.execute(_FIRST_PREDICTIONS, {"learner": learner}).all()
         first: dict[tuple[str, int, str | None], FirstPrediction] = {}
         for a in attempts:
             first.setdefault(
@@ -143,74 +163,62 @@ class ModesRecords(StoreBase):
 
     # --- the review queue ----------------------------------------------------------------------
     def review_cards(self, learner: str) -> list[StoredCard]:
-        with self.session() as session:
-            cards = session.scalars(
-                select(ReviewCard).where(ReviewCard.learner_id == learner).order_by(ReviewCard.id)
-            ).all()
-            return [_stored(card) for card in cards]
+        with self.reading() as connection:
+            return [
+                _stored(card) for card in connection.execute(_LEARNER_CARDS, {"learner": learner})
+            ]
 
     def review_card_of(self, learner: str, lesson: str, kind: str, key: str) -> StoredCard | None:
         """The learner's card for one item, if it is in the queue (an item has one card)."""
-        with self.session() as session:
-            card = session.scalars(
-                select(ReviewCard).where(
-                    ReviewCard.learner_id == learner,
-                    ReviewCard.lesson == lesson,
-                    ReviewCard.kind == kind,
-                    ReviewCard.key == key,
-                )
-            ).first()
-            return _stored(card) if card is not None else None
+        item = {"learner": learner, "lesson": lesson, "kind": kind, "key": key}
+        with self.reading() as connection:
+            card = connection.execute(_CARD_OF_ITEM, item).first()
+        return _stored(card) if card is not None else None
 
     def review_card(self, learner: str, card_id: int) -> StoredCard | None:
-        with self.session() as session:
-            card = session.get(ReviewCard, card_id)
-            if card is None or card.learner_id != learner:
-                return None
-            return _stored(card)
+        with self.reading() as connection:
+            card = connection.execute(_CARD, {"card": card_id}).first()
+        if card is None or card.learner_id != learner:
+            return None
+        return _stored(card)
 
     def add_review_card(
         self, learner: str, lesson: str, kind: str, key: str, fingerprint: str, memory: CardMemory
     ) -> None:
         """Put an item in the queue; an item already there (another request was first) stays."""
-        try:
-            with self.writing(learner) as session:
-                session.add(
-                    ReviewCard(
-                        learner_id=learner,
-                        lesson=lesson,
-                        kind=kind,
-                        key=key,
-                        fingerprint=fingerprint,
-                        **asdict(memory),
-                    )
-                )
-        except IntegrityError:
-            pass
+        card = {"lesson": lesson, "kind": kind, "key": key, "fingerprint": fingerprint}
+        with self.writing(learner) as connection:
+            connection.execute(
+                self.insert_ignoring(ReviewCard),
+                {"learner_id": learner, **card, **asdict(memory)},
+            )
 
     def update_review_card(
         self, card_id: int, memory: CardMemory, fingerprint: str | None = None
     ) -> None:
         """New memory for a card; a new fingerprint when a miss of a rewritten question
         takes over the card of the old one."""
-        with self.writing() as session:
-            card = session.get(ReviewCard, card_id)
-            if card is None:
-                return
-            for name, value in asdict(memory).items():
-                if name != "last_miss_at" or value is not None:
-                    setattr(card, name, value)
-            if fingerprint is not None:
-                card.fingerprint = fingerprint
+        changed: dict[str, object] = {
+            name: value
+            for name, value in asdict(memory).items()
+            if name != "last_miss_at" or value is not None
+        }
+        if fingerprint is not None:
+            changed["fingerprint"] = fingerprint
+        with self.writing() as connection:
+            connection.execute(update(ReviewCard).where(ReviewCard.id == card_id).values(changed))
 
     def record_review_answer(self, learner: str, card_id: int, grade: str) -> None:
-        with self.writing() as session:
-            session.add(ReviewAnswer(learner_id=learner, card_id=card_id, grade=grade))
+        with self.writing() as connection:
+            connection.execute(
+                self.insert(ReviewAnswer),
+                {"learner_id": learner, "card_id": card_id, "grade": grade},
+            )
 
     def review_answers_since(self, learner: str, since: datetime) -> int:
-        with self.session() as session:
+        with self.reading() as connection:
             count: int = (
-                session.scalar(
+                connection.scalar(
                     select(func.count())
                     .select_from(ReviewAnswer)
                     .where(ReviewAnswer.learner_id == learner, ReviewAnswer.created_at >= since)
@@ -221,7 +229,7 @@ class ModesRecords(StoreBase):
 
     def reset_modes(self, learner: str) -> None:
         """Forget what the learning modes and the review queue kept of this learner."""
-        with self.writing() as session:
+        with self.writing() as connection:
             for model in (
                 ReviewAnswer,
                 ReviewCard,
@@ -230,4 +238,4 @@ class ModesRecords(StoreBase):
                 FlashcardRating,
                 PitfallCheck,
             ):
-                session.execute(delete(model).where(model.learner_id == learner))
+                connection.execute(delete(model).where(model.learner_id == learner))

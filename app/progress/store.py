@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
-from sqlalchemy import delete, func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import BindParameter, bindparam, delete, func, select
 
 from app.progress.models import MythAnswer, PredictionAttempt, StepState, ValueAttempt
 from app.progress.modes_store import ModesRecords
@@ -27,97 +27,138 @@ class LessonTotals:
     myths: int
 
 
+_LEARNER: BindParameter[str] = bindparam("learner")
+_LESSON: BindParameter[str] = bindparam("lesson")
+
+# Statements built once (app/progress/base.py says why).
+_ATTEMPTS = (
+    select(func.count())
+    .select_from(PredictionAttempt)
+    .where(
+        PredictionAttempt.learner_id == _LEARNER,
+        PredictionAttempt.lesson == _LESSON,
+        PredictionAttempt.step == bindparam("step"),
+        # IS, not =: a question without a fingerprint counts its attempts too.
+        PredictionAttempt.fingerprint.is_not_distinct_from(bindparam("fingerprint")),
+    )
+)
+_STEP_STATES = select(StepState.step, StepState.done, StepState.code).where(
+    StepState.learner_id == _LEARNER, StepState.lesson == _LESSON
+)
+
+
+def _latest(model: Any, *columns: Any) -> Any:
+    """The latest row a learner made at each step of one lesson, chosen in SQL."""
+    latest = (
+        select(func.max(model.id))
+        .where(model.learner_id == _LEARNER, model.lesson == _LESSON)
+        .group_by(model.step)
+    )
+    return select(model.step, *columns).where(model.id.in_(latest))
+
+
+_LATEST_PREDICTIONS = _latest(
+    PredictionAttempt,
+    PredictionAttempt.choice,
+    PredictionAttempt.confidence,
+    PredictionAttempt.correct,
+    PredictionAttempt.fingerprint,
+)
+_LATEST_VALUES = _latest(
+    ValueAttempt,
+    ValueAttempt.value,
+    ValueAttempt.correct,
+    ValueAttempt.revealed,
+    ValueAttempt.fingerprint,
+)
+
+
+def _latest_myths(*where: Any) -> Any:
+    """The latest answer to each myth (a learner may answer one often), chosen in SQL."""
+    latest = (
+        select(func.max(MythAnswer.id))
+        .where(MythAnswer.learner_id == _LEARNER, *where)
+        .group_by(MythAnswer.lesson, MythAnswer.myth)
+    )
+    return select(
+        MythAnswer.lesson,
+        MythAnswer.myth,
+        MythAnswer.answer,
+        MythAnswer.correct,
+        MythAnswer.fingerprint,
+    ).where(MythAnswer.id.in_(latest))
+
+
+_LESSON_MYTHS = _latest_myths(MythAnswer.lesson == _LESSON)
+_ALL_MYTHS = _latest_myths()
+_DONE = StepState.learner_id == _LEARNER, StepState.done.is_(True)
+_LESSON_DONE = (
+    select(StepState.lesson, func.count()).where(*_DONE, StepState.lesson == _LESSON)
+).group_by(StepState.lesson)
+_ALL_DONE = select(StepState.lesson, func.count()).where(*_DONE).group_by(StepState.lesson)
+
+
 class ProgressStore(ModesRecords):
     """Steps, predictions, typed values and myth answers (here), the learning modes and the
-    review queue (ModesRecords), sessions and learners (StoreBase)."""
+    review queue (ModesRecords), connections and learners (StoreBase)."""
 
     # --- recording ---------------------------------------------------------------------------
-    def _step_state(self, session: Session, learner: str, lesson: str, step: int) -> StepState:
-        state = session.get(StepState, (learner, lesson, step))
-        if state is None:
-            state = StepState(learner_id=learner, lesson=lesson, step=step, done=False)
-            session.add(state)
-        return state
-
     def record_prediction(
         self, learner: str, lesson: str, step: int, answer: PredictionRecord
     ) -> int:
         """Keep the attempt, mark the step done; return the attempt's number (1 = first) at
         this version of the question."""
-        with self.writing(learner) as session:
-            session.add(
-                PredictionAttempt(learner_id=learner, lesson=lesson, step=step, **asdict(answer))
-            )
-            self._step_state(session, learner, lesson, step).done = True
-            session.flush()
+        at = {"learner_id": learner, "lesson": lesson, "step": step}
+        with self.writing(learner) as connection:
+            connection.execute(self.insert(PredictionAttempt), {**at, **asdict(answer)})
+            connection.execute(self.upsert(StepState, "done"), _step(at, done=True))
             attempts: int = (
-                session.scalar(
-                    select(func.count())
-                    .select_from(PredictionAttempt)
-                    .where(
-                        PredictionAttempt.learner_id == learner,
-                        PredictionAttempt.lesson == lesson,
-                        PredictionAttempt.step == step,
-                        PredictionAttempt.fingerprint == answer.fingerprint,
-                    )
+                connection.scalar(
+                    _ATTEMPTS,
+                    {
+                        "learner": learner,
+                        "lesson": lesson,
+                        "step": step,
+                        "fingerprint": answer.fingerprint,
+                    },
                 )
                 or 0
             )
         return attempts
 
     def record_value(self, learner: str, lesson: str, step: int, answer: ValueRecord) -> None:
-        row = ValueAttempt(learner_id=learner, lesson=lesson, step=step, **asdict(answer))
-        self.add_record(learner, row)
+        self.add_row(learner, ValueAttempt, lesson=lesson, step=step, **asdict(answer))
 
     def record_myth(self, learner: str, lesson: str, myth: int, answer: MythRecord) -> None:
-        self.add_record(
-            learner, MythAnswer(learner_id=learner, lesson=lesson, myth=myth, **asdict(answer))
-        )
+        self.add_row(learner, MythAnswer, lesson=lesson, myth=myth, **asdict(answer))
 
     def mark_done(self, learner: str, lesson: str, step: int) -> None:
-        with self.writing(learner) as session:
-            self._step_state(session, learner, lesson, step).done = True
+        at = {"learner_id": learner, "lesson": lesson, "step": step}
+        with self.writing(learner) as connection:
+            connection.execute(self.upsert(StepState, "done"), _step(at, done=True))
 
     def save_code(self, learner: str, lesson: str, step: int, code: str | None) -> None:
-        with self.writing(learner) as session:
-            self._step_state(session, learner, lesson, step).code = code
+        at = {"learner_id": learner, "lesson": lesson, "step": step}
+        with self.writing(learner) as connection:
+            connection.execute(self.upsert(StepState, "code"), _step(at, code=code))
 
     def reset(self, learner: str) -> None:
         """Forget everything this learner did, in every mode (the learner id stays)."""
-        with self.writing() as session:
+        with self.together(), self.writing() as connection:
             for model in (StepState, PredictionAttempt, ValueAttempt, MythAnswer):
-                session.execute(delete(model).where(model.learner_id == learner))
-        self.reset_modes(learner)
+                connection.execute(delete(model).where(model.learner_id == learner))
+            self.reset_modes(learner)
 
     # --- reading -----------------------------------------------------------------------------
     def lesson_state(self, learner: str, lesson: str) -> LessonRecords:
         """The latest of everything the learner did in one lesson, by step and myth number."""
-        with self.session() as session:
-            states = session.scalars(
-                select(StepState).where(StepState.learner_id == learner, StepState.lesson == lesson)
-            ).all()
-            predictions = session.scalars(
-                select(PredictionAttempt).where(
-                    PredictionAttempt.id.in_(
-                        select(func.max(PredictionAttempt.id))
-                        .where(
-                            PredictionAttempt.learner_id == learner,
-                            PredictionAttempt.lesson == lesson,
-                        )
-                        .group_by(PredictionAttempt.step)
-                    )
-                )
-            ).all()
-            values = session.scalars(
-                select(ValueAttempt).where(
-                    ValueAttempt.id.in_(
-                        select(func.max(ValueAttempt.id))
-                        .where(ValueAttempt.learner_id == learner, ValueAttempt.lesson == lesson)
-                        .group_by(ValueAttempt.step)
-                    )
-                )
-            ).all()
-        records = LessonRecords(myths=self.lesson_myths(learner, lesson))
+        where = {"learner": learner, "lesson": lesson}
+        with self.reading() as connection:
+            states = connection.execute(_STEP_STATES, where).all()
+            predictions = connection.execute(_LATEST_PREDICTIONS, where).all()
+            values = connection.execute(_LATEST_VALUES, where).all()
+            myths = connection.execute(_LESSON_MYTHS, where).all()
+        records = LessonRecords(myths={a.myth: _myth(a) for a in myths})
         for state in states:
             entry = records.steps.setdefault(state.step, StepRecord())
             entry.done, entry.code = state.done, state.code
@@ -131,40 +172,35 @@ class ProgressStore(ModesRecords):
             )
         return records
 
-    def _latest_myth_rows(self, learner: str, lesson: str | None) -> list[MythAnswer]:
-        """The latest answer to each myth, chosen in SQL (a learner may answer one often)."""
-        where = MythAnswer.learner_id == learner
-        if lesson is not None:
-            where = where & (MythAnswer.lesson == lesson)
-        latest = (
-            select(func.max(MythAnswer.id))
-            .where(where)
-            .group_by(MythAnswer.lesson, MythAnswer.myth)
-        )
-        with self.session() as session:
-            return list(session.scalars(select(MythAnswer).where(MythAnswer.id.in_(latest))).all())
-
     def lesson_myths(self, learner: str, lesson: str) -> dict[int, MythRecord]:
         """The latest answer to each myth of one lesson, by myth number."""
-        return {
-            a.myth: MythRecord(a.answer, a.correct, a.fingerprint)
-            for a in self._latest_myth_rows(learner, lesson)
-        }
+        with self.reading() as connection:
+            rows = connection.execute(_LESSON_MYTHS, {"learner": learner, "lesson": lesson})
+            return {a.myth: _myth(a) for a in rows}
 
     def myth_answers(self, learner: str) -> dict[tuple[str, int], MythRecord]:
         """The latest answer to every myth, by (lesson, myth number)."""
-        return {
-            (a.lesson, a.myth): MythRecord(a.answer, a.correct, a.fingerprint)
-            for a in self._latest_myth_rows(learner, None)
-        }
+        with self.reading() as connection:
+            rows = connection.execute(_ALL_MYTHS, {"learner": learner})
+            return {(a.lesson, a.myth): _myth(a) for a in rows}
 
     def steps_done(self, learner: str, lesson: str | None = None) -> dict[str, int]:
         """Per lesson (or for the one given): how many steps are done."""
-        where = (StepState.learner_id == learner) & StepState.done.is_(True)
-        if lesson is not None:
-            where = where & (StepState.lesson == lesson)
-        with self.session() as session:
-            done = session.execute(
-                select(StepState.lesson, func.count()).where(where).group_by(StepState.lesson)
-            ).all()
+        with self.reading() as connection:
+            if lesson is None:
+                done = connection.execute(_ALL_DONE, {"learner": learner}).all()
+            else:
+                done = connection.execute(
+                    _LESSON_DONE, {"learner": learner, "lesson": lesson}
+                ).all()
         return {lesson: count for lesson, count in done}
+
+
+def _step(at: dict[str, object], **values: object) -> dict[str, object]:
+    """The parameters of a step's state, new or changed: not done and no code of its own,
+    unless `values` says otherwise."""
+    return {**at, "done": False, "code": None, **values}
+
+
+def _myth(row: Any) -> MythRecord:
+    return MythRecord(row.answer, row.correct, row.fingerprint)

@@ -9,6 +9,7 @@ from collections import Counter
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import update
 
 from app.learning.questions import choice_order
 from app.progress.models import MythAnswer, PredictionAttempt
@@ -109,9 +110,8 @@ def test_grading_goes_by_the_text_never_the_position(client: TestClient) -> None
 def _rewrite(client: TestClient, model: type[PredictionAttempt] | type[MythAnswer]) -> None:
     """Make every stored answer look like it answered an older version of its question."""
     store = client.app.state.store  # type: ignore[attr-defined]
-    with store.session() as session:
-        for row in session.query(model).all():
-            row.fingerprint = "an-older-question"
+    with store.writing() as connection:
+        connection.execute(update(model).values(fingerprint="an-older-question"))
 
 
 def test_a_rewritten_question_retires_its_saved_answers(client: TestClient) -> None:

@@ -22,8 +22,8 @@ def test_the_models_match_the_migrations(database_url: str) -> None:
 
 def test_the_migration_adds_the_fingerprints(tmp_path: Path) -> None:
     app = create_app(make_settings(database_url=f"sqlite:///{tmp_path / 'p.db'}"))
-    with app.state.store.session() as session:
-        columns = session.execute(
+    with app.state.store.reading() as connection:
+        columns = connection.execute(
             PredictionAttempt.__table__.select().limit(0)  # type: ignore[attr-defined]
         ).keys()
     assert "fingerprint" in list(columns)

@@ -181,8 +181,8 @@ def test_reading_creates_no_learner_row(client: TestClient) -> None:
     client.get("/lessons/first-steps")  # an id in the cookie (for the choice order), no row
     assert "gradlab_learner" in client.cookies
     store = client.app.state.store  # type: ignore[attr-defined]
-    with store.session() as session:
-        assert session.scalar(select(func.count()).select_from(Learner)) == 0
+    with store.reading() as connection:
+        assert connection.scalar(select(func.count()).select_from(Learner)) == 0
 
 
 def test_running_a_step_without_prediction_marks_it_done(sandbox_client: TestClient) -> None:

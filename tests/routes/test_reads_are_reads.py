@@ -35,10 +35,10 @@ def _gets() -> list[str]:
 
 def _snapshot(client: TestClient) -> dict[str, list[tuple[object, ...]]]:
     store = client.app.state.store  # type: ignore[attr-defined]
-    with store.session() as session:
+    with store.reading() as connection:
         return {
             table.name: sorted(
-                (tuple(row) for row in session.execute(select(table)).all()), key=repr
+                (tuple(row) for row in connection.execute(select(table)).all()), key=repr
             )
             for table in Base.metadata.sorted_tables
         }
