@@ -201,9 +201,10 @@ class LessonAnswers:
         correct = grader.grade_choice(step, body.choice)
         fingerprint = prediction_fingerprint(step.prediction)
         answer = PredictionRecord(body.choice, body.confidence, correct, fingerprint)
-        attempt = self.store.record_prediction(self.learner, slug, number, answer)
-        if not correct:
-            self._queue().note_miss(slug, "prediction", str(number), datetime.now(UTC))
+        with self.store.together():  # the answer and its review card: one transaction
+            attempt = self.store.record_prediction(self.learner, slug, number, answer)
+            if not correct:
+                self._queue().note_miss(slug, "prediction", str(number), datetime.now(UTC))
         return grader.prediction_reveal(step, body.choice, correct, attempt)
 
     def value_step(self, slug: str, number: int) -> tuple[Step, Snippet, ValuePrediction]:
@@ -223,10 +224,11 @@ class LessonAnswers:
         if correct is None:
             return grader.value_feedback(feedback)
         answer = ValueRecord(body.value, correct, body.reveal, value_fingerprint(guess))
-        self.store.record_value(self.learner, slug, number, answer)
         drill = value_drill_id(lesson, number)
-        if not correct and drill is not None:
-            self._queue().note_miss(slug, "drill", drill, datetime.now(UTC))
+        with self.store.together():
+            self.store.record_value(self.learner, slug, number, answer)
+            if not correct and drill is not None:
+                self._queue().note_miss(slug, "drill", drill, datetime.now(UTC))
         return grader.value_feedback(feedback)
 
     def answer_myth(self, slug: str, number: int, answer: str) -> MythReveal:
@@ -234,10 +236,11 @@ class LessonAnswers:
         myth = find_myth(lesson, number)
         correct = grader.grade_myth(myth, answer)
         kept = MythRecord(answer, correct, myth_fingerprint(myth))
-        self.store.record_myth(self.learner, slug, number, kept)
-        if not correct:
-            self._queue().note_miss(slug, "myth", str(number), datetime.now(UTC))
-        myths = self.store.lesson_myths(self.learner, slug)
+        with self.store.together():
+            self.store.record_myth(self.learner, slug, number, kept)
+            if not correct:
+                self._queue().note_miss(slug, "myth", str(number), datetime.now(UTC))
+            myths = self.store.lesson_myths(self.learner, slug)
         return grader.myth_reveal(myth, correct, _score(lesson, _current_myths(lesson, myths)))
 
     def save_code(self, slug: str, number: int, code: str | None) -> None:

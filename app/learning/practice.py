@@ -122,9 +122,10 @@ class Practice:
         )
         if correct is None:
             return feedback
-        self.store.record_drill(self.learner, slug, drill_id, body.value, correct, body.reveal)
-        if not correct:
-            self.queue.note_miss(slug, "drill", drill_id, now())
+        with self.store.together():  # the answer and its review card: one transaction
+            self.store.record_drill(self.learner, slug, drill_id, body.value, correct, body.reveal)
+            if not correct:
+                self.queue.note_miss(slug, "drill", drill_id, now())
         return feedback.model_copy(update={"queued": not correct})
 
     # --- Flashcards ---------------------------------------------------------------------------
@@ -137,9 +138,10 @@ class Practice:
     def rate_flashcard(self, slug: str, card_id: str, rating: Grade) -> RatingResult:
         """The learner's own grade of a card; `again` and `hard` put it in the review queue."""
         self.flashcard_back(slug, card_id)  # NotFound for an unknown card
-        self.store.record_flashcard(self.learner, slug, card_id, rating.value)
         moment = now()
-        self.queue.note_flashcard(slug, card_id, rating, moment)
+        with self.store.together():
+            self.store.record_flashcard(self.learner, slug, card_id, rating.value)
+            self.queue.note_flashcard(slug, card_id, rating, moment)
         view = self.queue.view(moment)
         queued = any(i.card.kind == "flashcard" and i.card.key == card_id for i in view.due)
         return RatingResult(queued=queued, due_count=len(view.due))

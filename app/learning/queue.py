@@ -102,8 +102,9 @@ class ReviewQueue:
                 else:
                     self.store.update_review_card(card.id, memory, prompt.fingerprint)
             return
-        self.store.update_review_card(card.id, _stored(review(_memory(card), grade_given, now)))
-        self.store.record_review_answer(self.learner, card.id, grade_given.value)
+        with self.store.together():
+            self.store.update_review_card(card.id, _stored(review(_memory(card), grade_given, now)))
+            self.store.record_review_answer(self.learner, card.id, grade_given.value)
 
     # --- reading and answering ---------------------------------------------------------------
     def view(self, now: datetime) -> QueueView:
@@ -135,8 +136,9 @@ class ReviewQueue:
         outcome = grade(prompt, given)
         if outcome.grade is not None:
             memory = review(memory, outcome.grade, now)
-            self.store.update_review_card(card.id, _stored(memory))
-            self.store.record_review_answer(self.learner, card.id, outcome.grade.value)
+            with self.store.together():
+                self.store.update_review_card(card.id, _stored(memory))
+                self.store.record_review_answer(self.learner, card.id, outcome.grade.value)
         return outcome, memory
 
     def _prompt_of(self, lesson: str, kind: str, key: str) -> Prompt | None:
