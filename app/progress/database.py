@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import fcntl
+import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -65,7 +67,7 @@ def make_engine(url: str) -> Engine:
         def _sqlite_pragmas(connection: Any, _: Any) -> None:
             cursor = connection.cursor()
             cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.execute("PRAGMA journal_mode=WAL")
+            _switch_to_wal(cursor)
             # In WAL mode, NORMAL syncs at checkpoints rather than at every commit: a commit
             # survives the process being killed, and only an OS crash or power cut can lose
             # the last few. Under load, one fsync per answer was what writers queued behind.
@@ -73,6 +75,26 @@ def make_engine(url: str) -> Engine:
             cursor.close()
 
     return engine
+
+
+# Processes that open a fresh file at the same instant all switch it to WAL. The switch takes an
+# exclusive lock, and SQLite answers a connection that would deadlock waiting for it with
+# "database is locked" at once, without its busy handler (seen once in eight processes started
+# together, tests/progress/test_start_together.py): such a connection lets go and tries again.
+WAL_ATTEMPTS = 100
+WAL_PAUSE_S = 0.05
+
+
+def _switch_to_wal(cursor: Any) -> None:
+    for attempt in range(WAL_ATTEMPTS):
+        try:
+            if cursor.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == WAL_ATTEMPTS - 1:
+                raise
+            time.sleep(WAL_PAUSE_S)
 
 
 def alembic_config(engine: Engine) -> Config:
