@@ -61,7 +61,7 @@ def _serve_processes(args: argparse.Namespace, settings: Settings, url: str) -> 
     import uvicorn
 
     from app.lessons.loader import load_catalog
-    from app.progress.database import make_engine, migrate, require_current
+    from app.progress.database import make_engine, prepare_schema
     from app.web.process_metrics import prepare_shared_dir
 
     if args.reload:
@@ -69,10 +69,7 @@ def _serve_processes(args: argparse.Namespace, settings: Settings, url: str) -> 
         return 2
     load_catalog(settings.lessons_dir)  # a broken lesson stops the start here, once
     engine = make_engine(settings.database_url)
-    if settings.migrate == "auto":
-        migrate(engine)
-    else:
-        require_current(engine)
+    prepare_schema(engine, settings.migrate)
     engine.dispose()
     _, remove_shared = prepare_shared_dir()
     # What the processes read from the environment as they start (Settings).

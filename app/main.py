@@ -16,7 +16,7 @@ from app.learning.service import Learning
 from app.lessons.loader import Catalog, load_catalog
 from app.lessons.reload import LiveCatalog, log_broken
 from app.modes.scheduler import describe_wait
-from app.progress.database import make_engine, migrate, require_current
+from app.progress.database import make_engine, prepare_schema
 from app.progress.store import ProgressStore
 from app.routes import api, dev, errors, learning, modes, pages, review
 from app.web import page_speed, templates
@@ -40,10 +40,7 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
     settings = settings or Settings()
     catalog = load_catalog(settings.lessons_dir, keep_broken=reload)
     engine = make_engine(settings.database_url)
-    if settings.migrate == "auto":
-        migrate(engine)
-    else:
-        require_current(engine)
+    prepare_schema(engine, settings.migrate)
     store = ProgressStore(engine)
     secret_key = (
         settings.secret_key.get_secret_value()

@@ -156,6 +156,15 @@ def migrate(engine: Engine) -> None:
         command.upgrade(alembic_config(engine), "head")
 
 
+def prepare_schema(engine: Engine, mode: str) -> None:
+    """What an instance does with the schema as it starts: GRADLAB_MIGRATE=auto migrates it,
+    `off` only checks that it is current."""
+    if mode == "auto":
+        migrate(engine)
+    else:
+        require_current(engine)
+
+
 def require_current(engine: Engine) -> None:
     """For GRADLAB_MIGRATE=off: refuse to serve a database the code does not match."""
     current, heads = _revisions(engine)

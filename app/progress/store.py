@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from sqlalchemy import BindParameter, bindparam, delete, func, select
+from sqlalchemy import BindParameter, Connection, bindparam, delete, func, select
 
 from app.progress.models import MythAnswer, PredictionAttempt, StepState, ValueAttempt
 from app.progress.modes_store import ModesRecords
@@ -144,7 +144,7 @@ class ProgressStore(ModesRecords):
 
     def reset(self, learner: str) -> None:
         """Forget everything this learner did, in every mode (the learner id stays)."""
-        with self.together(), self.writing() as connection:
+        with self.writing() as connection:  # the modes' rows below: the same transaction
             for model in (StepState, PredictionAttempt, ValueAttempt, MythAnswer):
                 connection.execute(delete(model).where(model.learner_id == learner))
             self.reset_modes(learner)
@@ -157,8 +157,7 @@ class ProgressStore(ModesRecords):
             states = connection.execute(_STEP_STATES, where).all()
             predictions = connection.execute(_LATEST_PREDICTIONS, where).all()
             values = connection.execute(_LATEST_VALUES, where).all()
-            myths = connection.execute(_LESSON_MYTHS, where).all()
-        records = LessonRecords(myths={a.myth: _myth(a) for a in myths})
+            records = LessonRecords(myths=_lesson_myths(connection, where))
         for state in states:
             entry = records.steps.setdefault(state.step, StepRecord())
             entry.done, entry.code = state.done, state.code
@@ -175,8 +174,7 @@ class ProgressStore(ModesRecords):
     def lesson_myths(self, learner: str, lesson: str) -> dict[int, MythRecord]:
         """The latest answer to each myth of one lesson, by myth number."""
         with self.reading() as connection:
-            rows = connection.execute(_LESSON_MYTHS, {"learner": learner, "lesson": lesson})
-            return {a.myth: _myth(a) for a in rows}
+            return _lesson_myths(connection, {"learner": learner, "lesson": lesson})
 
     def myth_answers(self, learner: str) -> dict[tuple[str, int], MythRecord]:
         """The latest answer to every myth, by (lesson, myth number)."""
@@ -204,3 +202,8 @@ def _step(at: dict[str, object], **values: object) -> dict[str, object]:
 
 def _myth(row: Any) -> MythRecord:
     return MythRecord(row.answer, row.correct, row.fingerprint)
+
+
+def _lesson_myths(connection: Connection, where: dict[str, str]) -> dict[int, MythRecord]:
+    """The latest answer to each myth of one lesson, by myth number."""
+    return {a.myth: _myth(a) for a in connection.execute(_LESSON_MYTHS, where)}
