@@ -250,10 +250,15 @@ class LessonAnswers:
             raise NotFound(f"Step {number} of {slug!r} has no code")
         self.store.save_code(self.learner, slug, number, code)
 
-    def mark_run(self, slug: str | None, number: int | None) -> None:
-        """Running a step's code completes a step that asks for no prediction."""
+    def completed_by_running(self, slug: str | None, number: int | None) -> bool:
+        """Does running this step's code complete it? Only a step that asks for no prediction;
+        decided from the lesson alone, without the store."""
         lesson = self.catalog.get(slug) if slug else None
         if lesson is None or number is None or not 1 <= number <= len(lesson.steps):
-            return
-        if lesson.steps[number - 1].prediction is None:
-            self.store.mark_done(self.learner, lesson.slug, number)
+            return False
+        return lesson.steps[number - 1].prediction is None
+
+    def mark_run(self, slug: str | None, number: int | None) -> None:
+        """Running a step's code completes a step that asks for no prediction."""
+        if slug and number and self.completed_by_running(slug, number):
+            self.store.mark_done(self.learner, slug, number)

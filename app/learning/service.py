@@ -177,7 +177,9 @@ class Learning:
     ) -> RunResult:
         """Run a snippet; with a lesson and step, a step that asks nothing counts as done."""
         result = await self.runs.run(code)
-        if learner is not None and slug:
-            # Off the event loop, as in check_value.
-            await asyncio.to_thread(self.answers(learner).mark_run, slug, step)
+        answers = self.answers(learner) if learner is not None else None
+        # Most runs complete nothing (their step asks for a prediction): no hop to a thread for
+        # them. The write is off the event loop, as in check_value.
+        if answers is not None and answers.completed_by_running(slug, step):
+            await asyncio.to_thread(answers.mark_run, slug, step)
         return result

@@ -48,6 +48,15 @@ class StoreBase:
             finally:
                 self._open.connection = None
 
+    @property
+    def reads_in_place(self) -> bool:
+        """May a read run on the caller's own thread, even an event loop's? On SQLite, yes: the
+        file is local, and in WAL mode a reader never waits for a writer, so a read takes a
+        fraction of a millisecond, less than a hop to a thread and back. A server (PostgreSQL)
+        is a round trip away and may be restarting. Writes are never in place: they wait for
+        the one writer (README, "Many learners", session 7)."""
+        return self._dialect == "sqlite"
+
     def _current(self) -> Connection | None:
         connection: Connection | None = getattr(self._open, "connection", None)
         return connection

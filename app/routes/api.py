@@ -15,7 +15,7 @@ router = APIRouter()
 
 
 @router.get("/healthz", tags=["health"])
-def healthz(request: Request, learning: LearningDep) -> dict[str, Any]:
+async def healthz(request: Request, learning: LearningDep) -> dict[str, Any]:
     sandbox = learning.runs.sandbox
     sandbox_report = (
         sandbox.health()
@@ -26,12 +26,12 @@ def healthz(request: Request, learning: LearningDep) -> dict[str, Any]:
 
 
 @router.get("/api/lessons", response_model=list[LessonListing], tags=["lessons"])
-def list_lessons(learning: LearningDep) -> list[dict[str, Any]]:
+async def list_lessons(learning: LearningDep) -> list[dict[str, Any]]:
     return [lesson_summary(lesson) for lesson in learning.catalog.lessons]
 
 
 @router.get("/api/lessons/{slug}", tags=["lessons"])
-def get_lesson(slug: str, learning: LearningDep, learner: LearnerDep) -> dict[str, Any]:
+async def get_lesson(slug: str, learning: LearningDep, learner: LearnerDep) -> dict[str, Any]:
     """A lesson without its answers, nor what explains them (see app/lessons/public.py); the
     choices in this learner's order."""
     return learning.public_lesson(slug, learner)

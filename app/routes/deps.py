@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
-from typing import Annotated
+from collections.abc import AsyncIterator, Callable
+from typing import Annotated, ParamSpec, TypeVar
 
 from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse
+from starlette.concurrency import run_in_threadpool
 
 from app.learning.lessons import LessonAnswers
 from app.learning.practice import Practice
@@ -18,6 +19,8 @@ from app.learning.service import Learning, Page
 from app.web.templates import templates
 
 LEARNER_KEY = "learner"
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 def get_learning(request: Request) -> Learning:
@@ -87,6 +90,24 @@ async def _practice(learning: LearningDep, learner: LearnerDep) -> Practice:
 
 AnswersDep = Annotated[LessonAnswers, Depends(_answers)]
 PracticeDep = Annotated[Practice, Depends(_practice)]
+
+
+# The learning core is synchronous. A route is a coroutine that calls it through one of these
+# two, rather than a plain function that FastAPI would run in its thread pool: that costs two
+# hops to a thread and back when the route returns a model (the call, then the model's
+# validation), and under load every hop waits for the GIL (README, "Many learners", session 7).
+async def read(learning: Learning, call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """A call of the learning core that only reads: in place when the store reads in place
+    (SQLite), else in a thread, so that a database round trip never holds up the event loop."""
+    if learning.store.reads_in_place:
+        return call(*args, **kwargs)
+    return await run_in_threadpool(call, *args, **kwargs)
+
+
+async def write(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """A call of the learning core that writes: always in a thread, since it may wait for the
+    database's one writer."""
+    return await run_in_threadpool(call, *args, **kwargs)
 
 
 def render_page(request: Request, page: Page) -> HTMLResponse:

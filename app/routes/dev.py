@@ -10,7 +10,7 @@ router = APIRouter(include_in_schema=False)
 
 
 @router.get("/dev/catalog-version")
-def catalog_version(request: Request) -> dict[str, int]:
+async def catalog_version(request: Request) -> dict[str, int]:
     """How many times the lessons were reloaded; static/js/dev-reload.js polls it."""
     live: LiveCatalog = request.app.state.live_catalog
     return {"version": live.version}

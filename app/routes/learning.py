@@ -16,17 +16,25 @@ from app.learning.schemas import (
     ValueBody,
     ValueFeedback,
 )
-from app.routes.deps import AnswersDep, LearnerDep, LearningDep, MaybeLearnerDep, WriteSlot
+from app.routes.deps import (
+    AnswersDep,
+    LearnerDep,
+    LearningDep,
+    MaybeLearnerDep,
+    WriteSlot,
+    read,
+    write,
+)
 
 router = APIRouter(tags=["learning"])
 
 
 @router.post("/api/lessons/{slug}/steps/{number}/prediction", dependencies=[WriteSlot])
-def commit_prediction(
+async def commit_prediction(
     slug: str, number: int, body: PredictionBody, answers: AnswersDep
 ) -> PredictionReveal:
     """Commit to a prediction; the answer, what explains it and the step's output come back."""
-    return answers.commit_prediction(slug, number, body)
+    return await write(answers.commit_prediction, slug, number, body)
 
 
 @router.post("/api/lessons/{slug}/steps/{number}/value")
@@ -38,41 +46,41 @@ async def check_value(
 
 
 @router.post("/api/lessons/{slug}/myths/{number}/answer", dependencies=[WriteSlot])
-def answer_myth(slug: str, number: int, body: MythBody, answers: AnswersDep) -> MythReveal:
+async def answer_myth(slug: str, number: int, body: MythBody, answers: AnswersDep) -> MythReveal:
     """Answer a myth buster yes or no; the verdict, the belief and the reasons come back."""
-    return answers.answer_myth(slug, number, body.answer)
+    return await write(answers.answer_myth, slug, number, body.answer)
 
 
 @router.put("/api/lessons/{slug}/steps/{number}/code", status_code=204, dependencies=[WriteSlot])
-def save_code(slug: str, number: int, body: CodeBody, answers: AnswersDep) -> Response:
+async def save_code(slug: str, number: int, body: CodeBody, answers: AnswersDep) -> Response:
     """Keep the learner's edited version of a step's code."""
-    answers.save_code(slug, number, body.code)
+    await write(answers.save_code, slug, number, body.code)
     return Response(status_code=204)
 
 
 @router.delete("/api/lessons/{slug}/steps/{number}/code", status_code=204, dependencies=[WriteSlot])
-def reset_code(slug: str, number: int, answers: AnswersDep) -> Response:
+async def reset_code(slug: str, number: int, answers: AnswersDep) -> Response:
     """Forget the edited code: the step shows the lesson's code again."""
-    answers.save_code(slug, number, None)
+    await write(answers.save_code, slug, number, None)
     return Response(status_code=204)
 
 
 @router.get("/api/lessons/{slug}/progress")
-def get_lesson_progress(
+async def get_lesson_progress(
     slug: str, learning: LearningDep, learner: MaybeLearnerDep
 ) -> LessonProgress:
     """The learner's state in one lesson (empty for a new learner), reveals included."""
-    return learning.lesson_progress(slug, learner)
+    return await read(learning, learning.lesson_progress, slug, learner)
 
 
 @router.get("/api/progress")
-def get_progress(learning: LearningDep, learner: MaybeLearnerDep) -> CatalogProgress:
+async def get_progress(learning: LearningDep, learner: MaybeLearnerDep) -> CatalogProgress:
     """The learner's progress on every lesson."""
-    return learning.catalog_progress(learner)
+    return await read(learning, learning.catalog_progress, learner)
 
 
 @router.post("/api/progress/reset", status_code=204, dependencies=[WriteSlot])
-def reset_progress(learning: LearningDep, learner: MaybeLearnerDep) -> Response:
+async def reset_progress(learning: LearningDep, learner: MaybeLearnerDep) -> Response:
     """Forget everything this learner did."""
-    learning.reset(learner)
+    await write(learning.reset, learner)
     return Response(status_code=204)

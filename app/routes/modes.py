@@ -17,57 +17,67 @@ from app.learning.schemas import (
     RatingResult,
     ValueBody,
 )
-from app.routes.deps import LearnerDep, LearningDep, PracticeDep, WriteSlot, render_page
+from app.routes.deps import (
+    LearnerDep,
+    LearningDep,
+    PracticeDep,
+    WriteSlot,
+    read,
+    render_page,
+    write,
+)
 
 router = APIRouter(tags=["modes"])
 
 
 @router.get("/lessons/{slug}/{mode}", response_class=HTMLResponse, include_in_schema=False)
-def mode_page(
+async def mode_page(
     request: Request, slug: str, mode: str, learning: LearningDep, learner: LearnerDep
 ) -> HTMLResponse:
-    page = learning.mode_page(slug, mode, learner)
+    page = await read(learning, learning.mode_page, slug, mode, learner)
     return render_page(request, page)
 
 
 @router.post("/api/lessons/{slug}/mode", status_code=204, dependencies=[WriteSlot])
-def remember_mode(
+async def remember_mode(
     slug: str, body: ModeBody, learning: LearningDep, learner: LearnerDep
 ) -> Response:
     """The mode page a learner opened, remembered per lesson (posted by the page)."""
-    learning.remember_mode(learner, slug, body)
+    await write(learning.remember_mode, learner, slug, body)
     return Response(status_code=204)
 
 
 @router.post("/api/lessons/{slug}/drills/{drill_id}/answer", dependencies=[WriteSlot])
-def answer_drill(slug: str, drill_id: str, body: ValueBody, practice: PracticeDep) -> DrillFeedback:
+async def answer_drill(
+    slug: str, drill_id: str, body: ValueBody, practice: PracticeDep
+) -> DrillFeedback:
     """Check a typed `.grad` numerically, element by element. A miss enters the review queue;
     the answer comes back only when right or when `reveal` asks for it."""
-    return practice.answer_drill(slug, drill_id, body)
+    return await write(practice.answer_drill, slug, drill_id, body)
 
 
 @router.get("/api/lessons/{slug}/flashcards/{card_id}")
-def flashcard_answer(slug: str, card_id: str, practice: PracticeDep) -> FlashcardBack:
+async def flashcard_answer(slug: str, card_id: str, practice: PracticeDep) -> FlashcardBack:
     """The back of a card (asked for when the learner turns it over)."""
     return practice.flashcard_back(slug, card_id)
 
 
 @router.post("/api/lessons/{slug}/flashcards/{card_id}/rating", dependencies=[WriteSlot])
-def rate_flashcard(
+async def rate_flashcard(
     slug: str, card_id: str, body: RatingBody, practice: PracticeDep
 ) -> RatingResult:
     """The learner's own grade of a card; `again` and `hard` put it in the review queue."""
-    return practice.rate_flashcard(slug, card_id, body.rating)
+    return await write(practice.rate_flashcard, slug, card_id, body.rating)
 
 
 @router.get("/api/lessons/{slug}/pitfalls/{number}/hints/{level}")
-def pitfall_hint(slug: str, number: int, level: int, practice: PracticeDep) -> HintOut:
+async def pitfall_hint(slug: str, number: int, level: int, practice: PracticeDep) -> HintOut:
     """The hint ladder: 1 the root cause, 2 the line that goes wrong, 3 the corrected line."""
     return practice.hint(slug, number, level)
 
 
 @router.get("/api/lessons/{slug}/pitfalls/{number}/fix")
-def pitfall_fix(slug: str, number: int, practice: PracticeDep) -> FixOut:
+async def pitfall_fix(slug: str, number: int, practice: PracticeDep) -> FixOut:
     """ "Show the fix": the corrected code and why."""
     return practice.fix(slug, number)
 

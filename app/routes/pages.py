@@ -5,7 +5,15 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from app.routes.deps import LearnerDep, LearningDep, MaybeLearnerDep, WriteSlot, render_page
+from app.routes.deps import (
+    LearnerDep,
+    LearningDep,
+    MaybeLearnerDep,
+    WriteSlot,
+    read,
+    render_page,
+    write,
+)
 from app.web.templates import render
 
 router = APIRouter(include_in_schema=False)
@@ -20,26 +28,28 @@ print(x.grad)
 
 
 @router.get("/", response_class=HTMLResponse)
-def catalog_page(request: Request, learning: LearningDep, learner: MaybeLearnerDep) -> HTMLResponse:
-    page = learning.catalog_page(learner)
+async def catalog_page(
+    request: Request, learning: LearningDep, learner: MaybeLearnerDep
+) -> HTMLResponse:
+    page = await read(learning, learning.catalog_page, learner)
     return render_page(request, page)
 
 
 @router.get("/lessons/{slug}", response_class=HTMLResponse)
-def lesson_page(
+async def lesson_page(
     request: Request, slug: str, learning: LearningDep, learner: LearnerDep
 ) -> HTMLResponse:
-    page = learning.lesson_page(slug, learner)
+    page = await read(learning, learning.lesson_page, slug, learner)
     return render_page(request, page)
 
 
 @router.post("/progress/reset", dependencies=[WriteSlot])
-def reset_progress_form(learning: LearningDep, learner: MaybeLearnerDep) -> RedirectResponse:
+async def reset_progress_form(learning: LearningDep, learner: MaybeLearnerDep) -> RedirectResponse:
     """The catalog's "Reset my progress" button: works without JavaScript."""
-    learning.reset(learner)
+    await write(learning.reset, learner)
     return RedirectResponse("/", status_code=303)
 
 
 @router.get("/playground", response_class=HTMLResponse)
-def playground_page(request: Request) -> HTMLResponse:
+async def playground_page(request: Request) -> HTMLResponse:
     return render(request, "playground.html", code=PLAYGROUND_CODE)

@@ -9,7 +9,15 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import HTMLResponse
 
 from app.learning.schemas import CalibrationOut, ReviewBody, ReviewQueueOut, ReviewResult
-from app.routes.deps import LearningDep, MaybeLearnerDep, PracticeDep, WriteSlot, render_page
+from app.routes.deps import (
+    LearningDep,
+    MaybeLearnerDep,
+    PracticeDep,
+    WriteSlot,
+    read,
+    render_page,
+    write,
+)
 
 router = APIRouter(tags=["review"])
 # A card id the database can hold (a larger number is a 422, not an overflow).
@@ -17,35 +25,37 @@ CardId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 
 
 @router.get("/api/review")
-def review_queue(learning: LearningDep, learner: MaybeLearnerDep) -> ReviewQueueOut:
+async def review_queue(learning: LearningDep, learner: MaybeLearnerDep) -> ReviewQueueOut:
     """The items due now (what was missed, when spaced repetition says to look again)."""
     if learner is None:
         return ReviewQueueOut(due=[], due_count=0, scheduled=0, next_due=None, next_due_text=None)
-    return learning.practice(learner).review_queue()
+    return await read(learning, learning.practice(learner).review_queue)
 
 
 @router.post("/api/review/{card_id}/answer", dependencies=[WriteSlot])
-def answer_review(card_id: CardId, body: ReviewBody, practice: PracticeDep) -> ReviewResult:
+async def answer_review(card_id: CardId, body: ReviewBody, practice: PracticeDep) -> ReviewResult:
     """Answer a due item: graded like its lesson page does, then rescheduled by FSRS (right:
     days ahead; wrong: back in ten minutes). 409 when it is not due (answered already)."""
-    return practice.answer_review(card_id, body)
+    return await write(practice.answer_review, card_id, body)
 
 
 @router.get("/review", response_class=HTMLResponse, include_in_schema=False)
-def review_page(request: Request, learning: LearningDep, learner: MaybeLearnerDep) -> HTMLResponse:
-    page = learning.review_page(learner)
+async def review_page(
+    request: Request, learning: LearningDep, learner: MaybeLearnerDep
+) -> HTMLResponse:
+    page = await read(learning, learning.review_page, learner)
     return render_page(request, page)
 
 
 @router.get("/api/progress/calibration")
-def get_calibration(learning: LearningDep, learner: MaybeLearnerDep) -> CalibrationOut:
+async def get_calibration(learning: LearningDep, learner: MaybeLearnerDep) -> CalibrationOut:
     """Per confidence level (certain, fairly sure, guess): first predictions made, and right."""
-    return learning.calibration(learner)
+    return await read(learning, learning.calibration, learner)
 
 
 @router.get("/progress", response_class=HTMLResponse, include_in_schema=False)
-def progress_page(
+async def progress_page(
     request: Request, learning: LearningDep, learner: MaybeLearnerDep
 ) -> HTMLResponse:
-    page = learning.progress_page(learner)
+    page = await read(learning, learning.progress_page, learner)
     return render_page(request, page)
