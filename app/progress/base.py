@@ -36,8 +36,8 @@ class StoreBase:
     def together(self) -> Iterator[None]:
         """One transaction for everything the store does in this block, in this thread: one
         turn to write and one commit for an answer and the review card it changes. Nested
-        blocks join the outer one. The block belongs to its thread: the store is called from
-        the thread pool, never across an `await` (tests/learning/test_store_off_the_loop.py)."""
+        blocks join the outer one. The block belongs to its thread: writes are called in a
+        thread, never across an `await` (tests/learning/test_store_off_the_loop.py)."""
         if self._current() is not None:
             yield
             return

@@ -43,8 +43,8 @@ def sqlite_lock_file(engine: Engine, purpose: str) -> Path | None:
     return database.with_name(f"{database.name}.{purpose}-lock") if database else None
 
 
-# Connections kept open for SQLite: the thread pool that serves the synchronous routes has 40
-# threads (AnyIO's default); a smaller pool made and closed a connection, with its pragmas, for
+# Connections kept open for SQLite: writes run in AnyIO's thread pool (up to 40 threads) and
+# reads on the event loop; a smaller pool made and closed a connection, with its pragmas, for
 # most requests under load.
 SQLITE_POOL_SIZE = 16
 SQLITE_POOL_OVERFLOW = 32
