@@ -61,6 +61,13 @@ def test_an_explicit_worker_count_wins(monkeypatch: pytest.MonkeyPatch) -> None:
     assert Settings().workers == 3
 
 
+def test_the_default_queue_is_six_runs_per_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRADLAB_WORKERS", "3")
+    assert Settings().queue_size == 3 * config.QUEUE_PER_WORKER
+    monkeypatch.setenv("GRADLAB_QUEUE_SIZE", "5")
+    assert Settings().queue_size == 5
+
+
 @pytest.mark.parametrize(("cgroup", "expected_gib"), [("2147483648\n", 2), ("max\n", None)])
 def test_a_containers_memory_limit_counts_when_lower(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, cgroup: str, expected_gib: int | None
