@@ -36,10 +36,10 @@ from pathlib import Path
 
 import httpx
 
-from app.processes import child_pids, descendants, is_zygote, parent_pid
-
+# Run as a script (`python benchmarks/bench_sandbox.py`): the project root on the path.
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from app.processes import child_pids, descendants, is_zygote, parent_pid  # noqa: E402
 from app.sandbox.timeline import ORDER, PHASES_ENV  # noqa: E402
 
 PHASE_NAMES = {
