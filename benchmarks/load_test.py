@@ -6,7 +6,13 @@ request count, p50/p95 latency and errors, the overall throughput and error rate
 memory (PSS) of the server, its zygote and their children. Under overload the only acceptable
 failure is 503 with Retry-After; anything else counts as an error.
 
-Usage: python benchmarks/load_test.py [--learners 50] [--seconds 60]
+After the CPU per request it prints what a round (the six requests of one learner) costs and
+how many rounds a second the machine's cores could serve at that cost, beside how many the
+learners would ask for if every answer were instant: when they ask for more than the cores
+serve, the test is a closed loop at saturation, and waiting is conserved, only moved between
+requests (README, "Many learners").
+
+Usage: python benchmarks/load_test.py [--learners 50] [--seconds 60] [--pause 0.2 1.0]
 """
 
 from __future__ import annotations
@@ -74,7 +80,38 @@ class Tally:
             self.kinds[f"{name}: HTTP {answer.status_code}"] += 1
 
 
-async def learner(base: str, deadline: float, tally: Tally, lesson: dict) -> None:  # type: ignore[type-arg]
+ROUND = 6  # the requests of one learner's round, below
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """What one round cost in CPU, and the rounds a second the cores serve at that cost."""
+
+    round_ms: float  # CPU of a round in the processes measured, the load generator's included
+    served: float  # rounds/s that all the cores could serve at that cost
+    asked: float  # rounds/s the learners would send if every answer took no time
+
+
+def capacity(
+    cpu_ms: float, requests: int, cores: int, learners: int, pause: tuple[float, float]
+) -> Capacity:
+    """From the CPU all processes spent (ms) over `requests` requests, on `cores` cores, with
+    `learners` pausing uniformly within `pause` seconds after each round."""
+    round_ms = cpu_ms / max(requests, 1) * ROUND
+    return Capacity(
+        round_ms=round_ms,
+        served=cores * 1000 / round_ms if round_ms else float("inf"),
+        asked=learners / (sum(pause) / 2),
+    )
+
+
+async def learner(
+    base: str,
+    deadline: float,
+    tally: Tally,
+    lesson: dict,  # type: ignore[type-arg]
+    pause: tuple[float, float],
+) -> None:
     steps = [n for n, step in enumerate(lesson["steps"], 1) if step.get("prediction")]
     # aiohttp, not httpx: httpx cost 2 - 2.8 ms of CPU a request on the cores the server uses,
     # and held the first request after each pause for up to a second and more (its p95 was
@@ -97,6 +134,11 @@ async def learner(base: str, deadline: float, tally: Tally, lesson: dict) -> Non
                 failure = type(exc).__name__
             tally.record(name, started, answer, failure)
 
+        async def think(seconds: float) -> None:  # reading and thinking, until the end at most
+            await asyncio.sleep(max(0.0, min(seconds, deadline - time.monotonic())))
+
+        # Learners arrive over the first pause rather than all in the same millisecond.
+        await think(random.uniform(0, pause[1]))
         while time.monotonic() < deadline:
             step = random.choice(steps)
             choice = random.choice(lesson["steps"][step - 1]["prediction"]["choices"])
@@ -121,7 +163,7 @@ async def learner(base: str, deadline: float, tally: Tally, lesson: dict) -> Non
                 f"/api/lessons/{LESSON}/myths/1/answer",
                 json={"answer": random.choice(["yes", "no"])},
             )
-            await asyncio.sleep(random.uniform(0.2, 1.0))  # reading and thinking
+            await think(random.uniform(*pause))
 
 
 def watch_memory(pid: int, stop: threading.Event, peak: list[int]) -> None:
@@ -138,11 +180,20 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--learners", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument(
+        "--pause",
+        type=float,
+        nargs=2,
+        default=(0.2, 1.0),
+        metavar=("MIN", "MAX"),
+        help="seconds a learner pauses after each round, uniformly between MIN and MAX",
+    )
     parser.add_argument("--url", help="an already running gradlab on loopback")
     parser.add_argument(
         "--processes", type=int, default=1, help="server processes (gradlab serve --processes)"
     )
     args = parser.parse_args()
+    pause = (min(args.pause), max(args.pause))
     # How loaded the machine is: a cold `python snippet.py` took 1.39 - 1.49 s on the idle 2-core
     # box of the README's figures.
     cold = statistics.median(cold_runs(3))
@@ -169,7 +220,7 @@ async def main() -> None:
         started = time.monotonic()
         deadline = started + args.seconds
         await asyncio.gather(
-            *(learner(base, deadline, tally, lesson) for _ in range(args.learners))
+            *(learner(base, deadline, tally, lesson, pause) for _ in range(args.learners))
         )
         elapsed = time.monotonic() - started
         own = own_usage()[0] - own_before
@@ -187,7 +238,8 @@ async def main() -> None:
     errors = sum(tally.errors.values())
     busy = sum(tally.busy.values())
     print(
-        f"{args.learners} learners, {args.processes} server process(es), for {elapsed:.0f} s: "
+        f"{args.learners} learners pausing {pause[0]:g} - {pause[1]:g} s, "
+        f"{args.processes} server process(es), for {elapsed:.0f} s: "
         f"{total} requests, "
         f"{total / elapsed:.1f} requests/s, error rate {errors / max(total, 1):.2%}, "
         f"503 with Retry-After {busy / max(total, 1):.2%}"
@@ -208,6 +260,17 @@ async def main() -> None:
         + ", ".join(f"{name} {ms / max(total, 1):.2f} ms" for name, ms in parts)
         + f"; {sum(ms for _, ms in parts) / cores:.0%} of the machine's {os.cpu_count()} cores"
     )
+    if server_cpu is not None:
+        cores_n = os.cpu_count() or 1
+        cost = capacity(sum(ms for _, ms in parts), total, cores_n, args.learners, pause)
+        saturated = " (saturated: waiting only moves between requests)"
+        print(
+            f"a round of {ROUND} requests cost {cost.round_ms:.1f} ms of CPU: "
+            f"the {cores_n} cores serve at most {cost.served:.0f} rounds/s at that cost; "
+            f"{args.learners} learners pausing {pause[0]:g} - {pause[1]:g} s would ask for "
+            f"{cost.asked:.0f} rounds/s if every answer were instant"
+            + (saturated if cost.asked > cost.served else "")
+        )
     for kind, count in sorted(tally.kinds.items()):
         print(f"error: {kind} x{count}")
     if peak[0]:

@@ -18,3 +18,13 @@ def test_the_benchmark_script_starts(script) -> None:  # type: ignore[no-untyped
     )
     assert answer.returncode == 0, answer.stderr
     assert "usage:" in answer.stdout
+
+
+def test_the_load_test_says_what_a_round_costs_and_what_the_cores_serve() -> None:
+    from benchmarks.load_test import capacity
+
+    # 600 requests (100 rounds of six) that cost 2.4 s of CPU in all: 24 ms a round.
+    cost = capacity(2400.0, 600, cores=2, learners=100, pause=(0.2, 1.0))
+    assert cost.round_ms == pytest.approx(24.0)
+    assert cost.served == pytest.approx(2000 / 24)  # two cores' 2000 ms of CPU a second
+    assert cost.asked == pytest.approx(100 / 0.6)  # each learner back after 0.6 s on average
