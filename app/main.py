@@ -78,6 +78,7 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
                     await task
             if sandbox is not None:
                 await sandbox.stop()
+            store.writer.close()  # the writes handed over land first
             engine.dispose()
 
     app = FastAPI(

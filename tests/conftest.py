@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from fastapi.testclient import TestClient
@@ -18,6 +18,8 @@ from app.config import Settings
 from app.main import create_app
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox
+
+T = TypeVar("T")
 
 FIXTURE_LESSONS = Path(__file__).parent / "fixtures" / "lessons"
 
@@ -80,6 +82,27 @@ def sandbox_client() -> Iterator[TestClient]:
     """The whole app with a real sandbox behind it."""
     with TestClient(create_app(make_settings(sandbox_enabled=True))) as test_client:
         yield test_client
+
+
+def in_own_thread(function: Callable[..., T], *args: Any, timeout: float = 120) -> T:
+    """`function(*args)` in a thread of its own, its result or its exception here: the browser
+    tests leave an event loop running in the tests' thread, where `asyncio.run` refuses."""
+    outcome: list[T] = []
+    failures: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            outcome.append(function(*args))
+        except BaseException as exc:  # noqa: BLE001 - raised again below, in the test
+            failures.append(exc)
+
+    runner = threading.Thread(target=run)
+    runner.start()
+    runner.join(timeout)
+    assert not runner.is_alive(), f"{function.__name__} did not finish in {timeout} s"
+    if failures:
+        raise failures[0]
+    return outcome[0]
 
 
 class SandboxHarness:

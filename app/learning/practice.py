@@ -4,7 +4,6 @@ are recorded, so reading the queue never writes."""
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime, timedelta
 
 from app import rendering
@@ -172,7 +171,7 @@ class Practice:
         pitfall = _pitfall(find_lesson(self.catalog, slug), number)
         verdict = grader.fix_verdict(pitfall, await self.runs.run(code))
         # The store is synchronous: off the event loop (see Learning.check_value).
-        await asyncio.to_thread(
+        await self.store.writer(
             self.store.record_pitfall_check, self.learner, slug, number, verdict.passed
         )
         return verdict

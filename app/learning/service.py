@@ -7,7 +7,6 @@ row yet); the first recorded answer creates the row.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -168,9 +167,9 @@ class Learning:
         answers = self.answers(learner)
         _, snippet, guess = answers.value_step(slug, number)
         actual = await self.runs.real_grad((slug, number), snippet, guess)
-        # The store is synchronous: off the event loop, so that a write waiting for the
-        # database never holds up other requests and the runs in flight.
-        return await asyncio.to_thread(answers.check_value, slug, number, body, actual)
+        # The store is synchronous: its writer runs the write off the event loop, so that a
+        # write waiting for the database never holds up other requests and the runs in flight.
+        return await self.store.writer(answers.check_value, slug, number, body, actual)
 
     async def run(
         self, code: str, learner: str | None, slug: str | None, step: int | None
@@ -178,8 +177,8 @@ class Learning:
         """Run a snippet; with a lesson and step, a step that asks nothing counts as done."""
         result = await self.runs.run(code)
         answers = self.answers(learner) if learner is not None else None
-        # Most runs complete nothing (their step asks for a prediction): no hop to a thread for
-        # them. The write is off the event loop, as in check_value.
+        # Most runs complete nothing (their step asks for a prediction): no hop to the writer
+        # for them. The write is off the event loop, as in check_value.
         if answers is not None and answers.completed_by_running(slug, step):
-            await asyncio.to_thread(answers.mark_run, slug, step)
+            await self.store.writer(answers.mark_run, slug, step)
         return result

@@ -21,6 +21,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from app.progress.models import AppSecret, Learner
 from app.progress.write_turn import write_turn
+from app.progress.writer import Writer, writer_for
 
 
 class StoreBase:
@@ -28,6 +29,8 @@ class StoreBase:
         self.engine = engine
         # On SQLite, writers take turns without the database's sleeps (app/progress/write_turn).
         self._write_turn = write_turn(engine)
+        # Where callers on an event loop hand their writes (app/progress/writer).
+        self.writer: Writer = writer_for(engine)
         self._dialect = engine.dialect.name
         # The connection of the `together` block this thread is in, if any.
         self._open = threading.local()

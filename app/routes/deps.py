@@ -4,9 +4,8 @@ Not a route module: the routes import this, never each other."""
 
 from __future__ import annotations
 
-import asyncio
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Annotated, ParamSpec, TypeVar
 
 from fastapi import Depends, Request
@@ -16,6 +15,7 @@ from starlette.concurrency import run_in_threadpool
 from app.learning.lessons import LessonAnswers
 from app.learning.practice import Practice
 from app.learning.service import Learning, Page
+from app.progress.writer import Writer
 from app.web.templates import templates
 
 LEARNER_KEY = "learner"
@@ -58,22 +58,6 @@ async def _maybe_learner(request: Request) -> str | None:
     return current_learner(request)
 
 
-# Requests that write to the progress store wait here, on the event loop, for one of a few
-# threads: the store takes one writer at a time, and at 100 learners the answers waiting for
-# it in threads held all 40 of the pool's, so that pages and progress waited for a thread
-# (README, "Many learners").
-WRITE_SLOTS = 4
-
-
-async def _write_slot(request: Request) -> AsyncIterator[None]:
-    slots: asyncio.Semaphore | None = getattr(request.app.state, "write_slots", None)
-    if slots is None:
-        slots = request.app.state.write_slots = asyncio.Semaphore(WRITE_SLOTS)
-    async with slots:
-        yield
-
-
-WriteSlot = Depends(_write_slot)
 LearningDep = Annotated[Learning, Depends(_learning)]
 LearnerDep = Annotated[str, Depends(_learner)]
 MaybeLearnerDep = Annotated[str | None, Depends(_maybe_learner)]
@@ -92,10 +76,11 @@ AnswersDep = Annotated[LessonAnswers, Depends(_answers)]
 PracticeDep = Annotated[Practice, Depends(_practice)]
 
 
-# The learning core is synchronous. A route is a coroutine that calls it through one of these
-# two, rather than a plain function that FastAPI would run in its thread pool: that costs two
-# hops to a thread and back when the route returns a model (the call, then the model's
-# validation), and under load every hop waits for the GIL (README, "Many learners", session 7).
+# The learning core is synchronous. A route is a coroutine that calls it through `read`, or the
+# store's writer (`WriterDep`, below), rather than a plain function that FastAPI would run in
+# its thread pool: that costs two hops to a thread and back when the route returns a model (the
+# call, then the model's validation), and under load every hop waits for the GIL (README, "Many
+# learners", session 7).
 async def read(learning: Learning, call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     """A call of the learning core that only reads: in place when the store reads in place
     (SQLite), else in a thread, so that a database round trip never holds up the event loop."""
@@ -104,10 +89,14 @@ async def read(learning: Learning, call: Callable[P, T], *args: P.args, **kwargs
     return await run_in_threadpool(call, *args, **kwargs)
 
 
-async def write(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-    """A call of the learning core that writes: always in a thread, since it may wait for the
-    database's one writer."""
-    return await run_in_threadpool(call, *args, **kwargs)
+# A call of the learning core that writes goes to the store's writer: never on the event loop,
+# since it may wait for the database's one writer, and on SQLite in the one thread that takes
+# the writes in turn (app/progress/writer.py).
+async def _writer(learning: LearningDep) -> Writer:
+    return learning.store.writer
+
+
+WriterDep = Annotated[Writer, Depends(_writer)]
 
 
 def render_page(request: Request, page: Page) -> HTMLResponse:

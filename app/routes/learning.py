@@ -21,17 +21,16 @@ from app.routes.deps import (
     LearnerDep,
     LearningDep,
     MaybeLearnerDep,
-    WriteSlot,
+    WriterDep,
     read,
-    write,
 )
 
 router = APIRouter(tags=["learning"])
 
 
-@router.post("/api/lessons/{slug}/steps/{number}/prediction", dependencies=[WriteSlot])
+@router.post("/api/lessons/{slug}/steps/{number}/prediction")
 async def commit_prediction(
-    slug: str, number: int, body: PredictionBody, answers: AnswersDep
+    slug: str, number: int, body: PredictionBody, answers: AnswersDep, write: WriterDep
 ) -> PredictionReveal:
     """Commit to a prediction; the answer, what explains it and the step's output come back."""
     return await write(answers.commit_prediction, slug, number, body)
@@ -45,21 +44,25 @@ async def check_value(
     return await learning.check_value(learner, slug, number, body)
 
 
-@router.post("/api/lessons/{slug}/myths/{number}/answer", dependencies=[WriteSlot])
-async def answer_myth(slug: str, number: int, body: MythBody, answers: AnswersDep) -> MythReveal:
+@router.post("/api/lessons/{slug}/myths/{number}/answer")
+async def answer_myth(
+    slug: str, number: int, body: MythBody, answers: AnswersDep, write: WriterDep
+) -> MythReveal:
     """Answer a myth buster yes or no; the verdict, the belief and the reasons come back."""
     return await write(answers.answer_myth, slug, number, body.answer)
 
 
-@router.put("/api/lessons/{slug}/steps/{number}/code", status_code=204, dependencies=[WriteSlot])
-async def save_code(slug: str, number: int, body: CodeBody, answers: AnswersDep) -> Response:
+@router.put("/api/lessons/{slug}/steps/{number}/code", status_code=204)
+async def save_code(
+    slug: str, number: int, body: CodeBody, answers: AnswersDep, write: WriterDep
+) -> Response:
     """Keep the learner's edited version of a step's code."""
     await write(answers.save_code, slug, number, body.code)
     return Response(status_code=204)
 
 
-@router.delete("/api/lessons/{slug}/steps/{number}/code", status_code=204, dependencies=[WriteSlot])
-async def reset_code(slug: str, number: int, answers: AnswersDep) -> Response:
+@router.delete("/api/lessons/{slug}/steps/{number}/code", status_code=204)
+async def reset_code(slug: str, number: int, answers: AnswersDep, write: WriterDep) -> Response:
     """Forget the edited code: the step shows the lesson's code again."""
     await write(answers.save_code, slug, number, None)
     return Response(status_code=204)
@@ -79,8 +82,10 @@ async def get_progress(learning: LearningDep, learner: MaybeLearnerDep) -> Catal
     return await read(learning, learning.catalog_progress, learner)
 
 
-@router.post("/api/progress/reset", status_code=204, dependencies=[WriteSlot])
-async def reset_progress(learning: LearningDep, learner: MaybeLearnerDep) -> Response:
+@router.post("/api/progress/reset", status_code=204)
+async def reset_progress(
+    learning: LearningDep, learner: MaybeLearnerDep, write: WriterDep
+) -> Response:
     """Forget everything this learner did."""
     await write(learning.reset, learner)
     return Response(status_code=204)

@@ -21,10 +21,9 @@ from app.routes.deps import (
     LearnerDep,
     LearningDep,
     PracticeDep,
-    WriteSlot,
+    WriterDep,
     read,
     render_page,
-    write,
 )
 
 router = APIRouter(tags=["modes"])
@@ -38,18 +37,18 @@ async def mode_page(
     return render_page(request, page)
 
 
-@router.post("/api/lessons/{slug}/mode", status_code=204, dependencies=[WriteSlot])
+@router.post("/api/lessons/{slug}/mode", status_code=204)
 async def remember_mode(
-    slug: str, body: ModeBody, learning: LearningDep, learner: LearnerDep
+    slug: str, body: ModeBody, learning: LearningDep, learner: LearnerDep, write: WriterDep
 ) -> Response:
     """The mode page a learner opened, remembered per lesson (posted by the page)."""
     await write(learning.remember_mode, learner, slug, body)
     return Response(status_code=204)
 
 
-@router.post("/api/lessons/{slug}/drills/{drill_id}/answer", dependencies=[WriteSlot])
+@router.post("/api/lessons/{slug}/drills/{drill_id}/answer")
 async def answer_drill(
-    slug: str, drill_id: str, body: ValueBody, practice: PracticeDep
+    slug: str, drill_id: str, body: ValueBody, practice: PracticeDep, write: WriterDep
 ) -> DrillFeedback:
     """Check a typed `.grad` numerically, element by element. A miss enters the review queue;
     the answer comes back only when right or when `reveal` asks for it."""
@@ -62,9 +61,9 @@ async def flashcard_answer(slug: str, card_id: str, practice: PracticeDep) -> Fl
     return practice.flashcard_back(slug, card_id)
 
 
-@router.post("/api/lessons/{slug}/flashcards/{card_id}/rating", dependencies=[WriteSlot])
+@router.post("/api/lessons/{slug}/flashcards/{card_id}/rating")
 async def rate_flashcard(
-    slug: str, card_id: str, body: RatingBody, practice: PracticeDep
+    slug: str, card_id: str, body: RatingBody, practice: PracticeDep, write: WriterDep
 ) -> RatingResult:
     """The learner's own grade of a card; `again` and `hard` put it in the review queue."""
     return await write(practice.rate_flashcard, slug, card_id, body.rating)

@@ -9,10 +9,9 @@ from app.routes.deps import (
     LearnerDep,
     LearningDep,
     MaybeLearnerDep,
-    WriteSlot,
+    WriterDep,
     read,
     render_page,
-    write,
 )
 from app.web.templates import render
 
@@ -43,8 +42,10 @@ async def lesson_page(
     return render_page(request, page)
 
 
-@router.post("/progress/reset", dependencies=[WriteSlot])
-async def reset_progress_form(learning: LearningDep, learner: MaybeLearnerDep) -> RedirectResponse:
+@router.post("/progress/reset")
+async def reset_progress_form(
+    learning: LearningDep, learner: MaybeLearnerDep, write: WriterDep
+) -> RedirectResponse:
     """The catalog's "Reset my progress" button: works without JavaScript."""
     await write(learning.reset, learner)
     return RedirectResponse("/", status_code=303)

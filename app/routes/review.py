@@ -13,10 +13,9 @@ from app.routes.deps import (
     LearningDep,
     MaybeLearnerDep,
     PracticeDep,
-    WriteSlot,
+    WriterDep,
     read,
     render_page,
-    write,
 )
 
 router = APIRouter(tags=["review"])
@@ -32,8 +31,10 @@ async def review_queue(learning: LearningDep, learner: MaybeLearnerDep) -> Revie
     return await read(learning, learning.practice(learner).review_queue)
 
 
-@router.post("/api/review/{card_id}/answer", dependencies=[WriteSlot])
-async def answer_review(card_id: CardId, body: ReviewBody, practice: PracticeDep) -> ReviewResult:
+@router.post("/api/review/{card_id}/answer")
+async def answer_review(
+    card_id: CardId, body: ReviewBody, practice: PracticeDep, write: WriterDep
+) -> ReviewResult:
     """Answer a due item: graded like its lesson page does, then rescheduled by FSRS (right:
     days ahead; wrong: back in ten minutes). 409 when it is not due (answered already)."""
     return await write(practice.answer_review, card_id, body)
