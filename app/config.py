@@ -45,9 +45,10 @@ def memory_limit_bytes() -> int:
 MAX_WORKERS = 64
 MAX_PROCESSES = 32
 # Runs that may wait, per worker: a full queue is about this many runs' time away. At 100
-# learners on 2 cores (eight workers) four per worker refused 2.9 - 3.0 % of runs, six
-# 0.43 - 0.62 %, for much the same p95 (README, "Many learners", session 7).
-QUEUE_PER_WORKER = 6
+# learners on 2 cores (eight workers), once answers stopped queueing for the database (session
+# 8), six per worker refused 2.1 - 3.8 % of runs, eight 0.38 - 0.60 %, ten none; a longer queue
+# makes the runs that wait wait longer (README, "Many learners", sessions 7 and 8).
+QUEUE_PER_WORKER = 8
 
 
 def default_workers(processes: int = 1) -> int:
