@@ -13,6 +13,7 @@ PostgreSQL takes writers side by side: there a write goes to the event loop's th
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import logging
 import queue
@@ -65,7 +66,10 @@ class OneWriterThread:
         loop = asyncio.get_running_loop()
         outcome: asyncio.Future[T] = loop.create_future()
         self._start()
-        self._jobs.put((functools.partial(call, *args, **kwargs), loop, outcome))
+        # In the caller's context, as asyncio.to_thread does: a log line written by the write
+        # keeps the request's id (app/web/logs.py).
+        context = contextvars.copy_context()
+        self._jobs.put((functools.partial(context.run, call, *args, **kwargs), loop, outcome))
         return await outcome
 
     def _start(self) -> None:

@@ -5,6 +5,7 @@ Each scenario runs in a thread of its own (`in_own_thread`), with its own event 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
 import time
 
@@ -129,6 +130,25 @@ def test_a_writer_dropped_without_close_stops_its_thread() -> None:
     del writer
     thread.join(5)
     assert not thread.is_alive()
+
+
+REQUEST = contextvars.ContextVar("request", default="none")
+
+
+def test_a_write_runs_in_its_callers_context() -> None:
+    writer = OneWriterThread()
+
+    async def one_request(name: str) -> str:
+        REQUEST.set(name)  # as the request-id middleware does
+        return await writer(REQUEST.get)
+
+    async def scenario() -> list[str]:
+        return await asyncio.gather(one_request("first"), one_request("second"))
+
+    try:
+        assert in_own_thread(asyncio.run, scenario()) == ["first", "second"]
+    finally:
+        writer.close()
 
 
 def test_the_pool_writer_runs_off_the_loop() -> None:
