@@ -194,6 +194,8 @@ async def main() -> None:
     )
     args = parser.parse_args()
     pause = (min(args.pause), max(args.pause))
+    if pause[0] < 0 or pause[1] <= 0:
+        parser.error("--pause takes two seconds, MIN >= 0 and MAX > 0")
     # How loaded the machine is: a cold `python snippet.py` took 1.39 - 1.49 s on the idle 2-core
     # box of the README's figures.
     cold = statistics.median(cold_runs(3))

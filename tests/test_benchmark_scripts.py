@@ -28,3 +28,12 @@ def test_the_load_test_says_what_a_round_costs_and_what_the_cores_serve() -> Non
     assert cost.round_ms == pytest.approx(24.0)
     assert cost.served == pytest.approx(2000 / 24)  # two cores' 2000 ms of CPU a second
     assert cost.asked == pytest.approx(100 / 0.6)  # each learner back after 0.6 s on average
+
+
+def test_the_load_test_refuses_a_pause_that_is_no_pause() -> None:
+    script = PROJECT_ROOT / "benchmarks" / "load_test.py"
+    answer = subprocess.run(
+        [sys.executable, str(script), "--pause", "0", "0"], capture_output=True, text=True
+    )
+    assert answer.returncode == 2
+    assert "--pause takes two seconds" in answer.stderr
