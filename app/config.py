@@ -108,7 +108,7 @@ class Settings(BaseSettings):
     queue_size: Annotated[int, Field(ge=0, le=10_000)] = Field(
         default_factory=lambda data: QUEUE_PER_WORKER * data["workers"]
     )
-    """Runs that may wait for a worker before the server answers 503 (default: six per
+    """Runs that may wait for a worker before the server answers 503 (default: eight per
     worker)."""
     wall_time_s: Annotated[float, Field(gt=0, le=300)] = 5.0
     """Wall-clock limit of one run, in seconds."""

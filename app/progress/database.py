@@ -43,9 +43,10 @@ def sqlite_lock_file(engine: Engine, purpose: str) -> Path | None:
     return database.with_name(f"{database.name}.{purpose}-lock") if database else None
 
 
-# Connections kept open for SQLite: writes run in AnyIO's thread pool (up to 40 threads) and
-# reads on the event loop; a smaller pool made and closed a connection, with its pragmas, for
-# most requests under load.
+# Connections kept open for SQLite: in a server, writes run in the store's one writer thread
+# (app/progress/writer.py) and reads on the event loop, but the store may be called from any
+# thread (the CLI, tests); a smaller pool made and closed a connection, with its pragmas, for
+# most requests under load (measured when writes still ran in AnyIO's thread pool).
 SQLITE_POOL_SIZE = 16
 SQLITE_POOL_OVERFLOW = 32
 
