@@ -111,16 +111,18 @@ class RequestIdMiddleware:
             await call_observed(self.app, scope, receive, send, observed, add_id)
         finally:
             if access_log.isEnabledFor(logging.INFO):
+                duration_ms = round(observed.seconds() * 1000, 1)
                 access_log.info(
-                    "%s %s %s",
+                    "%s %s %s %.1f ms",
                     scope["method"],
                     scope["path"],
                     observed.status,
+                    duration_ms,
                     extra={
                         "method": scope["method"],
                         "path": scope["path"],
                         "status": observed.status,
-                        "duration_ms": round(observed.seconds() * 1000, 1),
+                        "duration_ms": duration_ms,
                     },
                 )
             request_id.reset(token)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import secrets
@@ -115,6 +116,18 @@ def test_every_response_has_a_request_id(client: TestClient) -> None:
     )
     forged = client.get("/", headers={"X-Request-ID": "a b<script>"}).headers["x-request-id"]
     assert re.fullmatch("[0-9a-f]{32}", forged)
+
+
+def test_an_access_line_says_method_path_status_and_duration(
+    client: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The plain-text line an operator reads carries what the README promises, not only the
+    JSON one: `GET / 200 3.1 ms` (the handler adds the request id, as the JSON test shows)."""
+    with caplog.at_level(logging.INFO, logger="gradlab.access"):
+        client.get("/lessons/no-such-lesson")
+    [record] = [r for r in caplog.records if r.name == "gradlab.access"]
+    assert re.fullmatch(r"GET /lessons/no-such-lesson 404 \d+\.\d ms", record.getMessage())
+    assert record.duration_ms == float(record.getMessage().split()[3])  # type: ignore[attr-defined]
 
 
 def test_json_logs_and_a_quiet_start() -> None:
