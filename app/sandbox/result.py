@@ -9,6 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from app.sandbox.backward_result import BackwardWalk
 
 Status = Literal["ok", "error", "timeout", "memory", "killed"]
+# The statuses of a run that the sandbox killed, each its reason: the wall clock, the memory
+# limit, or anything else (an output flood, a child lost).
+KILLED: tuple[Status, ...] = ("timeout", "memory", "killed")
 
 
 class ErrorInfo(BaseModel):

@@ -39,7 +39,7 @@ from app.sandbox.protocol import (
     decode_event,
     encode,
 )
-from app.sandbox.result import ChildReport, RunResult
+from app.sandbox.result import KILLED, ChildReport, RunResult
 from app.sandbox.timeline import PhaseLog, now
 from app.sandbox.tracking import Event, FollowedRun, Lost, never_started, remaining
 from app.sandbox.verdict import Ending, elapsed_ms, lost, verdict
@@ -234,6 +234,8 @@ class Sandbox:
             self._slots.release()
         marks["answered"] = now()
         self._phases.write(marks)
+        if result.status in KILLED:  # on the request's log line too, for whoever follows it up
+            log.info("sandbox: run killed (%s) after %.0f ms", result.status, result.duration_ms)
         return result
 
     async def _run_in_zygote(self, code: str, marks: dict[str, float]) -> RunResult:

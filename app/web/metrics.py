@@ -24,12 +24,10 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.config import Settings
 from app.processes import child_pids, is_zygote
-from app.sandbox.result import RunResult
+from app.sandbox.result import KILLED, RunResult
 from app.sandbox.service import Sandbox, SandboxBusy, SandboxUnavailable, SnippetTooLarge
 from app.web.observed import Observed, call_observed
 
-# Statuses of a run that mean the sandbox killed it, and why.
-KILL_REASONS = ("timeout", "memory", "killed")
 # A run costs ~10 ms idle and up to the wall limit (5 s); refusals are instant.
 RUN_BUCKETS = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4, 0.8, 1.5, 3.0, 5.0, 10.0)
 HTTP_BUCKETS = (0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
@@ -70,15 +68,15 @@ class Metrics:
             ["reason"],
             registry=self.registry,
         )
-        for status in ("ok", "error", *KILL_REASONS, "busy", "unavailable", "too_large"):
+        for status in ("ok", "error", *KILLED, "busy", "unavailable", "too_large"):
             self.runs.labels(status)  # every series exists from the start, at 0
-        for reason in KILL_REASONS:
+        for reason in KILLED:
             self.kills.labels(reason)
 
     def count_run(self, status: str, seconds: float) -> None:
         self.runs.labels(status).inc()
         self.run_seconds.observe(seconds)
-        if status in KILL_REASONS:
+        if status in KILLED:
             self.kills.labels(status).inc()
 
 
@@ -140,6 +138,11 @@ GAUGES = (
     GaugeSpec("gradlab_sandbox_busy_workers", "Runs in progress.", "livesum"),
     GaugeSpec("gradlab_sandbox_queue_depth", "Runs waiting for a worker.", "livesum"),
     GaugeSpec(
+        "gradlab_sandbox_queue_size",
+        "Runs that may wait for a worker before more are refused with 503 (GRADLAB_QUEUE_SIZE).",
+        "livesum",
+    ),
+    GaugeSpec(
         "gradlab_sandbox_spare_children",
         "Children forked and confined ahead of demand (the zygote's children minus the runs "
         "in progress).",
@@ -169,6 +172,7 @@ def read_gauges(sandbox: Sandbox | None, lessons: int) -> dict[str, dict[str, fl
     readings["gradlab_sandbox_workers"] = {"": health["workers"]}
     readings["gradlab_sandbox_busy_workers"] = {"": health["busy"]}
     readings["gradlab_sandbox_queue_depth"] = {"": health["queued"]}
+    readings["gradlab_sandbox_queue_size"] = {"": sandbox.settings.queue_size}
     children = zygote_children()
     if children is not None:
         readings["gradlab_sandbox_spare_children"] = {"": max(0, children - health["busy"])}

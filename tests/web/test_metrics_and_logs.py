@@ -82,10 +82,24 @@ def test_metrics_show_the_runs_just_made(metered: TestClient) -> None:
     assert after["gradlab_sandbox_workers"] >= 1
     assert after["gradlab_sandbox_busy_workers"] == 0
     assert after["gradlab_sandbox_queue_depth"] == 0
+    assert after["gradlab_sandbox_queue_size"] == metered.app.state.settings.queue_size > 0
     assert after["gradlab_sandbox_spare_children"] >= 1
     for layer in ("rlimits", "no_new_privs", "landlock", "seccomp"):
         assert after[f'gradlab_sandbox_isolation_layer{{layer="{layer}"}}'] == 1
     assert after["gradlab_lessons"] == 2
+
+
+def test_a_killed_run_is_logged_with_its_reason(
+    metered: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """So that a rise in `gradlab_sandbox_kills_total` can be followed to the requests: the line
+    is written during the request, so the log handler adds its request id."""
+    with caplog.at_level(logging.INFO, logger="gradlab.sandbox"):
+        metered.post("/api/run", json={"code": "x = 1\n"})
+        answer = metered.post("/api/run", json={"code": "while True:\n    pass\n"})
+    assert answer.json()["status"] == "timeout"
+    [line] = [r.getMessage() for r in caplog.records if "killed" in r.getMessage()]
+    assert re.fullmatch(r"sandbox: run killed \(timeout\) after \d+ ms", line)
 
 
 def test_unmatched_urls_share_one_series(metered: TestClient) -> None:
