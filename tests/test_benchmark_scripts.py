@@ -37,3 +37,15 @@ def test_the_load_test_refuses_a_pause_that_is_no_pause() -> None:
     )
     assert answer.returncode == 2
     assert "--pause takes two seconds" in answer.stderr
+
+
+@pytest.mark.parametrize("arrive", ["-1", "30"])
+def test_the_load_test_refuses_an_arrival_outside_the_run(arrive: str) -> None:
+    script = PROJECT_ROOT / "benchmarks" / "load_test.py"
+    answer = subprocess.run(
+        [sys.executable, str(script), "--seconds", "30", "--arrive", arrive],
+        capture_output=True,
+        text=True,
+    )
+    assert answer.returncode == 2
+    assert "--arrive takes seconds >= 0 and shorter than --seconds" in answer.stderr
