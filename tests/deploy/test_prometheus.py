@@ -21,6 +21,7 @@ import httpx
 import pytest
 import yaml
 from fastapi.testclient import TestClient
+from prometheus_client.parser import text_string_to_metric_families
 
 from app.config import PROJECT_ROOT
 from app.main import create_app
@@ -98,21 +99,20 @@ def scraped() -> Iterator[str]:
 
 
 def test_the_rules_name_only_metrics_and_labels_gradlab_exports(scraped: str) -> None:
-    exported: dict[str, set[str]] = {}
-    for line in scraped.splitlines():
-        if found := re.match(r"(gradlab_\w+)(?:\{(.*)\})? ", line):
-            labels = {pair.split("=")[0] for pair in (found.group(2) or "").split(",") if pair}
-            exported.setdefault(found.group(1), set()).update(labels)
+    exported: dict[str, set[str]] = {}  # sample name -> its label names
+    for family in text_string_to_metric_families(scraped):
+        for sample in family.samples:
+            exported.setdefault(sample.name, set()).update(sample.labels)
     for rule in _rules():
         expr = str(rule["expr"])
         for name, selector in re.findall(r"(gradlab_\w+)(?:\{([^}]*)\})?", expr):
             assert name in exported, f"{rule['alert']}: gradlab does not export {name}"
             used = set(re.findall(r"(\w+)\s*!?[=~]", selector))
             assert used <= exported[name] | {"job", "instance"}, (rule["alert"], name, used)
+        names = set(re.findall(r"gradlab_\w+", expr))
+        known = set().union(*(exported[n] for n in names)) | {"instance", "job", "le"}
         for by in re.findall(r"by \(([^)]*)\)", expr):
             grouped = {label.strip() for label in by.split(",")}
-            names = set(re.findall(r"gradlab_\w+", expr))
-            known = set().union(*(exported[n] for n in names)) | {"instance", "job", "le"}
             assert grouped <= known, (rule["alert"], grouped)
 
 
