@@ -209,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=None,
         help="server processes on the port, each with its own sandbox (default: "
-        "GRADLAB_PROCESSES, 1); see the README's 'Deploying for a class'",
+        "GRADLAB_PROCESSES, 1); see docs/deploying.md",
     )
     serve.set_defaults(func=_serve)
     check = commands.add_parser(

@@ -1,4 +1,4 @@
-"""/metrics after real runs, request ids, JSON logs and a quiet start (issue 16)."""
+"""/metrics after real runs, request ids, JSON logs and a quiet start."""
 
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ def test_every_response_has_a_request_id(client: TestClient) -> None:
 def test_an_access_line_says_method_path_status_and_duration(
     client: TestClient, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """The plain-text line an operator reads carries what the README promises, not only the
+    """The plain-text line an operator reads carries what docs/monitoring.md promises, not only the
     JSON one: `GET / 200 3.1 ms` (the handler adds the request id, as the JSON test shows)."""
     with caplog.at_level(logging.INFO, logger="gradlab.access"):
         client.get("/lessons/no-such-lesson")

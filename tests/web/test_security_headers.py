@@ -1,4 +1,4 @@
-"""Security headers on every kind of response, and HEAD on every GET route (issue 16)."""
+"""Security headers on every kind of response, and HEAD on every GET route."""
 
 from __future__ import annotations
 
