@@ -296,7 +296,7 @@ async def main() -> None:
         print(f"error: {kind} x{count}")
     if peak[0]:
         print(f"peak memory (PSS) of server + zygote + children: {peak[0] / 1024:.0f} MiB")
-    # The figure a run's cost shows first, and the machine's load beside it (a cold python + torch run).
+    # The catalog's p95, and how loaded the machine is beside it (a cold python + torch run).
     cold = statistics.median(cold_runs(3))
     catalog = tally.latencies.get("GET /", [])
     if catalog:
