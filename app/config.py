@@ -59,7 +59,7 @@ def default_workers(processes: int = 1) -> int:
 
 
 class Settings(BaseSettings):
-    # A setting's description is the docstring under it (shown by `--help` and in docs/settings.md).
+    # A setting's description is the docstring under it (docs/settings.md is made of them).
     model_config = SettingsConfigDict(
         env_prefix="GRADLAB_", extra="ignore", frozen=True, use_attribute_docstrings=True
     )
@@ -181,13 +181,38 @@ class Settings(BaseSettings):
         return tuple(folders)
 
 
-def settings_help() -> list[tuple[str, str, str]]:
-    """(variable, default, description) for every setting, for `--help`."""
+def _shown(value: object) -> str:
+    """A default as an operator would write it, with this checkout's path as `<project>`."""
+    if value is None:
+        return "unset"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, frozenset):
+        return ",".join(sorted(value)) or "(none)"
+    if isinstance(value, tuple):
+        return os.pathsep.join(_shown(item) for item in value)
+    return str(value).replace(str(PROJECT_ROOT), "<project>")
+
+
+SETTINGS_DOC_HEAD = """# Settings
+
+Every setting is an environment variable with a default that works on a laptop. A bad value
+stops the server at start-up with a message naming the variable. This page is generated from
+`Settings` in `app/config.py` (each field's description): after changing a setting, run
+`python -m app.cli settings-doc > docs/settings.md`; `tests/test_docs.py` fails until you do.
+
+| variable | default | what it does |
+| --- | --- | --- |
+"""
+
+
+def settings_doc() -> str:
+    """docs/settings.md: every setting's variable, default and description, as Markdown."""
     rows = []
     for name, field in Settings.model_fields.items():
-        default = "(computed)" if field.default_factory is not None else str(field.default)
-        if isinstance(field.default, tuple):
-            default = os.pathsep.join(str(item) for item in field.default)
+        default = "(computed)" if field.default_factory is not None else _shown(field.default)
+        default = default if default in ("unset", "(computed)", "(none)") else f"`{default}`"
         about = " ".join((field.description or "").split())  # a docstring may wrap
-        rows.append((f"GRADLAB_{name.upper()}", default, about))
-    return rows
+        about = about.replace("|", "\\|")  # a table cell
+        rows.append(f"| `GRADLAB_{name.upper()}` | {default} | {about} |")
+    return SETTINGS_DOC_HEAD + "\n".join(rows) + "\n"

@@ -11,7 +11,7 @@ from playwright.sync_api import Page
 from app.config import PROJECT_ROOT
 from app.lessons.lint import mentions, numbers, plain
 from app.lessons.loader import load_catalog
-from tests.e2e.conftest import LiveServer
+from tests.live import LiveServer
 
 BUNDLED = load_catalog(PROJECT_ROOT / "lessons")
 

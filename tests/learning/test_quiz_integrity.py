@@ -13,7 +13,7 @@ from sqlalchemy import update
 
 from app.learning.questions import choice_order
 from app.progress.models import MythAnswer, PredictionAttempt
-from tests.learner_clients import LESSON, client, page_text  # noqa: F401 (fixtures by import)
+from tests.catalogs import LESSON, page_text
 
 EXPLAINS = ["d(x²)/dx = 2x", "Backward fills leaves.", "Run it.", "2x at [2, 3]", "A fresh tensor"]
 
