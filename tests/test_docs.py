@@ -14,7 +14,7 @@ from app.config import PROJECT_ROOT, Settings, settings_doc
 README = (PROJECT_ROOT / "README.md").read_text()
 DOCS = PROJECT_ROOT / "docs"
 PAGES = [PROJECT_ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
-# "session 4", "sessions 7 and 8", "issue 16", "issue #11": history, which belongs in git.
+# A work session or an issue named by its number is history, which belongs in git.
 HISTORY = re.compile(r"\b(session|issue)s? #?[0-9]+", re.IGNORECASE)
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 FENCE = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
@@ -86,7 +86,7 @@ def _relative_links(page: Path) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(PROJECT_ROOT)))
 def test_every_relative_link_resolves(page: Path) -> None:
     broken = []
     for target in _relative_links(page):
