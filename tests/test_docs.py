@@ -31,6 +31,13 @@ def test_the_settings_page_is_generated_from_the_settings() -> None:
     assert (DOCS / "settings.md").read_text() == settings_doc()
 
 
+def test_the_settings_page_command_prints_it(capsys: pytest.CaptureFixture[str]) -> None:
+    from app.cli import main
+
+    assert main(["settings-doc"]) == 0
+    assert capsys.readouterr().out == settings_doc()
+
+
 @pytest.mark.parametrize("name", sorted(Settings.model_fields))
 def test_every_setting_says_what_it_does(name: str) -> None:
     description = Settings.model_fields[name].description or ""
