@@ -28,10 +28,8 @@ T = TypeVar("T")
 
 FIXTURE_LESSONS = Path(__file__).parent / "fixtures" / "lessons"
 E2E = Path(__file__).parent / "e2e"
-# pytest-playwright's fixtures and the e2e folder's own: a test that takes one drives Chromium.
-BROWSER_FIXTURES = frozenset(
-    {"page", "context", "browser", "browser_type", "shot", "server", "bundled_server"}
-)
+# pytest-playwright's fixtures: a test that takes one drives Chromium, wherever it lives.
+BROWSER_FIXTURES = frozenset({"page", "context", "browser", "browser_type"})
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

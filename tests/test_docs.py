@@ -93,17 +93,17 @@ def _relative_links(page: Path) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(PROJECT_ROOT)))
-def test_every_relative_link_resolves(page: Path) -> None:
+@pytest.mark.parametrize("doc", PAGES, ids=lambda doc: str(doc.relative_to(PROJECT_ROOT)))
+def test_every_relative_link_resolves(doc: Path) -> None:
     broken = []
-    for target in _relative_links(page):
+    for target in _relative_links(doc):
         path, _, anchor = target.partition("#")
-        destination = (page.parent / path).resolve() if path else page
+        destination = (doc.parent / path).resolve() if path else doc
         if not destination.exists():
             broken.append(f"{target}: no such file")
         elif anchor and destination.suffix == ".md" and anchor not in _anchors(destination):
             broken.append(f"{target}: no heading #{anchor} in {destination.name}")
-    assert not broken, f"{page.name}: " + "; ".join(broken)
+    assert not broken, f"{doc.name}: " + "; ".join(broken)
 
 
 def test_the_readme_links_every_docs_page() -> None:
