@@ -191,6 +191,21 @@ def _add_schema(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     schema.set_defaults(func=_schema)
 
 
+def _settings_doc(args: argparse.Namespace) -> int:
+    from app.config import settings_doc
+
+    sys.stdout.write(settings_doc())
+    return 0
+
+
+def _add_settings_doc(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    doc = commands.add_parser(
+        "settings-doc",
+        help="print the settings table as Markdown (docs/settings.md is this output)",
+    )
+    doc.set_defaults(func=_settings_doc)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="gradlab", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -209,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=None,
         help="server processes on the port, each with its own sandbox (default: "
-        "GRADLAB_PROCESSES, 1); see the README's 'Deploying for a class'",
+        "GRADLAB_PROCESSES, 1); see docs/deploying.md",
     )
     serve.set_defaults(func=_serve)
     check = commands.add_parser(
@@ -226,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     check.set_defaults(func=_check)
     _add_new(commands)
     _add_schema(commands)
+    _add_settings_doc(commands)
     migrate = commands.add_parser(
         "migrate", help="bring the database (GRADLAB_DATABASE_URL) to the newest schema"
     )

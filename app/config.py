@@ -22,7 +22,7 @@ ISOLATION_LAYERS = ("rlimits", "uid", "no_new_privs", "landlock", "seccomp")
 
 
 # Under load a run spends most of its time waiting for the server's event loop, not computing:
-# with one run per CPU they queued until the server refused them (README, "Many learners").
+# with one run per CPU they queued until the server refused them (docs/performance.md).
 RUNS_PER_CPU = 4
 # ...but each run may use up to GRADLAB_MEMORY_MIB (1 GiB by default) above the zygote: the
 # default keeps one GiB of the memory this server may use for each, after one for the server,
@@ -45,9 +45,9 @@ def memory_limit_bytes() -> int:
 MAX_WORKERS = 64
 MAX_PROCESSES = 32
 # Runs that may wait, per worker: a full queue is about this many runs' time away. At 100
-# learners on 2 cores (eight workers), once answers stopped queueing for the database (session
-# 8), six per worker refused 2.1 - 3.8 % of runs, eight 0.38 - 0.60 %, ten none; a longer queue
-# makes the runs that wait wait longer (README, "Many learners", sessions 7 and 8).
+# learners on 2 cores (eight workers), once answers stopped queueing for the database, six per
+# worker refused 2.1 - 3.8 % of runs, eight 0.38 - 0.60 %, ten none; a longer queue makes the
+# runs that wait wait longer (docs/performance.md).
 QUEUE_PER_WORKER = 8
 
 
@@ -59,7 +59,7 @@ def default_workers(processes: int = 1) -> int:
 
 
 class Settings(BaseSettings):
-    # A setting's description is the docstring under it (shown by `--help` and in the README).
+    # A setting's description is the docstring under it (docs/settings.md is made of them).
     model_config = SettingsConfigDict(
         env_prefix="GRADLAB_", extra="ignore", frozen=True, use_attribute_docstrings=True
     )
@@ -181,13 +181,38 @@ class Settings(BaseSettings):
         return tuple(folders)
 
 
-def settings_help() -> list[tuple[str, str, str]]:
-    """(variable, default, description) for every setting, for the README and `--help`."""
+def _shown(value: object) -> str:
+    """A default as an operator would write it, with this checkout's path as `<project>`."""
+    if value is None:
+        return "unset"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, frozenset):
+        return ",".join(sorted(value)) or "(none)"
+    if isinstance(value, tuple):
+        return os.pathsep.join(_shown(item) for item in value)
+    return str(value).replace(str(PROJECT_ROOT), "<project>")
+
+
+SETTINGS_DOC_HEAD = """# Settings
+
+Every setting is an environment variable with a default that works on a laptop. A bad value
+stops the server at start-up with a message naming the variable. This page is generated from
+`Settings` in `app/config.py` (each field's description): after changing a setting, run
+`python -m app.cli settings-doc > docs/settings.md`; `tests/test_docs.py` fails until you do.
+
+| variable | default | what it does |
+| --- | --- | --- |
+"""
+
+
+def settings_doc() -> str:
+    """docs/settings.md: every setting's variable, default and description, as Markdown."""
     rows = []
     for name, field in Settings.model_fields.items():
-        default = "(computed)" if field.default_factory is not None else str(field.default)
-        if isinstance(field.default, tuple):
-            default = os.pathsep.join(str(item) for item in field.default)
+        default = "(computed)" if field.default_factory is not None else _shown(field.default)
+        default = default if default in ("unset", "(computed)", "(none)") else f"`{default}`"
         about = " ".join((field.description or "").split())  # a docstring may wrap
-        rows.append((f"GRADLAB_{name.upper()}", default, about))
-    return rows
+        about = about.replace("|", "\\|")  # a table cell
+        rows.append(f"| `GRADLAB_{name.upper()}` | {default} | {about} |")
+    return SETTINGS_DOC_HEAD + "\n".join(rows) + "\n"

@@ -10,7 +10,7 @@ the parent's anonymous memory is mapped in huge pages before and after the forks
 copies one entry per 4 KiB page).
 
 Usage: python benchmarks/bench_child_cpu.py [--runs 60] [--no-rehearsal]
-Numbers, not assertions: compare them with README "Speed".
+Numbers, not assertions: compare them with docs/performance.md.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ time (utime + stime, /proc) before and after. The sandbox's own processes are no
 run's zygote and child CPU are in bench_sandbox.py's "CPU per run" and bench_child_cpu.py.
 
 Usage: python benchmarks/bench_endpoints.py [--requests 300]
-Numbers, not assertions: compare them with README "Many learners".
+Numbers, not assertions: compare them with docs/performance.md.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ Starts `gradlab serve` on a free loopback port and prints, side by side:
   - the isolation layers in force and a few attacks, each of which must be refused.
 
 Usage: python benchmarks/bench_sandbox.py [--runs 300] [--seconds 10]
-Numbers, not assertions: compare them with the targets in the README.
+Numbers, not assertions: compare them with the targets in docs/performance.md.
 """
 
 from __future__ import annotations
@@ -151,7 +151,7 @@ def side_by_side(
     """The same snippet through gradlab and through the kernel, in turn, `runs` times each,
     each call `settle_s` after the previous one ended. Back to back, the kernel's execute ran
     while gradlab forked and warmed its next spare, and measured 8.7 ms against 6.6 ms when
-    timed alone (2026-11-23): a bias in gradlab's favour."""
+    timed alone: a bias in gradlab's favour."""
     gradlab, jupyter = [], []
     for _ in range(runs):
         time.sleep(settle_s)

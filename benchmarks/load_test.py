@@ -10,7 +10,7 @@ After the CPU per request it prints what a round (the six requests of one learne
 how many rounds a second the machine's cores could serve at that cost, beside how many the
 learners would ask for if every answer were instant: when they ask for more than the cores
 serve, the test is a closed loop at saturation, and waiting is conserved, only moved between
-requests (README, "Many learners").
+requests (docs/performance.md).
 
 Usage: python benchmarks/load_test.py [--learners 50] [--seconds 60] [--pause 0.2 1.0]
 """
@@ -117,7 +117,7 @@ async def learner(
     steps = [n for n, step in enumerate(lesson["steps"], 1) if step.get("prediction")]
     # aiohttp, not httpx: httpx cost 2 - 2.8 ms of CPU a request on the cores the server uses,
     # and held the first request after each pause for up to a second and more (its p95 was
-    # 1.2 - 2.4 s where the server's own histogram said <= 0.25 s; README, "Many learners").
+    # 1.2 - 2.4 s where the server's own histogram said <= 0.25 s; docs/performance.md).
     session = aiohttp.ClientSession(
         base_url=base,
         cookie_jar=aiohttp.CookieJar(unsafe=True),  # keep the learner's cookie on 127.0.0.1
@@ -145,7 +145,7 @@ async def learner(
         # of its own. When 100 learners arrive within a second, each starting a round at once,
         # those first requests meet the arrival burst: in a 30 s run they were 5 % of the
         # catalog's requests and set its p95. Spread over 10 s (--arrive 10) they are as quick
-        # as the others (README, "Many learners", session 9).
+        # as the others (docs/performance.md).
         catalog = FIRST
         while time.monotonic() < deadline:
             step = random.choice(steps)
@@ -215,7 +215,7 @@ async def main() -> None:
         parser.error("--arrive takes seconds >= 0 and shorter than --seconds")
     arrive = pause[1] if args.arrive is None else args.arrive
     # How loaded the machine is: a cold `python snippet.py` took 1.39 - 1.49 s on the idle 2-core
-    # box of the README's figures.
+    # box of docs/performance.md's figures.
     cold = statistics.median(cold_runs(3))
     print(
         f"cold python snippet.py p50: {cold / 1000:.2f} s (1.39 - 1.49 s on an idle 2-core machine)"
@@ -296,7 +296,7 @@ async def main() -> None:
         print(f"error: {kind} x{count}")
     if peak[0]:
         print(f"peak memory (PSS) of server + zygote + children: {peak[0] / 1024:.0f} MiB")
-    # The figure issue 12 tracks, and the machine's load beside it (a cold python + torch run).
+    # The catalog's p95, and how loaded the machine is beside it (a cold python + torch run).
     cold = statistics.median(cold_runs(3))
     catalog = tally.latencies.get("GET /", [])
     if catalog:

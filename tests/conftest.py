@@ -1,4 +1,9 @@
-"""Shared fixtures: an in-process client on the test lessons, and one real sandbox per session."""
+"""Shared fixtures and markers.
+
+Fixtures: in-process clients on the test lessons (`sqlite_client`; `client`, on SQLite and on
+PostgreSQL) and on the real curriculum (`bundled`), one real sandbox per session (`sandbox`),
+and a PostgreSQL server (`postgres`). Markers: every test under tests/e2e, and every test that
+asks for a browser fixture, is marked `browser`, so `-m "not browser"` deselects them all."""
 
 from __future__ import annotations
 
@@ -14,7 +19,7 @@ from typing import Any, TypeVar
 import pytest
 from fastapi.testclient import TestClient
 
-from app.config import Settings
+from app.config import PROJECT_ROOT, Settings
 from app.main import create_app
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox
@@ -22,6 +27,17 @@ from app.sandbox.service import Sandbox
 T = TypeVar("T")
 
 FIXTURE_LESSONS = Path(__file__).parent / "fixtures" / "lessons"
+E2E = Path(__file__).parent / "e2e"
+# pytest-playwright's fixtures: a test that takes one drives Chromium, wherever it lives.
+BROWSER_FIXTURES = frozenset({"page", "context", "browser", "browser_type"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every browser test `browser`: a `pytestmark` in a conftest.py marks nothing."""
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if item.path.is_relative_to(E2E) or fixtures & BROWSER_FIXTURES:
+            item.add_marker(pytest.mark.browser)
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
@@ -71,9 +87,25 @@ def database_url(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def client() -> Iterator[TestClient]:
-    """Pages and lesson API, without a sandbox."""
+def sqlite_client() -> Iterator[TestClient]:
+    """The test lessons on a fresh SQLite file, without a sandbox."""
     with TestClient(create_app(make_settings())) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def client(database_url: str) -> Iterator[TestClient]:
+    """A learner's client on the test lessons, once on SQLite and once on PostgreSQL (see
+    `database_url`), without a sandbox."""
+    with TestClient(create_app(make_settings(database_url=database_url))) as test_client:
+        yield test_client
+
+
+@pytest.fixture(scope="module")
+def bundled() -> Iterator[TestClient]:
+    """The real curriculum, in-process, on SQLite, without a sandbox."""
+    settings = make_settings(lessons_dir=PROJECT_ROOT / "lessons")
+    with TestClient(create_app(settings)) as test_client:
         yield test_client
 
 

@@ -1,4 +1,4 @@
-"""The benchmark scripts the README tells people to run still start (they are not run in CI:
+"""The benchmark scripts docs/performance.md tells people to run still start (they are not run in CI:
 their figures need an idle machine)."""
 
 from __future__ import annotations

@@ -20,6 +20,8 @@ from tests.live import LiveServer
 from tests.sandbox.started import MARK, submit, wait_until_started
 
 LESSON = "/api/lessons/first-steps"
+# Each test kills sandbox processes, restarts a database or fuzzes the whole API.
+pytestmark = pytest.mark.slow
 
 
 def test_a_child_killed_from_outside_is_reported_and_the_next_run_is_clean() -> None:

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from app.lessons.schema import Snippet, ValuePrediction
 from app.sandbox.result import RunResult
-from app.sandbox.service import Sandbox, SandboxBusy, SandboxUnavailable
+from app.sandbox.service import Sandbox
+
+# Why a run did not happen, re-exported: the HTTP layer maps them to answers and imports no
+# sandbox module (docs/architecture.md).
+from app.sandbox.service import SandboxBusy as SandboxBusy
+from app.sandbox.service import SandboxUnavailable as SandboxUnavailable
+from app.sandbox.service import SnippetTooLarge as SnippetTooLarge
 
 
 class SandboxDisabled(Exception):

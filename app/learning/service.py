@@ -38,6 +38,9 @@ from app.lessons.schema import Lesson
 from app.modes.drills import lesson_drills
 from app.progress.records import LessonRecords
 from app.progress.store import ProgressStore
+
+# The one way the core's writes leave the event loop; the routes' WriterDep hands it to them.
+from app.progress.writer import Writer as Writer
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox
 

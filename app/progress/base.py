@@ -2,7 +2,7 @@
 
 The store speaks SQLAlchemy Core on plain connections, with its statements built once where
 they are hot: through an ORM session, with the statement built for each call, reading one
-lesson's myths took 352 us against 51 us this way (README, "Many learners", session 6). The
+lesson's myths took 352 us against 51 us this way (docs/performance.md). The
 models stay the schema's one definition, for Core and for the migrations.
 """
 
@@ -57,7 +57,7 @@ class StoreBase:
         file is local, and in WAL mode a reader never waits for a writer, so a read takes a
         fraction of a millisecond, less than a hop to a thread and back. A server (PostgreSQL)
         is a round trip away and may be restarting. Writes are never in place: they wait for
-        the one writer (README, "Many learners", session 7)."""
+        the one writer (docs/performance.md)."""
         return self._dialect == "sqlite"
 
     def _current(self) -> Connection | None:

@@ -110,7 +110,7 @@ class AppSecret(Base):
     value: Mapped[str] = mapped_column(Text)
 
 
-# --- learning modes and the review queue (issue 7) -------------------------------------------
+# --- learning modes and the review queue ----------------------------------------------------
 
 
 class LessonMode(Base):

@@ -67,7 +67,7 @@ def _stored(card: Any) -> StoredCard:
 
 
 class ModesRecords(StoreBase):
-    # --- learning modes (issue 7) ------------------------------------------------------------
+    # --- learning modes --------------------------------------------------------------------
     def set_lesson_mode(self, learner: str, lesson: str, mode: str) -> None:
         with self.writing(learner) as connection:
             connection.execute(

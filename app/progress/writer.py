@@ -3,7 +3,7 @@
 SQLite takes one writer at a time (app/progress/write_turn.py). Writes handed to a pool of
 threads waited there for the turn, a few at a time, and each crossed to a thread and back
 under a contended interpreter lock: at 450 learners a prediction's p95 was 1.85 s, though its
-transaction held the turn for 2 ms (README, "Many learners", session 8). So on SQLite one
+transaction held the turn for 2 ms (docs/performance.md). So on SQLite one
 thread takes the writes in the order they come: none waits for a thread, and a busy writer
 goes on to the next without being woken.
 

@@ -14,8 +14,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.learning.lessons import LessonAnswers
 from app.learning.practice import Practice
-from app.learning.service import Learning, Page
-from app.progress.writer import Writer
+from app.learning.service import Learning, Page, Writer
 from app.web.templates import templates
 
 LEARNER_KEY = "learner"
@@ -79,8 +78,8 @@ PracticeDep = Annotated[Practice, Depends(_practice)]
 # The learning core is synchronous. A route is a coroutine that calls it through `read`, or the
 # store's writer (`WriterDep`, below), rather than a plain function that FastAPI would run in
 # its thread pool: that costs two hops to a thread and back when the route returns a model (the
-# call, then the model's validation), and under load every hop waits for the GIL (README, "Many
-# learners", session 7).
+# call, then the model's validation), and under load every hop waits for the GIL
+# (docs/performance.md).
 async def read(learning: Learning, call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     """A call of the learning core that only reads: in place when the store reads in place
     (SQLite), else in a thread, so that a database round trip never holds up the event loop."""

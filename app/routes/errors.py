@@ -10,8 +10,7 @@ from fastapi.responses import JSONResponse, Response
 from app.learning.grader import AnswerError
 from app.learning.questions import NotFound
 from app.learning.queue import NotDue
-from app.learning.runs import SandboxDisabled
-from app.sandbox.service import SandboxBusy, SandboxUnavailable, SnippetTooLarge
+from app.learning.runs import SandboxBusy, SandboxDisabled, SandboxUnavailable, SnippetTooLarge
 from app.web.templates import render
 
 # exception -> (status, message prefix, Retry-After seconds or None)

@@ -13,8 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from app.config import PROJECT_ROOT, Settings
-from app.sandbox.protocol import MAX_PACKET, ProtocolError, Ready, decode_event
-from app.sandbox.zygote import ZygoteConfig
+from app.sandbox.protocol import MAX_PACKET, ProtocolError, Ready, ZygoteConfig, decode_event
 
 START_TIMEOUT_S = 120.0
 # Environment variables the zygote may keep; everything else (secrets included) is dropped.

@@ -14,19 +14,43 @@
 
 `status` is the wait status from wait4(); `reason` says why the zygote killed the child
 (timeout, scratch, output, killed, shutdown) or is None. `marks` are CLOCK_MONOTONIC readings
-(see timeline.py). Every packet is checked against these shapes when it is read: a malformed one
+(see timeline.py). The zygote's limits (`ZygoteConfig`) travel once, as JSON in its argv. A
+child's first byte on its result channel is `CODE_RECEIVED`; it exits with `SANDBOX_FAILED_EXIT`
+when it could not confine itself. Both sides import these from here, so neither imports the
+other's modules. Every packet is checked against these shapes when it is read: a malformed one
 raises `ProtocolError`. tests/sandbox/test_protocol.py keeps this docstring and the classes below
 in step.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import types
 import typing
 from typing import Literal, TypedDict, Union
 
 MAX_PACKET = 1 << 20
+# A child's exit status when a layer of its confinement failed: it ran nothing.
+SANDBOX_FAILED_EXIT = 121
+# The child's first byte on the result channel, written once it has its code and before it runs
+# anything: a child that dies without it never started the run (a spare killed from outside).
+CODE_RECEIVED = b"\x06"
+
+
+# What the server tells the zygote at start (JSON in its argv): the limits of every run.
+@dataclasses.dataclass(frozen=True)
+class ZygoteConfig:
+    wall_time_s: float
+    cpu_s: int
+    memory_bytes: int
+    file_size_bytes: int
+    scratch_bytes: int
+    open_files: int
+    scratch_root: str
+    user: str | None  # drop to this user when root
+    spares: int = 1  # children kept ready ahead of demand
+    relaxed: list[str] = dataclasses.field(default_factory=list)
 
 
 class RunOp(TypedDict):

@@ -8,9 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.sandbox.child import CODE_RECEIVED
 from app.sandbox.pipes import RunPipes
-from app.sandbox.protocol import FromZygote
+from app.sandbox.protocol import CODE_RECEIVED, FromZygote
 from app.sandbox.result import ChildReport
 from app.sandbox.timeline import now
 from app.sandbox.verdict import Ending, parse_report

@@ -12,9 +12,9 @@ from pydantic import ValidationError
 
 from app.config import Settings
 from app.sandbox.backward_result import BackwardWalk
-from app.sandbox.child import SANDBOX_FAILED_EXIT
 from app.sandbox.hints import hint_for
 from app.sandbox.pipes import OutputBudget
+from app.sandbox.protocol import SANDBOX_FAILED_EXIT
 from app.sandbox.result import ChildReport, ErrorInfo, Graph, RunResult, Status
 
 log = logging.getLogger("gradlab.sandbox")

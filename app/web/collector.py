@@ -1,7 +1,7 @@
 """Python's garbage collector, set for a long-running server.
 
 Measured with `gc.callbacks` in `gradlab serve` under 100 learners of
-`benchmarks/load_test.py` (30 s, session 4, twice each way): with Python's defaults the
+`benchmarks/load_test.py` (30 s, twice each way): with Python's defaults the
 collector ran 1,100 – 1,350 young collections and 9 – 11 full ones, 2.1 – 2.7 s in all (about
 0.4 ms a request), and a full collection stopped every request for up to 150 ms, since it
 walked the ~148,000 objects the server made at start-up (lessons, templates, routes, SQLAlchemy

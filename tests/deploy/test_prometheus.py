@@ -123,6 +123,7 @@ def _query(prometheus: str, promql: str) -> list[dict[str, object]]:
     return result
 
 
+@pytest.mark.slow
 def test_a_real_prometheus_scrapes_gradlab_and_evaluates_the_rules(configured: Path) -> None:
     """prometheus.yml as shipped, pointed at a live `gradlab serve` (the only line changed is
     the target): the token gets it in, the runs made are counted, and every rule evaluates

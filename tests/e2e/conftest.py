@@ -16,8 +16,6 @@ from tests.live import LiveServer
 CHROMIUM = os.environ.get("GRADLAB_CHROMIUM", "/usr/bin/chromium")
 SCREENSHOTS = PROJECT_ROOT / "test-artifacts" / "screenshots"
 
-pytestmark = pytest.mark.browser
-
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     if not Path(CHROMIUM).exists():

@@ -5,8 +5,9 @@ from __future__ import annotations
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import SCREENSHOTS, LiveServer
+from tests.e2e.conftest import SCREENSHOTS
 from tests.e2e.test_lesson_pages import replace_code
+from tests.live import LiveServer
 
 TWO_CALLS = (
     "import torch\n"

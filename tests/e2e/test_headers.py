@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import ConsoleMessage, Page, expect
 
 from app.learning.registry import MODES
-from tests.e2e.conftest import LiveServer
+from tests.live import LiveServer
 
 pytestmark = pytest.mark.browser
 

@@ -7,7 +7,7 @@ import re
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import LiveServer
+from tests.live import LiveServer
 
 STEP_1 = ".step[data-step='1']"
 

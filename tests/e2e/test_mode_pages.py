@@ -11,7 +11,8 @@ from playwright.sync_api import Page, expect
 from app.config import PROJECT_ROOT
 from app.learning.registry import MODES
 from app.lessons.loader import load_catalog
-from tests.e2e.conftest import SCREENSHOTS, LiveServer
+from tests.e2e.conftest import SCREENSHOTS
+from tests.live import LiveServer
 
 
 def replace_code(page: Page, scope: str, code: str) -> None:

@@ -1,4 +1,4 @@
-"""LESSON CONTENT CHECK (issue 11): in a real browser, before any commit, no step of any bundled
+"""LESSON CONTENT CHECK: in a real browser, before any commit, no step of any bundled
 lesson shows its prediction's answer, nor a number of that answer that is not already in the
 code or the question, in the visible text around the prediction (the choices themselves and the
 code aside). A failure lists each offending lesson and step."""
@@ -11,7 +11,7 @@ from playwright.sync_api import Page
 from app.config import PROJECT_ROOT
 from app.lessons.lint import mentions, numbers, plain
 from app.lessons.loader import load_catalog
-from tests.e2e.conftest import LiveServer
+from tests.live import LiveServer
 
 BUNDLED = load_catalog(PROJECT_ROOT / "lessons")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, Route, expect
 
-from tests.e2e.conftest import LiveServer
+from tests.live import LiveServer
 
 STEP_1 = ".step[data-step='1']"
 

@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 from app.learning.lessons import catalog_progress, lesson_summary
 from app.learning.questions import myth_fingerprint
 from app.progress.records import MythRecord
-from tests.learner_clients import FIXTURES, client  # noqa: F401 (fixture by import)
+from tests.catalogs import FIXTURES
 
 
 def test_one_lessons_summary_is_its_line_of_the_catalog(client: TestClient) -> None:

@@ -7,7 +7,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import event
 
-from tests.learner_clients import LESSON, client  # noqa: F401 (fixtures by import)
+from tests.catalogs import LESSON
 
 WRONG = [
     (f"{LESSON}/steps/1/prediction", {"choice": "None", "confidence": "certain"}),

@@ -1,4 +1,4 @@
-"""Issue 11's code side: nothing that explains an answer before the commit, choices in a
+"""The quiz's code side: nothing that explains an answer before the commit, choices in a
 per-learner order graded by text, a wrong pick's why, calibration on current questions only,
 and saved answers to a rewritten question retired."""
 
@@ -13,7 +13,7 @@ from sqlalchemy import update
 
 from app.learning.questions import choice_order
 from app.progress.models import MythAnswer, PredictionAttempt
-from tests.learner_clients import LESSON, client, page_text  # noqa: F401 (fixtures by import)
+from tests.catalogs import LESSON, page_text
 
 EXPLAINS = ["d(x²)/dx = 2x", "Backward fills leaves.", "Run it.", "2x at [2, 3]", "A fresh tensor"]
 
@@ -143,7 +143,7 @@ def test_calibration_counts_first_attempts_and_says_on_how_many(client: TestClie
 
 @pytest.mark.parametrize("learner", ["learner-a", "learner-b", "learner-c"])
 def test_on_the_real_curriculum_no_position_holds_the_answer_often(learner: str) -> None:
-    """Issue 11's measure on the bundled lessons: for one learner, the right choice's position
+    """On the bundled lessons: for one learner, the right choice's position
     over every prediction of the curriculum, no position holding more than 40%."""
     from app.config import PROJECT_ROOT
     from app.lessons.loader import load_catalog

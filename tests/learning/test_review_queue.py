@@ -10,8 +10,8 @@ from fastapi.testclient import TestClient
 from app.learning.queue import ReviewQueue
 from app.learning.review_items import Answer
 from app.main import create_app
+from tests.catalogs import LESSON
 from tests.conftest import make_settings
-from tests.learner_clients import BUNDLED, FIXTURES, LESSON, bundled, client, page_text  # noqa: F401 (fixtures by import)
 
 # --- The review queue -------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.progress.store import ProgressStore
-from tests.learner_clients import FIXTURES, LESSON, client  # noqa: F401 (fixtures by import)
+from tests.catalogs import FIXTURES, LESSON
 
 RUN = "import torch\nw = torch.tensor(1.0, requires_grad=True)\n(3 * w).backward()\n"
 

@@ -30,7 +30,7 @@ def test_bundled_lesson_has_the_full_structure(path: Path) -> None:
     assert lesson.takeaways
 
 
-# The lessons past the basics (issue 14) carry the whole format, with a longer build-up.
+# The lessons past the basics carry the whole format, with a longer build-up.
 ADVANCED = (
     "custom-autograd-function",
     "torch-func",

@@ -11,7 +11,7 @@ from app.modes.drills import lesson_drills
 from app.modes.flashcards import lesson_flashcards
 from app.modes.pitfalls import first_change, hint, judge_fix
 from app.sandbox.result import ErrorInfo, RunResult, TensorInfo
-from tests.learner_clients import BUNDLED, FIXTURES, LESSON, bundled, client, page_text  # noqa: F401 (fixtures by import)
+from tests.catalogs import BUNDLED, FIXTURES
 
 # --- the pure logic on the real lessons ------------------------------------------------------
 

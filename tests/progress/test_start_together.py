@@ -1,5 +1,5 @@
 """Instances and workers that start at the same moment on a fresh database all come up, share
-one schema and one cookie-signing key (issue 16)."""
+one schema and one cookie-signing key."""
 
 from __future__ import annotations
 
@@ -117,7 +117,7 @@ def test_three_instances_started_at_once_serve_one_learner(database_url: str) ->
 
 
 def test_uvicorn_with_two_workers_starts_cleanly_on_a_fresh_sqlite_file() -> None:
-    """The README's `uvicorn app.main:app --workers 2`: both workers build the app at once."""
+    """docs/deploying.md's `uvicorn app.main:app --workers 2`: both workers build the app at once."""
     database = Path(tempfile.mkdtemp(prefix="gradlab-workers-")) / "fresh.db"
     port = free_port()
     process = subprocess.Popen(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
@@ -14,13 +12,6 @@ from app.progress.models import Learner
 from tests.conftest import make_settings
 
 LESSON = "/api/lessons/first-steps"
-
-
-@pytest.fixture
-def client(database_url: str) -> Iterator[TestClient]:
-    """The app on SQLite and on PostgreSQL (see `database_url`)."""
-    with TestClient(create_app(make_settings(database_url=database_url))) as test_client:
-        yield test_client
 
 
 def test_a_prediction_reveals_the_answer_explanation_and_output(client: TestClient) -> None:

@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.learning.registry import MODES
-from tests.learner_clients import BUNDLED, FIXTURES, LESSON, bundled, client, page_text  # noqa: F401 (fixtures by import)
+from tests.catalogs import BUNDLED, LESSON, page_text
 
 # --- every mode renders for every lesson -----------------------------------------------------
 

@@ -6,8 +6,8 @@ from app.config import PROJECT_ROOT
 from app.rendering import pygments_css
 
 
-def test_catalog_lists_every_lesson_in_path_order(client: TestClient) -> None:
-    page = client.get("/")
+def test_catalog_lists_every_lesson_in_path_order(sqlite_client: TestClient) -> None:
+    page = sqlite_client.get("/")
     assert page.status_code == 200
     html = page.text
     assert html.index("First steps with .grad") < html.index("Second steps")
@@ -15,8 +15,8 @@ def test_catalog_lists_every_lesson_in_path_order(client: TestClient) -> None:
     assert "3 min" in html and "beginner" in html
 
 
-def test_lesson_page_shows_every_section(client: TestClient) -> None:
-    page = client.get("/lessons/first-steps")
+def test_lesson_page_shows_every_section(sqlite_client: TestClient) -> None:
+    page = sqlite_client.get("/lessons/first-steps")
     assert page.status_code == 200
     html = page.text
     for anchor in ("overview", "mental-model", "build-up", "myths", "pitfalls", "takeaways"):
@@ -27,22 +27,22 @@ def test_lesson_page_shows_every_section(client: TestClient) -> None:
     assert 'aria-label="On this page"' in html
 
 
-def test_lesson_text_is_escaped_not_trusted(client: TestClient) -> None:
-    html = client.get("/lessons/first-steps").text
+def test_lesson_text_is_escaped_not_trusted(sqlite_client: TestClient) -> None:
+    html = sqlite_client.get("/lessons/first-steps").text
     assert "<script>" not in html.split("</head>")[1].split("<footer")[0]
 
 
-def test_unknown_lesson_gets_a_friendly_404_page(client: TestClient) -> None:
-    page = client.get("/lessons/no-such-lesson")
+def test_unknown_lesson_gets_a_friendly_404_page(sqlite_client: TestClient) -> None:
+    page = sqlite_client.get("/lessons/no-such-lesson")
     assert page.status_code == 404
     assert "text/html" in page.headers["content-type"]
     assert "Page not found" in page.text
     assert "no-such-lesson" in page.text
-    assert client.get("/nowhere").status_code == 404
+    assert sqlite_client.get("/nowhere").status_code == 404
 
 
-def test_api_lists_lessons(client: TestClient) -> None:
-    lessons = client.get("/api/lessons").json()
+def test_api_lists_lessons(sqlite_client: TestClient) -> None:
+    lessons = sqlite_client.get("/api/lessons").json()
     assert lessons == [
         {
             "slug": "first-steps",
@@ -61,8 +61,8 @@ def test_api_lists_lessons(client: TestClient) -> None:
     ]
 
 
-def test_api_lesson_hides_quiz_answers(client: TestClient) -> None:
-    lesson = client.get("/api/lessons/first-steps").json()
+def test_api_lesson_hides_quiz_answers(sqlite_client: TestClient) -> None:
+    lesson = sqlite_client.get("/api/lessons/first-steps").json()
     step = lesson["steps"][0]
     assert step["prediction"]["question"] == "What does `x.grad` print?"
     assert "answer" not in step["prediction"] and "explanation" not in step["prediction"]
@@ -76,27 +76,27 @@ def test_api_lesson_hides_quiz_answers(client: TestClient) -> None:
     assert lesson["pitfalls"][0]["wrong"]["code"]
 
 
-def test_api_unknown_lesson_is_json_404(client: TestClient) -> None:
-    answer = client.get("/api/lessons/nope")
+def test_api_unknown_lesson_is_json_404(sqlite_client: TestClient) -> None:
+    answer = sqlite_client.get("/api/lessons/nope")
     assert answer.status_code == 404
     assert answer.json() == {"detail": "No lesson called 'nope'"}
 
 
-def test_healthz_reports_lessons_and_sandbox(client: TestClient) -> None:
-    health = client.get("/healthz").json()
+def test_healthz_reports_lessons_and_sandbox(sqlite_client: TestClient) -> None:
+    health = sqlite_client.get("/healthz").json()
     assert health["status"] == "ok"
     assert health["lessons"] == 2
     assert health["sandbox"]["ready"] is False  # disabled in this client
 
 
-def test_openapi_documents_the_run_endpoint(client: TestClient) -> None:
-    spec = client.get("/openapi.json").json()
+def test_openapi_documents_the_run_endpoint(sqlite_client: TestClient) -> None:
+    spec = sqlite_client.get("/openapi.json").json()
     run = spec["paths"]["/api/run"]["post"]
     assert {"200", "413", "422", "503"} <= set(run["responses"])
 
 
-def test_static_assets_are_served(client: TestClient) -> None:
-    assert client.get("/static/css/site.css").status_code == 200
+def test_static_assets_are_served(sqlite_client: TestClient) -> None:
+    assert sqlite_client.get("/static/css/site.css").status_code == 200
 
 
 def test_pygments_stylesheet_is_up_to_date() -> None:

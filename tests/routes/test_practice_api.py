@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from tests.learner_clients import BUNDLED, FIXTURES, LESSON, bundled, client, page_text  # noqa: F401 (fixtures by import)
+from tests.catalogs import FIXTURES, LESSON
 
 # --- Predict the gradient ---------------------------------------------------------------------
 

@@ -3,24 +3,13 @@ for a learner with saved answers and for a new visitor, on SQLite and PostgreSQL
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from app.learning.registry import MODES
-from app.main import create_app
 from app.progress.models import Base
-from tests.conftest import make_settings
 
 LESSON = "/api/lessons/first-steps"
-
-
-@pytest.fixture
-def client(database_url: str) -> Iterator[TestClient]:
-    with TestClient(create_app(make_settings(database_url=database_url))) as test_client:
-        yield test_client
 
 
 def _gets() -> list[str]:

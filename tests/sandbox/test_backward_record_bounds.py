@@ -82,8 +82,8 @@ def test_the_wrappers_come_off_after_the_run() -> None:
     assert (torch.Tensor.backward, torch.autograd.backward, torch.autograd.grad) == originals
 
 
-def test_openapi_documents_the_backward_field(client: TestClient) -> None:
-    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+def test_openapi_documents_the_backward_field(sqlite_client: TestClient) -> None:
+    schemas = sqlite_client.get("/openapi.json").json()["components"]["schemas"]
     assert "backward" in schemas["RunResult"]["properties"]
     assert {"BackwardWalk", "BackwardCall", "BackwardNode", "GradChange"} <= set(schemas)
 

@@ -1,4 +1,4 @@
-"""/metrics after real runs, request ids, JSON logs and a quiet start (issue 16)."""
+"""/metrics after real runs, request ids, JSON logs and a quiet start."""
 
 from __future__ import annotations
 
@@ -118,27 +118,27 @@ def test_metrics_need_the_token(metered: TestClient) -> None:
     assert response.headers["www-authenticate"].startswith("Bearer")
 
 
-def test_without_a_token_there_are_no_metrics(client: TestClient) -> None:
-    assert client.get("/metrics", headers=AUTH).status_code == 404
+def test_without_a_token_there_are_no_metrics(sqlite_client: TestClient) -> None:
+    assert sqlite_client.get("/metrics", headers=AUTH).status_code == 404
 
 
-def test_every_response_has_a_request_id(client: TestClient) -> None:
-    ids = {client.get("/").headers["x-request-id"] for _ in range(3)}
+def test_every_response_has_a_request_id(sqlite_client: TestClient) -> None:
+    ids = {sqlite_client.get("/").headers["x-request-id"] for _ in range(3)}
     assert len(ids) == 3
-    assert client.get("/", headers={"X-Request-ID": "proxy-42"}).headers["x-request-id"] == (
+    assert sqlite_client.get("/", headers={"X-Request-ID": "proxy-42"}).headers["x-request-id"] == (
         "proxy-42"
     )
-    forged = client.get("/", headers={"X-Request-ID": "a b<script>"}).headers["x-request-id"]
+    forged = sqlite_client.get("/", headers={"X-Request-ID": "a b<script>"}).headers["x-request-id"]
     assert re.fullmatch("[0-9a-f]{32}", forged)
 
 
 def test_an_access_line_says_method_path_status_and_duration(
-    client: TestClient, caplog: pytest.LogCaptureFixture
+    sqlite_client: TestClient, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """The plain-text line an operator reads carries what the README promises, not only the
+    """The plain-text line an operator reads carries what docs/monitoring.md promises, not only the
     JSON one: `GET / 200 3.1 ms` (the handler adds the request id, as the JSON test shows)."""
     with caplog.at_level(logging.INFO, logger="gradlab.access"):
-        client.get("/lessons/no-such-lesson")
+        sqlite_client.get("/lessons/no-such-lesson")
     [record] = [r for r in caplog.records if r.name == "gradlab.access"]
     assert re.fullmatch(r"GET /lessons/no-such-lesson 404 \d+\.\d ms", record.getMessage())
     assert record.duration_ms == float(record.getMessage().split()[3])  # type: ignore[attr-defined]

@@ -8,8 +8,8 @@ from starlette.requests import Request
 from app.web.page_speed import cached_url_for
 
 
-def test_cached_url_for_matches_starlette(client: TestClient) -> None:
-    app = client.app
+def test_cached_url_for_matches_starlette(sqlite_client: TestClient) -> None:
+    app = sqlite_client.app
     scope = {
         "type": "http",
         "app": app,

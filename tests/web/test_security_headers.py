@@ -1,4 +1,4 @@
-"""Security headers on every kind of response, and HEAD on every GET route (issue 16)."""
+"""Security headers on every kind of response, and HEAD on every GET route."""
 
 from __future__ import annotations
 
@@ -52,8 +52,8 @@ def _policy(response_headers: object) -> dict[str, str]:
         "/api/lessons/nope",
     ],
 )
-def test_every_kind_of_response_carries_the_headers(client: TestClient, path: str) -> None:
-    response = client.get(path)
+def test_every_kind_of_response_carries_the_headers(sqlite_client: TestClient, path: str) -> None:
+    response = sqlite_client.get(path)
     assert response.headers["x-content-type-options"] == "nosniff"
     assert response.headers["referrer-policy"] == "same-origin"
     policy = _policy(response.headers)
@@ -65,20 +65,20 @@ def test_every_kind_of_response_carries_the_headers(client: TestClient, path: st
 
 
 def test_each_page_gets_its_own_style_nonce_and_hands_it_to_the_editor(
-    client: TestClient,
+    sqlite_client: TestClient,
 ) -> None:
     nonces = []
     for _ in range(2):
-        response = client.get("/lessons/first-steps")
+        response = sqlite_client.get("/lessons/first-steps")
         nonce = _policy(response.headers)["style-src"].split("'nonce-")[1].rstrip("'")
         assert f'<meta name="csp-nonce" content="{nonce}">' in response.text
         nonces.append(nonce)
     assert nonces[0] != nonces[1]
 
 
-def test_the_api_docs_get_their_own_policy(client: TestClient) -> None:
+def test_the_api_docs_get_their_own_policy(sqlite_client: TestClient) -> None:
     """Swagger UI starts with an inline script from a CDN; it shows no learner output."""
-    policy = _policy(client.get("/docs").headers)
+    policy = _policy(sqlite_client.get("/docs").headers)
     assert "https://cdn.jsdelivr.net" in policy["script-src"]
     assert policy["frame-ancestors"] == "'self'"
 
@@ -99,12 +99,12 @@ def test_a_frame_ancestors_value_cannot_inject_a_directive(bad: str) -> None:
         make_settings(frame_ancestors=bad)
 
 
-def test_head_answers_every_get_route_like_get_without_a_body(client: TestClient) -> None:
-    paths = _get_paths(client)
+def test_head_answers_every_get_route_like_get_without_a_body(sqlite_client: TestClient) -> None:
+    paths = _get_paths(sqlite_client)
     assert "/" in paths and len(paths) > 10
     for path in [*paths, "/static/css/site.css", "/no-such-page"]:
-        get = client.get(path)
-        head = client.head(path)
+        get = sqlite_client.get(path)
+        head = sqlite_client.head(path)
         assert head.status_code == get.status_code, path
         assert head.content == b"", path
         assert head.headers.get("content-type") == get.headers.get("content-type"), path
