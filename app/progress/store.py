@@ -9,6 +9,7 @@ from sqlalchemy import BindParameter, Connection, bindparam, delete, func, selec
 
 from app.progress.models import MythAnswer, PredictionAttempt, StepState, ValueAttempt
 from app.progress.modes_store import ModesRecords
+from app.progress.shares_store import SharesRecords
 from app.progress.records import (
     LessonRecords,
     MythRecord,
@@ -98,9 +99,10 @@ _LESSON_DONE = (
 _ALL_DONE = select(StepState.lesson, func.count()).where(*_DONE).group_by(StepState.lesson)
 
 
-class ProgressStore(ModesRecords):
+class ProgressStore(ModesRecords, SharesRecords):
     """Steps, predictions, typed values and myth answers (here), the learning modes and the
-    review queue (ModesRecords), connections and learners (StoreBase)."""
+    review queue (ModesRecords), shared snippets (SharesRecords), connections and learners
+    (StoreBase)."""
 
     # --- recording ---------------------------------------------------------------------------
     def record_prediction(
