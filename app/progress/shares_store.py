@@ -33,7 +33,7 @@ _MADE_SINCE = select(func.count(), func.min(Share.created_at)).where(
 )
 _VIEWED = (
     update(Share)
-    .where(Share.id == _ID, Share.last_viewed < bindparam("before"))
+    .where(Share.id == bindparam("share"), Share.last_viewed < bindparam("before"))
     .values(last_viewed=bindparam("now"))
 )
 
@@ -75,7 +75,7 @@ class SharesRecords(StoreBase):
         """Move `last_viewed` to `now` when it is older than `before` (at most one write per
         share in that time, however many visitors)."""
         with self.writing() as connection:
-            connection.execute(_VIEWED, {"id": share_id, "now": now, "before": before})
+            connection.execute(_VIEWED, {"share": share_id, "now": now, "before": before})
 
     def delete_share(self, share_id: str, author_key: str | None = None) -> bool:
         """Delete a share (only if `author_key` is its author's, when given); was there one?"""
