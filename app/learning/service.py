@@ -44,7 +44,6 @@ from app.progress.store import ProgressStore
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox
 
-
 PLAYGROUND_CODE = """import torch
 
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -180,9 +179,7 @@ class Learning:
             raise NotFound(f"There is no “{body.mode}” mode.")
         self.store.set_lesson_mode(learner, slug, body.mode)
 
-    def make_share(
-        self, learner: str, address: str, body: ShareBody, base_url: str
-    ) -> ShareMade:
+    def make_share(self, learner: str, address: str, body: ShareBody, base_url: str) -> ShareMade:
         return self.shares.make(self.catalog, learner, address, body, base_url)
 
     def reset(self, learner: str | None) -> None:

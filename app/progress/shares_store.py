@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import bindparam, delete, func, select, update
+from sqlalchemy import BindParameter, bindparam, delete, func, select, update
 
 from app.progress.base import StoreBase
 from app.progress.models import Share
@@ -24,7 +24,7 @@ class StoredShare:
     last_viewed: datetime
 
 
-_ID = bindparam("id")
+_ID: BindParameter[str] = bindparam("id")
 _SHARE = select(
     Share.id, Share.code, Share.lesson, Share.step, Share.created_at, Share.last_viewed
 ).where(Share.id == _ID)

@@ -9,7 +9,6 @@ from sqlalchemy import BindParameter, Connection, bindparam, delete, func, selec
 
 from app.progress.models import MythAnswer, PredictionAttempt, StepState, ValueAttempt
 from app.progress.modes_store import ModesRecords
-from app.progress.shares_store import SharesRecords
 from app.progress.records import (
     LessonRecords,
     MythRecord,
@@ -18,6 +17,7 @@ from app.progress.records import (
     StoredCard,
     ValueRecord,
 )
+from app.progress.shares_store import SharesRecords
 
 __all__ = ["LessonRecords", "LessonTotals", "ProgressStore", "StoredCard"]
 

@@ -17,7 +17,6 @@ from app.routes.deps import (
 router = APIRouter(include_in_schema=False)
 
 
-
 @router.get("/", response_class=HTMLResponse)
 async def catalog_page(
     request: Request, learning: LearningDep, learner: MaybeLearnerDep

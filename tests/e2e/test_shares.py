@@ -104,7 +104,9 @@ def test_share_from_a_lesson_links_back_to_it(
     url = share_cell(page, cell)
     expect(page.locator(f"{cell} .share-status")).to_contain_text("The link is below, selected")
     expect(page.locator("#step-1 .share-link")).to_be_focused()
-    selected = page.evaluate("() => { const i = document.activeElement; return i.value.slice(i.selectionStart, i.selectionEnd); }")
+    selected = page.evaluate(
+        "() => { const i = document.activeElement; return i.value.slice(i.selectionStart, i.selectionEnd); }"
+    )
     assert selected == url
     page.locator("#step-1 section.runnable").screenshot(path=str(SCREENSHOTS / "share-lesson.png"))
     visitor = open_and_run(browser, url, "tensor([4., 6.])\n")
@@ -118,7 +120,10 @@ def test_the_share_page_looks_right_everywhere(browser: Browser, server: LiveSer
 
     made = httpx.post(
         f"{server.url}/api/shares",
-        json={"code": SNIPPET + "# </script><img src=x onerror=alert(1)>\n", "lesson": "first-steps"},
+        json={
+            "code": SNIPPET + "# </script><img src=x onerror=alert(1)>\n",
+            "lesson": "first-steps",
+        },
     )
     assert made.status_code == 201
     url = made.json()["url"]

@@ -5,6 +5,7 @@ after GRADLAB_SHARE_DAYS unviewed, counted in /metrics, and managed with `gradla
 from __future__ import annotations
 
 import hashlib
+import secrets
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from html.parser import HTMLParser
@@ -22,7 +23,7 @@ from tests.conftest import make_settings
 
 CODE = "import torch\nx = torch.ones(2, requires_grad=True)\n(x * 3).sum().backward()\n"
 MARKUP = "</script><img src=x onerror=alert(1)>"
-TOKEN = "metrics-token-for-shares"
+TOKEN = secrets.token_urlsafe(24)
 
 
 def _client(database_url: str, **settings: Any) -> TestClient:
