@@ -143,8 +143,9 @@ class Learning:
         code = self.shares.live(share_id).code if share_id is not None else PLAYGROUND_CODE
         return Page("playground.html", {"code": code, "share_id": share_id})
 
-    def share_page(self, share_id: str) -> Page:
-        return Page("share.html", {"share": self.shares.view(self.catalog, share_id)})
+    def share_page(self, share_id: str, learner: str | None) -> Page:
+        """A share's page; its author (by cookie) may delete it from there."""
+        return Page("share.html", {"share": self.shares.view(self.catalog, share_id, learner)})
 
     # --- reads ----------------------------------------------------------------------------------
     def lesson(self, slug: str) -> Lesson:

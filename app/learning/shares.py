@@ -71,6 +71,7 @@ class ShareView:
     lesson_slug: str | None
     lesson_title: str | None
     step: int | None
+    mine: bool  # the visitor made it (their cookie): they may delete it
 
 
 def now() -> datetime:
@@ -139,8 +140,8 @@ class Shares:
             raise TooManyShares(f"You made {limit} shares this hour, the most there may be.", wait)
         self.addresses.check_and_count(address)
         share_id = secrets.token_urlsafe(ID_BYTES)
-        share = StoredShare(share_id, body.code, body.lesson, step, made, made)
-        self.store.add_share(share, author)
+        share = StoredShare(share_id, body.code, body.lesson, step, author, made, made)
+        self.store.add_share(share)
         self.count("made")
         self._prune_now_and_then()
         return ShareMade(id=share_id, url=f"{base_url.rstrip('/')}/s/{share_id}")
@@ -175,8 +176,11 @@ class Shares:
             raise ShareNotFound(MISSING)
         return share
 
-    def view(self, catalog: Catalog, share_id: str) -> ShareView:
+    def view(self, catalog: Catalog, share_id: str, learner: str | None) -> ShareView:
         share = self.live(share_id)
+        mine = learner is not None and hmac.compare_digest(
+            share.author_key, self.author_key(learner)
+        )
         self.count("viewed")  # in memory, for /metrics: a view writes nothing
         lesson = catalog.get(share.lesson) if share.lesson else None
         title = f"Shared from “{lesson.title}”" if lesson else "A shared PyTorch snippet"
@@ -188,6 +192,7 @@ class Shares:
             lesson_slug=lesson.slug if lesson else None,
             lesson_title=lesson.title if lesson else None,
             step=share.step if lesson else None,
+            mine=mine,
         )
 
     # --- helpers -------------------------------------------------------------------------------

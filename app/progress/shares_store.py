@@ -5,7 +5,7 @@ moves, and only through `mark_viewed`, which the share page's beacon (a POST) ca
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy import BindParameter, bindparam, delete, func, select, update
@@ -20,13 +20,20 @@ class StoredShare:
     code: str
     lesson: str | None
     step: int | None
+    author_key: str
     created_at: datetime
     last_viewed: datetime
 
 
 _ID: BindParameter[str] = bindparam("id")
 _SHARE = select(
-    Share.id, Share.code, Share.lesson, Share.step, Share.created_at, Share.last_viewed
+    Share.id,
+    Share.code,
+    Share.lesson,
+    Share.step,
+    Share.author_key,
+    Share.created_at,
+    Share.last_viewed,
 ).where(Share.id == _ID)
 _MADE_SINCE = select(func.count(), func.min(Share.created_at)).where(
     Share.author_key == bindparam("author"), Share.created_at > bindparam("since")
@@ -39,20 +46,9 @@ _VIEWED = (
 
 
 class SharesRecords(StoreBase):
-    def add_share(self, share: StoredShare, author_key: str) -> None:
+    def add_share(self, share: StoredShare) -> None:
         with self.writing() as connection:
-            connection.execute(
-                self.insert(Share),
-                {
-                    "id": share.id,
-                    "code": share.code,
-                    "lesson": share.lesson,
-                    "step": share.step,
-                    "author_key": author_key,
-                    "created_at": share.created_at,
-                    "last_viewed": share.last_viewed,
-                },
-            )
+            connection.execute(self.insert(Share), asdict(share))
 
     def share(self, share_id: str) -> StoredShare | None:
         with self.reading() as connection:
@@ -60,7 +56,13 @@ class SharesRecords(StoreBase):
         if row is None:
             return None
         return StoredShare(
-            row.id, row.code, row.lesson, row.step, _utc(row.created_at), _utc(row.last_viewed)
+            row.id,
+            row.code,
+            row.lesson,
+            row.step,
+            row.author_key,
+            _utc(row.created_at),
+            _utc(row.last_viewed),
         )
 
     def shares_made_since(self, author_key: str, since: datetime) -> tuple[int, datetime | None]:

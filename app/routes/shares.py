@@ -46,6 +46,8 @@ async def share_viewed(share_id: str, learning: LearningDep, write: WriterDep) -
 
 
 @router.get("/s/{share_id}", response_class=HTMLResponse, include_in_schema=False)
-async def share_page(request: Request, share_id: str, learning: LearningDep) -> HTMLResponse:
-    page = await read(learning, learning.share_page, share_id)
+async def share_page(
+    request: Request, share_id: str, learning: LearningDep, learner: MaybeLearnerDep
+) -> HTMLResponse:
+    page = await read(learning, learning.share_page, share_id, learner)
     return render_page(request, page)

@@ -85,6 +85,14 @@ def test_share_from_the_playground_and_open_it_elsewhere(
     expect(visitor.locator(".runnable .run-stdout")).to_have_text("shared tensor([ 14., -28.])\n")
     visitor.goto(url)  # the share itself never changed
     expect(visitor.locator(".shared-code pre.highlight")).to_contain_text("* 5")
+    expect(visitor.locator(".btn-delete-share")).to_have_count(0)  # not theirs
+
+    page.goto(url)  # its author, by cookie, may delete it
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Delete this share").click()
+    expect(page.locator(".share-owner-status")).to_contain_text("Deleted")
+    gone = visitor.goto(url)
+    assert gone is not None and gone.status == 404
     visitor.context.close()
 
 

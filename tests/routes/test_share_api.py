@@ -128,7 +128,8 @@ def test_only_the_author_deletes_a_share(client: TestClient) -> None:
     stranger.get("/playground")  # a cookie of its own
     assert stranger.delete(f"/api/shares/{share_id}").status_code == 404
     assert _stranger(client).delete(f"/api/shares/{share_id}").status_code == 404  # no cookie
-    assert client.get(f"/s/{share_id}").status_code == 200
+    assert "Delete this share" not in stranger.get(f"/s/{share_id}").text
+    assert "Delete this share" in client.get(f"/s/{share_id}").text
     assert client.delete(f"/api/shares/{share_id}").status_code == 204
     assert client.get(f"/s/{share_id}").status_code == 404
     assert client.delete(f"/api/shares/{share_id}").status_code == 404
