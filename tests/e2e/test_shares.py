@@ -68,6 +68,10 @@ def test_share_from_the_playground_and_open_it_elsewhere(
     url = share_cell(page, ".runnable")
     expect(page.locator(".runnable .share-status")).to_have_text("Link copied to the clipboard.")
     page.screenshot(path=str(SCREENSHOTS / "share-playground.png"))
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.screenshot(path=str(SCREENSHOTS / "share-playground-390.png"))
+    page.set_viewport_size({"width": 1280, "height": 720})
     assert page.evaluate("navigator.clipboard.readText()") == url
 
     visitor = open_and_run(browser, url, "shared tensor([ 10., -20.])\n")
