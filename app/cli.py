@@ -1,4 +1,4 @@
-"""The `gradlab` command: serve, check, new, schema, migrate."""
+"""The `gradlab` command: serve, check, new, schema, migrate, shares."""
 
 from __future__ import annotations
 
@@ -206,6 +206,46 @@ def _add_settings_doc(commands: argparse._SubParsersAction[argparse.ArgumentPars
     doc.set_defaults(func=_settings_doc)
 
 
+def _shares(args: argparse.Namespace) -> int:
+    """An operator's hand on share links: delete one by id, or those past GRADLAB_SHARE_DAYS."""
+    logging.getLogger("alembic").setLevel(logging.WARNING)  # a migration's chatter
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from app.config import Settings
+    from app.learning.shares import SharePolicy, Shares
+    from app.progress.database import make_engine, prepare_schema
+    from app.progress.store import ProgressStore
+
+    try:
+        settings = Settings()
+        engine = make_engine(settings.database_url)
+        prepare_schema(engine, settings.migrate)
+        # Neither command needs the author key's secret: an operator deletes whoever made it.
+        policy = SharePolicy(settings.code_bytes, 1, 1, settings.share_days, secret="")
+        shares = Shares(ProgressStore(engine), policy)
+        if args.shares_command == "rm":
+            found = shares.remove(args.id)
+            print(f"gradlab: share {args.id} deleted" if found else f"gradlab: no share {args.id}")
+            return 0 if found else 1
+        if settings.share_days is None:
+            print("gradlab: GRADLAB_SHARE_DAYS is not set: shares are kept for ever")
+            return 0
+        print(f"gradlab: {shares.prune()} share(s) unviewed for {settings.share_days} days deleted")
+        return 0
+    except (ValidationError, SQLAlchemyError) as exc:
+        print(f"gradlab shares: {exc}", file=sys.stderr)
+        return 2
+
+
+def _add_shares(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    shares = commands.add_parser("shares", help="manage share links (see docs/shares.md)")
+    actions = shares.add_subparsers(dest="shares_command", required=True)
+    rm = actions.add_parser("rm", help="delete one share, whoever made it")
+    rm.add_argument("id", help="the share's id: the last part of its link, /s/ID")
+    actions.add_parser("prune", help="delete the shares unviewed for GRADLAB_SHARE_DAYS")
+    shares.set_defaults(func=_shares)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="gradlab", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -242,6 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     _add_new(commands)
     _add_schema(commands)
     _add_settings_doc(commands)
+    _add_shares(commands)
     migrate = commands.add_parser(
         "migrate", help="bring the database (GRADLAB_DATABASE_URL) to the newest schema"
     )

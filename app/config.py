@@ -85,6 +85,16 @@ class Settings(BaseSettings):
     """'auto': migrate the database at start-up (under a lock, so instances may start together);
     'off': refuse to start on an out-of-date schema (run `gradlab migrate`)."""
 
+    # --- share links ---
+    share_days: Annotated[int, Field(ge=1, le=36_500)] | None = None
+    """Days a shared snippet is kept after it was last viewed (unset: forever); older ones stop
+    showing at once and are deleted by `gradlab shares prune` and as new ones are made."""
+    shares_per_hour: Annotated[int, Field(ge=1, le=10_000)] = 30
+    """Shares one learner (one cookie) may make in an hour (429 with Retry-After above)."""
+    shares_per_address_per_hour: Annotated[int, Field(ge=1, le=100_000)] = 300
+    """Shares one client address may make in an hour, counted in each server process (429 with
+    Retry-After above); a class behind one address shares it."""
+
     # --- operating it ---
     frame_ancestors: str = "'self'"
     """CSP frame-ancestors: who may embed the pages in a frame (e.g. "'self'

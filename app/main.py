@@ -13,12 +13,13 @@ from starlette.middleware.sessions import SessionMiddleware
 
 from app.config import PROJECT_ROOT, Settings
 from app.learning.service import Learning
+from app.learning.shares import SharePolicy, Shares
 from app.lessons.loader import Catalog, load_catalog
 from app.lessons.reload import LiveCatalog, log_broken
 from app.modes.scheduler import describe_wait
 from app.progress.database import make_engine, prepare_schema
 from app.progress.store import ProgressStore
-from app.routes import api, dev, errors, learning, modes, pages, review
+from app.routes import api, dev, errors, learning, modes, pages, review, shares
 from app.web import page_speed, templates
 from app.web.body_limit import BodyLimitMiddleware
 from app.web.collector import settle_for_serving
@@ -50,11 +51,12 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
     metrics = Metrics()
     sandbox = MeteredSandbox(settings, metrics) if settings.sandbox_enabled else None
     gauges = watch_sandbox(metrics, sandbox, len(catalog))
+    share_book = Shares(store, _share_policy(settings, secret_key), metrics.count_share)
 
     def publish(reloaded: Catalog) -> None:
         app.state.catalog = reloaded
         # The core caches what it computed from the old lessons: a new one starts clean.
-        app.state.learning = Learning(reloaded, store, sandbox)
+        app.state.learning = Learning(reloaded, store, sandbox, share_book)
 
     live = LiveCatalog(settings.lessons_dir, publish) if reload else None
 
@@ -91,13 +93,23 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
     app.state.catalog = catalog
     app.state.sandbox = sandbox
     app.state.store = store
-    app.state.learning = Learning(catalog, store, sandbox)
+    app.state.learning = Learning(catalog, store, sandbox, share_book)
     app.state.live_catalog = live
     _install_middleware(app, settings, secret_key, metrics)
     _install_routes(app, catalog, with_dev=live is not None)
     folders = ", ".join(str(folder) for folder in settings.lessons_dir)
     log.info("%d lessons from %s", len(catalog), folders)
     return app
+
+
+def _share_policy(settings: Settings, secret_key: str) -> SharePolicy:
+    return SharePolicy(
+        code_bytes=settings.code_bytes,
+        per_hour=settings.shares_per_hour,
+        per_address_per_hour=settings.shares_per_address_per_hour,
+        days=settings.share_days,
+        secret=secret_key,
+    )
 
 
 def _install_middleware(
@@ -136,6 +148,7 @@ def _install_routes(app: FastAPI, catalog: Catalog, *, with_dev: bool) -> None:
     app.include_router(pages.router)
     app.include_router(modes.router)
     app.include_router(review.router)
+    app.include_router(shares.router)
     if with_dev:
         app.include_router(dev.router)
         log_broken(catalog)

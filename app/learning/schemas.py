@@ -41,6 +41,21 @@ class RunRequest(BaseModel):
     step: int | None = Field(default=None, ge=0, le=1000, description="Step number, for context")
 
 
+class ShareBody(BaseModel):
+    """POST /api/shares: the code to share, and the lesson and step it came from, if any."""
+
+    code: str = Field(description="Python source of the snippet (413 above GRADLAB_CODE_BYTES)")
+    lesson: str | None = Field(default=None, max_length=64, description="Lesson slug it came from")
+    step: int | None = Field(default=None, ge=1, le=1000, description="Step it came from")
+
+
+class ShareMade(BaseModel):
+    """A share made: its id and the link to it (immutable: its code never changes)."""
+
+    id: str
+    url: str
+
+
 class PredictionBody(BaseModel):
     choice: str = Field(max_length=2000)
     confidence: Confidence = "fairly_sure"

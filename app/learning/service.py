@@ -29,9 +29,12 @@ from app.learning.schemas import (
     CatalogProgress,
     LessonProgress,
     ModeBody,
+    ShareBody,
+    ShareMade,
     ValueBody,
     ValueFeedback,
 )
+from app.learning.shares import Shares
 from app.lessons.loader import Catalog
 from app.lessons.public import public_lesson
 from app.lessons.schema import Lesson
@@ -44,6 +47,14 @@ from app.progress.writer import Writer as Writer
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox
 
+PLAYGROUND_CODE = """import torch
+
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = (x ** 2).sum()
+y.backward()
+print(x.grad)
+"""
+
 
 @dataclass(frozen=True)
 class Page:
@@ -52,10 +63,13 @@ class Page:
 
 
 class Learning:
-    def __init__(self, catalog: Catalog, store: ProgressStore, sandbox: Sandbox | None) -> None:
+    def __init__(
+        self, catalog: Catalog, store: ProgressStore, sandbox: Sandbox | None, shares: Shares
+    ) -> None:
         self.catalog = catalog
         self.store = store
         self.runs = Runs(sandbox)
+        self.shares = shares  # made once per app: its hourly counts outlive a catalog reload
 
     # --- per learner ----------------------------------------------------------------------------
     def answers(self, learner: str) -> LessonAnswers:
@@ -127,6 +141,15 @@ class Learning:
         }
         return Page("modes/progress.html", context)
 
+    def playground_page(self, share_id: str | None) -> Page:
+        """The playground, with the starter code or an editable copy of a share."""
+        code = self.shares.live(share_id).code if share_id is not None else PLAYGROUND_CODE
+        return Page("playground.html", {"code": code, "share_id": share_id})
+
+    def share_page(self, share_id: str, learner: str | None) -> Page:
+        """A share's page; its author (by cookie) may delete it from there."""
+        return Page("share.html", {"share": self.shares.view(self.catalog, share_id, learner)})
+
     # --- reads ----------------------------------------------------------------------------------
     def lesson(self, slug: str) -> Lesson:
         return find_lesson(self.catalog, slug)
@@ -159,6 +182,9 @@ class Learning:
         if find_mode(body.mode) is None:
             raise NotFound(f"There is no “{body.mode}” mode.")
         self.store.set_lesson_mode(learner, slug, body.mode)
+
+    def make_share(self, learner: str, address: str, body: ShareBody, base_url: str) -> ShareMade:
+        return self.shares.make(self.catalog, learner, address, body, base_url)
 
     def reset(self, learner: str | None) -> None:
         if learner is not None:

@@ -17,6 +17,7 @@ from app.progress.records import (
     StoredCard,
     ValueRecord,
 )
+from app.progress.shares_store import SharesRecords
 
 __all__ = ["LessonRecords", "LessonTotals", "ProgressStore", "StoredCard"]
 
@@ -98,9 +99,10 @@ _LESSON_DONE = (
 _ALL_DONE = select(StepState.lesson, func.count()).where(*_DONE).group_by(StepState.lesson)
 
 
-class ProgressStore(ModesRecords):
+class ProgressStore(ModesRecords, SharesRecords):
     """Steps, predictions, typed values and myth answers (here), the learning modes and the
-    review queue (ModesRecords), connections and learners (StoreBase)."""
+    review queue (ModesRecords), shared snippets (SharesRecords), connections and learners
+    (StoreBase)."""
 
     # --- recording ---------------------------------------------------------------------------
     def record_prediction(

@@ -11,6 +11,7 @@ from app.learning.grader import AnswerError
 from app.learning.questions import NotFound
 from app.learning.queue import NotDue
 from app.learning.runs import SandboxBusy, SandboxDisabled, SandboxUnavailable, SnippetTooLarge
+from app.learning.shares import TooManyShares
 from app.web.templates import render
 
 # exception -> (status, message prefix, Retry-After seconds or None)
@@ -22,12 +23,14 @@ _STATUS: dict[type[Exception], tuple[int, str, str | None]] = {
     SandboxBusy: (503, "", "1"),
     SandboxUnavailable: (503, "The sandbox is not running snippets: ", "5"),
     SandboxDisabled: (503, "", None),
+    TooManyShares: (429, "", "3600"),  # the exception's own retry_after, when it has one
 }
 
 
 def _answer(request: Request, exc: Exception) -> Response:
     status, prefix, retry = next(v for k, v in _STATUS.items() if isinstance(exc, k))
     detail = prefix if status == 409 else f"{prefix}{exc}"
+    retry = str(getattr(exc, "retry_after", retry)) if retry else None
     headers = {"Retry-After": retry} if retry else None
     if request.url.path.startswith(("/api/", "/healthz")):
         return JSONResponse({"detail": detail}, status_code=status, headers=headers)

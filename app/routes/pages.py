@@ -13,17 +13,8 @@ from app.routes.deps import (
     read,
     render_page,
 )
-from app.web.templates import render
 
 router = APIRouter(include_in_schema=False)
-
-PLAYGROUND_CODE = """import torch
-
-x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-y = (x ** 2).sum()
-y.backward()
-print(x.grad)
-"""
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -52,5 +43,9 @@ async def reset_progress_form(
 
 
 @router.get("/playground", response_class=HTMLResponse)
-async def playground_page(request: Request) -> HTMLResponse:
-    return render(request, "playground.html", code=PLAYGROUND_CODE)
+async def playground_page(
+    request: Request, learning: LearningDep, share: str | None = None
+) -> HTMLResponse:
+    """The playground; with `?share=ID`, an editable copy of that share's code."""
+    page = await read(learning, learning.playground_page, share)
+    return render_page(request, page)

@@ -68,10 +68,21 @@ class Metrics:
             ["reason"],
             registry=self.registry,
         )
+        self.shares = Counter(
+            "gradlab_shares",
+            "Shared snippets: made (POST /api/shares) and viewed (share pages shown).",
+            ["event"],
+            registry=self.registry,
+        )
+        for event in ("made", "viewed"):
+            self.shares.labels(event)
         for status in ("ok", "error", *KILLED, "busy", "unavailable", "too_large"):
             self.runs.labels(status)  # every series exists from the start, at 0
         for reason in KILLED:
             self.kills.labels(reason)
+
+    def count_share(self, event: str) -> None:
+        self.shares.labels(event).inc()
 
     def count_run(self, status: str, seconds: float) -> None:
         self.runs.labels(status).inc()

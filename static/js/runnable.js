@@ -3,7 +3,11 @@
 // Shared by the lesson page (lesson.js) and the playground (playground.js).
 //
 //   mountRunnable(section, {lesson, step, save, label})  -> controller
+//   controllerOf(section)                               -> the cell's controller, or null
 //   whenEditorReady()                                   -> Promise<GradlabEditor|null>
+//
+// A section with data-readonly="true" (a shared snippet) keeps the server's highlighted copy
+// of its code: it runs, it is never edited.
 //
 // The pieces: the editor (here), the run request (run-request.js), the output renderers
 // (run-output.js) and the saving of edits (code-saver.js).
@@ -21,6 +25,12 @@ import {apiFetch, el, networkMessage, uid} from "./util.js";
 export {apiFetch, el, networkMessage, withInlineCode};
 
 const EDITOR_WAIT_MS = 4000;
+const controllers = new WeakMap();
+
+/** The controller mountRunnable made for this section (null before it is mounted). */
+export function controllerOf(section) {
+  return controllers.get(section) ?? null;
+}
 
 const isMac = () => /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent || "");
 
@@ -84,7 +94,7 @@ function createFallbackEditor(parent, {doc, label, onRun, onChange}) {
 // ---- The runnable cell ----------------------------------------------------
 
 /** The cell's toolbar, status line, lock note and keyboard help (made when missing). */
-function cellParts(section) {
+function cellParts(section, readOnly) {
   const q = (selector) => section.querySelector(selector);
   const source = q(".runnable-source");
   const staticCopy = q("pre.highlight, pre.code");
@@ -103,7 +113,7 @@ function cellParts(section) {
     host,
     toolbar,
     runButton: q(".btn-run") ?? toolbar.appendChild(el("button", {type: "button", class: "btn btn-run"}, "Run")),
-    resetButton: q(".btn-reset") ?? toolbar.appendChild(el("button", {type: "button", class: "btn btn-reset"}, "Reset")),
+    resetButton: q(".btn-reset") ?? (readOnly ? null : toolbar.appendChild(el("button", {type: "button", class: "btn btn-reset"}, "Reset"))),
     status: q(".run-status") ?? toolbar.appendChild(el("span", {class: "run-status", role: "status"})),
     // The note shown while the step's prediction is not committed yet.
     lockNote: el("p", {class: "run-lock-note", id: uid("run-lock"), hidden: true}, "Commit your prediction to run this code."),
@@ -115,8 +125,19 @@ function cellParts(section) {
   };
   toolbar.after(parts.lockNote);
   toolbar.append(parts.saveStatus);
-  host.after(parts.help);
+  if (!readOnly) host.after(parts.help);
   return parts;
+}
+
+/** The "editor" of a read-only cell: the server's highlighted copy, as it is. */
+function shownCode(parts) {
+  return {
+    getCode: () => parts.original,
+    setCode() {},
+    highlightLine: () => false,
+    focus: () => parts.staticCopy && parts.staticCopy.focus(),
+    destroy() {},
+  };
 }
 
 /** Start the editor (CodeMirror, or a plain textarea when its bundle is missing). */
@@ -162,7 +183,8 @@ export function mountRunnable(section, options = {}) {
   const save = options.save ?? Boolean(lesson && step);
   // Every editor is named "Code editor"; its section (a labelled region) says which step.
   const label = options.label ?? "Code editor";
-  const parts = cellParts(section);
+  const readOnly = section.dataset.readonly === "true";
+  const parts = cellParts(section, readOnly);
   const {original, runButton, resetButton, status, lockNote} = parts;
   const output = createOutput(section);
 
@@ -265,16 +287,21 @@ export function mountRunnable(section, options = {}) {
     event.preventDefault();
     run();
   });
-  resetButton.addEventListener("click", (event) => {
-    event.preventDefault();
-    reset();
-  });
+  if (resetButton) {
+    resetButton.addEventListener("click", (event) => {
+      event.preventDefault();
+      reset();
+    });
+  }
   setLocked(section.dataset.locked === "true");
 
   const onChange = (code) => {
     if (!quiet && saver) saver.onChange(code);
   };
-  const ready = startEditor(parts, {doc: original, label, onRun: () => run(), onChange}).then((made) => {
+  const started = readOnly
+    ? Promise.resolve(shownCode(parts))
+    : startEditor(parts, {doc: original, label, onRun: () => run(), onChange});
+  const ready = started.then((made) => {
     editor = made;
     section.classList.add("runnable--live");
     return controller;
@@ -301,5 +328,6 @@ export function mountRunnable(section, options = {}) {
     },
     state: {section, lesson, step},
   };
+  controllers.set(section, controller);
   return controller;
 }

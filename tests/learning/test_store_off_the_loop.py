@@ -106,6 +106,12 @@ def _a_learner_reads_and_writes(client: TestClient) -> None:
     (item,) = [i for i in client.get("/api/review").json()["due"] if i["kind"] == "myth"]
     assert client.post(f"/api/review/{item['id']}/answer", json={"answer": "no"}).status_code == 200
     assert client.delete(f"{LESSON}/steps/1/code").status_code == 204
+    share = client.post("/api/shares", json={"code": "print(1)", "lesson": "first-steps"})
+    share_id = share.json()["id"]
+    for path in (f"/s/{share_id}", f"/playground?share={share_id}"):
+        assert client.get(path).status_code == 200, path
+    assert client.post(f"/api/shares/{share_id}/views").status_code == 204
+    assert client.delete(f"/api/shares/{share_id}").status_code == 204
     for path in reads:  # and again with answers to read
         assert client.get(path).status_code == 200, path
     assert client.post("/api/progress/reset").status_code == 204

@@ -12,8 +12,9 @@ from app.progress.models import Base
 LESSON = "/api/lessons/first-steps"
 
 
-def _gets() -> list[str]:
+def _gets(share: str) -> list[str]:
     pages = ["/", "/playground", "/review", "/progress", "/healthz", "/api/lessons"]
+    pages += [f"/s/{share}", f"/playground?share={share}", "/s/no-such-share"]
     for slug in ("first-steps", "second-steps"):
         pages += [f"/lessons/{slug}", f"/api/lessons/{slug}", f"/api/lessons/{slug}/progress"]
         pages += [f"/lessons/{slug}/{mode.slug}" for mode in MODES]
@@ -40,16 +41,18 @@ def test_a_walk_over_every_get_writes_nothing(client: TestClient) -> None:
     client.post(f"{LESSON}/steps/1/value", json={"value": "[0, 0]"})
     client.post(f"{LESSON}/flashcards/takeaway-1/rating", json={"rating": "again"})
     client.post(f"{LESSON}/mode", json={"mode": "flashcards"})
+    share = client.post("/api/shares", json={"code": "print(1)", "lesson": "first-steps"})
     before = _snapshot(client)
-    assert before["review_cards"] and before["learners"]
-    for path in _gets():
+    assert before["review_cards"] and before["learners"] and before["shares"]
+    for path in _gets(share.json()["id"]):
         assert client.get(path).status_code in (200, 404), path
     assert _snapshot(client) == before
 
 
 def test_a_new_visitor_walks_every_page_without_a_row(client: TestClient) -> None:
+    share = TestClient(client.app).post("/api/shares", json={"code": "print(1)"}).json()["id"]
     before = _snapshot(client)
-    for path in _gets():
+    for path in _gets(share):
         assert client.get(path).status_code in (200, 404), path
     assert _snapshot(client) == before
     assert before["learners"] == []

@@ -1,4 +1,6 @@
 // Entry script of the deep dive (lesson.html): the modules it imports do nothing on import.
 import {startLessonPage} from "../lesson.js";
+import {addShareButtons} from "../share-button.js";
 
 startLessonPage();
+addShareButtons();

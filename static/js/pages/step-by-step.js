@@ -1,6 +1,8 @@
 // Entry script of a mode page: the modules it imports do nothing on import.
 import {bindLessonNavigation} from "../modes/common.js";
 import {start} from "../modes/step-by-step.js";
+import {addShareButtons} from "../share-button.js";
 
 bindLessonNavigation();
 start();
+addShareButtons();
