@@ -1,4 +1,4 @@
-"""The `gradlab` command: serve, check, new, schema, migrate."""
+"""The `gradlab` command: serve, check, new, schema, migrate, class, stats, reports."""
 
 from __future__ import annotations
 
@@ -226,6 +226,9 @@ def main(argv: list[str] | None = None) -> int:
     check.set_defaults(func=_check)
     _add_new(commands)
     _add_schema(commands)
+    from app.teaching_cli import add_commands
+
+    add_commands(commands)
     migrate = commands.add_parser(
         "migrate", help="bring the database (GRADLAB_DATABASE_URL) to the newest schema"
     )

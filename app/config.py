@@ -86,6 +86,8 @@ class Settings(BaseSettings):
     'off': refuse to start on an out-of-date schema (run `gradlab migrate`)."""
 
     # --- operating it ---
+    public_url: str = "http://127.0.0.1:8000"
+    """The address learners open gradlab at; `gradlab class` prints links under it."""
     frame_ancestors: str = "'self'"
     """CSP frame-ancestors: who may embed the pages in a frame (e.g. "'self'
     https://course.example.org")."""

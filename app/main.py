@@ -18,7 +18,7 @@ from app.lessons.reload import LiveCatalog, log_broken
 from app.modes.scheduler import describe_wait
 from app.progress.database import make_engine, prepare_schema
 from app.progress.store import ProgressStore
-from app.routes import api, dev, errors, learning, modes, pages, review
+from app.routes import api, classes, dev, errors, learning, modes, pages, review
 from app.web import page_speed, templates
 from app.web.body_limit import BodyLimitMiddleware
 from app.web.collector import settle_for_serving
@@ -136,6 +136,7 @@ def _install_routes(app: FastAPI, catalog: Catalog, *, with_dev: bool) -> None:
     app.include_router(pages.router)
     app.include_router(modes.router)
     app.include_router(review.router)
+    app.include_router(classes.router)
     if with_dev:
         app.include_router(dev.router)
         log_broken(catalog)

@@ -32,6 +32,7 @@ from app.learning.schemas import (
     ValueBody,
     ValueFeedback,
 )
+from app.learning.teaching import Teaching
 from app.lessons.loader import Catalog
 from app.lessons.public import public_lesson
 from app.lessons.schema import Lesson
@@ -53,6 +54,7 @@ class Learning:
         self.catalog = catalog
         self.store = store
         self.runs = Runs(sandbox)
+        self.teaching = Teaching(catalog, store)
 
     # --- per learner ----------------------------------------------------------------------------
     def answers(self, learner: str) -> LessonAnswers:

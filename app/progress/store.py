@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy import BindParameter, Connection, bindparam, delete, func, select
 
+from app.progress.classes import ClassRecords
 from app.progress.models import MythAnswer, PredictionAttempt, StepState, ValueAttempt
 from app.progress.modes_store import ModesRecords
 from app.progress.records import (
@@ -98,9 +99,10 @@ _LESSON_DONE = (
 _ALL_DONE = select(StepState.lesson, func.count()).where(*_DONE).group_by(StepState.lesson)
 
 
-class ProgressStore(ModesRecords):
+class ProgressStore(ModesRecords, ClassRecords):
     """Steps, predictions, typed values and myth answers (here), the learning modes and the
-    review queue (ModesRecords), connections and learners (StoreBase)."""
+    review queue (ModesRecords), classes (ClassRecords), connections and learners
+    (StoreBase)."""
 
     # --- recording ---------------------------------------------------------------------------
     def record_prediction(

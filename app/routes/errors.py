@@ -7,6 +7,7 @@ from __future__ import annotations
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
+from app.learning.classes import InvalidInput
 from app.learning.grader import AnswerError
 from app.learning.questions import NotFound
 from app.learning.queue import NotDue
@@ -18,6 +19,7 @@ from app.web.templates import render
 _STATUS: dict[type[Exception], tuple[int, str, str | None]] = {
     NotFound: (404, "", None),
     AnswerError: (422, "", None),
+    InvalidInput: (422, "", None),
     NotDue: (409, "This item was answered already; it is scheduled for later.", None),
     SnippetTooLarge: (413, "", None),
     SandboxBusy: (503, "", "1"),
