@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, JsonValue
 
 
 class JoinBody(BaseModel):
@@ -93,3 +93,10 @@ class DashboardOut(BaseModel):
     calibration: list[LevelOut]
     calibration_advice: str
     left_out: int
+
+
+class MyData(BaseModel):
+    """Everything gradlab keeps about one learner, by table (GET /api/progress/export)."""
+
+    learner: str
+    tables: dict[str, list[dict[str, JsonValue]]]

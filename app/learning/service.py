@@ -123,6 +123,7 @@ class Learning:
             "view": practice.view() if practice else QueueView(),
             "reviewed_today": practice.reviewed_today() if practice else 0,
             "now": now(),
+            "classes": self.teaching.memberships(learner),
         }
         return Page("modes/progress.html", context)
 

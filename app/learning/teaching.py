@@ -22,6 +22,7 @@ from app.learning.class_schemas import (
     Joined,
     LevelOut,
     MisconceptionOut,
+    MyData,
     ReportBody,
     RosterOut,
 )
@@ -69,6 +70,16 @@ class Teaching:
 
     def memberships(self, learner: str | None) -> list[tuple[ClassInfo, str]]:
         return self.store.memberships(learner) if learner else []
+
+    def my_data(self, learner: str | None) -> MyData:
+        if learner is None:
+            return MyData(learner="", tables={})
+        tables = self.store.everything_about(learner)
+        return MyData.model_validate({"learner": learner, "tables": tables})
+
+    def forget(self, learner: str | None) -> None:
+        if learner is not None:
+            self.store.forget_learner(learner)
 
     def report(self, learner: str, slug: str, body: ReportBody) -> None:
         question = find_question(

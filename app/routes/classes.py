@@ -91,3 +91,34 @@ async def report_question(
     and the instructors of the reporter's classes."""
     await write(learning.teaching.report, learner, slug, body)
     return Response(status_code=204)
+
+
+@router.get("/api/progress/export")
+async def export_my_data(learning: LearningDep, learner: MaybeLearnerDep) -> Response:
+    """Everything gradlab keeps about this learner, as a JSON download."""
+    data = await read(learning, learning.teaching.my_data, learner)
+    disposition = 'attachment; filename="gradlab-my-data.json"'
+    return Response(
+        data.model_dump_json(indent=2),
+        media_type="application/json",
+        headers={"Content-Disposition": disposition},
+    )
+
+
+@router.post("/progress/delete", include_in_schema=False)
+async def delete_my_data(
+    request: Request, learning: LearningDep, learner: MaybeLearnerDep, write: WriterDep
+) -> RedirectResponse:
+    """Delete everything gradlab keeps about this learner, and forget their cookie."""
+    await write(learning.teaching.forget, learner)
+    request.session.clear()
+    return RedirectResponse("/", status_code=303)
+
+
+@router.post("/progress/classes/{class_id}/leave", include_in_schema=False)
+async def leave_class_form(
+    class_id: str, learning: LearningDep, learner: MaybeLearnerDep, write: WriterDep
+) -> RedirectResponse:
+    """The progress page's "Leave" button: works without JavaScript."""
+    await write(learning.teaching.leave, class_id, learner or "")
+    return RedirectResponse("/progress", status_code=303)

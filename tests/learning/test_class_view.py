@@ -244,3 +244,32 @@ def test_a_report_is_kept_with_the_question_and_shown_to_the_class() -> None:
         client.get(f"/teach/{instructor}")
         page = client.get(f"/classes/{class_id}").text
         assert "&lt;b&gt;the key&lt;/b&gt; looks wrong" in page
+
+
+def test_a_learner_downloads_and_deletes_everything_about_them() -> None:
+    with TestClient(create_app(make_settings())) as client:
+        class_id, join, instructor = _join_links(client)
+        client.post(f"/api/join/{join}", json={"display_name": "Ada"})
+        client.post("/api/lessons/first-steps/steps/1/prediction", json={"choice": "None"})
+        page = client.get("/progress").text
+        assert "Autograd, section B" in page and "as Ada" in page
+        data = client.get("/api/progress/export").json()
+        learner = data["learner"]
+        assert data["tables"]["class_members"][0]["display_name"] == "Ada"
+        assert data["tables"]["prediction_attempts"][0]["choice"] == "None"
+        assert data["tables"]["learners"] == [{"id": learner, "created_at": ANY_TIME}]
+        deleted = client.post("/progress/delete", data={"confirm": "on"}, follow_redirects=False)
+        assert deleted.status_code == 303
+        store = client.app.state.store  # type: ignore[attr-defined]
+        assert all(rows == [] for rows in store.everything_about(learner).values())
+        client.get(f"/teach/{instructor}")
+        board = client.get(f"/api/classes/{class_id}").json()
+        assert board["roster"] == [] and board["misconceptions"] == []
+
+
+class _AnyTime:
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, str) and bool(re.match(r"\d{4}-\d\d-\d\dT", other))
+
+
+ANY_TIME = _AnyTime()
