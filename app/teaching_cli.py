@@ -10,7 +10,14 @@ import logging
 import sys
 
 from app.config import Settings
-from app.learning.classes import by_concern, current_answers, item_rows, links_text, misconceptions
+from app.learning.classes import (
+    answers_of,
+    by_concern,
+    current_answers,
+    item_rows,
+    links_text,
+    misconceptions,
+)
 from app.learning.teaching import item_out
 from app.lessons.loader import load_catalog
 from app.progress.database import make_engine, prepare_schema
@@ -55,7 +62,7 @@ def _stats(args: argparse.Namespace) -> int:
     answered, left_out = current_answers(catalog, _store(settings).first_attempts(None))
     if args.lesson:
         answered = [(q, a) for q, a in answered if q.lesson.slug in args.lesson]
-    rows = [item_out(row) for row in by_concern(item_rows(catalog, answered))]
+    rows = [item_out(row) for row in by_concern(item_rows(catalog, answers_of(answered)))]
     if args.format == "json":
         print(json.dumps({"items": [r.model_dump() for r in rows], "left_out": left_out}, indent=2))
         return 0
@@ -83,7 +90,7 @@ def _stats(args: argparse.Namespace) -> int:
             f"{label:<44} {r.answered:>4} {_pct(r.difficulty):>6} {_num(r.discrimination):>6}"
             f" {_pct(r.sure_wrong_share):>10}  {', '.join(r.flags)}"
         )
-    top = misconceptions(answered)[:5]
+    top = misconceptions(catalog, answers_of(answered))[:5]
     if top:
         print("\nmisconceptions to address (weighted by confidence):")
         for m in top:

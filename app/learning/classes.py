@@ -14,6 +14,7 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+from functools import cached_property
 from datetime import datetime
 
 from app.learning.questions import NotFound, myth_fingerprint, prediction_fingerprint
@@ -44,7 +45,7 @@ class Question:
     answer: str
     whys: dict[str, str]  # wrong choice -> the misconception it stands for
 
-    @property
+    @cached_property
     def key(self) -> tuple[str, str, int]:
         return (self.lesson.slug, self.kind, self.number)
 
@@ -161,9 +162,15 @@ def current_answers(
     return kept, left_out
 
 
-def item_rows(catalog: Catalog, answered: list[tuple[Question, FirstAttempt]]) -> list[ItemRow]:
+def answers_of(answered: list[tuple[Question, FirstAttempt]]) -> list[Answer]:
+    return [
+        Answer(attempt.learner, question.key, attempt.choice, attempt.correct, attempt.confidence)
+        for question, attempt in answered
+    ]
+
+
+def item_rows(catalog: Catalog, answers: list[Answer]) -> list[ItemRow]:
     """Per question: its figures and every choice's count; the catalog's order."""
-    answers = [_answer(question, attempt) for question, attempt in answered]
     figures = analyse(answers)
     rows = []
     for question in questions(catalog):
@@ -201,10 +208,9 @@ def by_concern(rows: list[ItemRow]) -> list[ItemRow]:
     return sorted(rows, key=concern)
 
 
-def misconceptions(answered: list[tuple[Question, FirstAttempt]]) -> list[Misconception]:
+def misconceptions(catalog: Catalog, answers: list[Answer]) -> list[Misconception]:
     """The wrong choices picked most, weighted by the confidence they were picked with."""
-    by_key = {question.key: question for question, _ in answered}
-    answers = [_answer(question, attempt) for question, attempt in answered]
+    by_key = {question.key: question for question in questions(catalog)}
     picked: dict[tuple[Hashable, str], int] = defaultdict(int)
     for answer in answers:
         if not answer.correct:
@@ -262,12 +268,13 @@ def dashboard(catalog: Catalog, store: ProgressStore, info: ClassInfo) -> Dashbo
         if attempt.confidence is not None
     ]
     levels = calibration(confidences)
+    answers = answers_of(answered)
     return Dashboard(
         info=info,
         roster=roster(store, members, attempts, catalog),
         funnels=funnels(catalog, answered),
-        items=by_concern(item_rows(catalog, answered)),
-        misconceptions=misconceptions(answered),
+        items=by_concern(item_rows(catalog, answers)),
+        misconceptions=misconceptions(catalog, answers),
         calibration=levels,
         calibration_advice=advice(levels),
         left_out=left_out,
@@ -329,12 +336,6 @@ def links_text(links: ClassLinks, base_url: str) -> str:
     base = base_url.rstrip("/")
     return (
         f"join: {base}/join/{links.join_token}\ninstructor: {base}/teach/{links.instructor_token}"
-    )
-
-
-def _answer(question: Question, attempt: FirstAttempt) -> Answer:
-    return Answer(
-        attempt.learner, question.key, attempt.choice, attempt.correct, attempt.confidence
     )
 
 

@@ -29,6 +29,7 @@ from app.learning.class_schemas import (
 from app.learning.classes import (
     Dashboard,
     ItemRow,
+    answers_of,
     by_concern,
     clean_display_name,
     clean_report,
@@ -116,7 +117,9 @@ class Teaching:
         info = self.taught(class_id, keys)
         answered, left_out = current_answers(self.catalog, self.store.first_attempts(info.id))
         return ItemsOut(
-            items=[item_out(row) for row in by_concern(item_rows(self.catalog, answered))],
+            items=[
+                item_out(row) for row in by_concern(item_rows(self.catalog, answers_of(answered)))
+            ],
             left_out=left_out,
         )
 

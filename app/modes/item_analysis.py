@@ -19,6 +19,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 SURE = frozenset({"fairly_sure", "certain"})
 # How much a wrong answer given at each confidence says about a held misconception.
@@ -28,8 +29,9 @@ HARD = 0.10  # nearly no one right
 MIN_FOR_FLAGS = 5  # fewer first attempts than this say more about luck than about the item
 
 
-@dataclass(frozen=True)
-class Answer:
+class Answer(NamedTuple):
+    """One first attempt, as item analysis needs it (a tuple: a large class has many)."""
+
     learner: str
     item: Hashable
     choice: str

@@ -13,9 +13,9 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, literal, null, select, update
 
 from app.progress.base import StoreBase
 from app.progress.models import (
@@ -55,9 +55,9 @@ class Member:
     joined_at: datetime
 
 
-@dataclass(frozen=True)
-class FirstAttempt:
-    """A learner's first answer to one version of a question (a prediction or a myth)."""
+class FirstAttempt(NamedTuple):
+    """A learner's first answer to one version of a question (a prediction or a myth). A
+    tuple, not a dataclass: a large class has tens of thousands, made straight from rows."""
 
     learner: str
     lesson: str
@@ -221,16 +221,23 @@ class ClassRecords(StoreBase):
             else None
         )
         with self.reading() as connection:
-            predictions = connection.execute(
-                _firsts(PredictionAttempt, PredictionAttempt.step, members).add_columns(
-                    PredictionAttempt.choice, PredictionAttempt.confidence
+            found = [
+                FirstAttempt(*row)
+                for query in (
+                    _firsts(
+                        PredictionAttempt,
+                        "prediction",
+                        PredictionAttempt.step,
+                        PredictionAttempt.choice,
+                        PredictionAttempt.confidence,
+                        members,
+                    ),
+                    _firsts(
+                        MythAnswer, "myth", MythAnswer.myth, MythAnswer.answer, null(), members
+                    ),
                 )
-            ).all()
-            myths = connection.execute(
-                _firsts(MythAnswer, MythAnswer.myth, members).add_columns(MythAnswer.answer)
-            ).all()
-        found = [_first(row, "prediction", row.choice, row.confidence) for row in predictions]
-        found += [_first(row, "myth", row.answer, None) for row in myths]
+                for row in connection.execute(query)
+            ]
         return sorted(found, key=lambda attempt: attempt.at)
 
     def steps_done_by(self, learners: Iterable[str]) -> dict[str, dict[str, int]]:
@@ -284,8 +291,9 @@ class ClassRecords(StoreBase):
             ]
 
 
-def _firsts(model: Any, number: Any, learners: Any) -> Any:
-    """The first row each learner made at each version of each question of `model`."""
+def _firsts(model: Any, kind: str, number: Any, choice: Any, confidence: Any, learners: Any) -> Any:
+    """The first row each learner made at each version of each question of `model`, in the
+    order of FirstAttempt's fields."""
     first = select(func.min(model.id)).group_by(
         model.learner_id, model.lesson, number, model.fingerprint
     )
@@ -294,22 +302,11 @@ def _firsts(model: Any, number: Any, learners: Any) -> Any:
     return select(
         model.learner_id,
         model.lesson,
-        number.label("number"),
+        literal(kind),
+        number,
         model.fingerprint,
+        choice,
+        confidence,
         model.correct,
         model.created_at,
     ).where(model.id.in_(first))
-
-
-def _first(row: Any, kind: str, choice: str, confidence: str | None) -> FirstAttempt:
-    return FirstAttempt(
-        row.learner_id,
-        row.lesson,
-        kind,
-        row.number,
-        row.fingerprint,
-        choice,
-        confidence,
-        bool(row.correct),
-        row.created_at,
-    )
