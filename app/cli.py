@@ -1,4 +1,4 @@
-"""The `gradlab` command: serve, check, new, schema, migrate, class, stats, reports."""
+"""The `gradlab` command: serve, check, new, schema, migrate, class, stats, reports, lti."""
 
 from __future__ import annotations
 
@@ -226,9 +226,10 @@ def main(argv: list[str] | None = None) -> int:
     check.set_defaults(func=_check)
     _add_new(commands)
     _add_schema(commands)
-    from app.teaching_cli import add_commands
+    from app import lti_cli, teaching_cli
 
-    add_commands(commands)
+    teaching_cli.add_commands(commands)
+    lti_cli.add_commands(commands)
     migrate = commands.add_parser(
         "migrate", help="bring the database (GRADLAB_DATABASE_URL) to the newest schema"
     )

@@ -14,8 +14,8 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from functools import cached_property
 from datetime import datetime
+from functools import cached_property
 
 from app.learning.questions import NotFound, myth_fingerprint, prediction_fingerprint
 from app.lessons.loader import Catalog

@@ -17,6 +17,7 @@ from app.learning.lessons import (
     lesson_summary,
     step_views,
 )
+from app.learning.lti.launch import LtiLaunches
 from app.learning.mode_pages import ModeRequest
 from app.learning.practice import Practice, calibration_of, now, queue_items
 from app.learning.questions import NotFound, find_lesson
@@ -50,11 +51,18 @@ class Page:
 
 
 class Learning:
-    def __init__(self, catalog: Catalog, store: ProgressStore, sandbox: Sandbox | None) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        store: ProgressStore,
+        sandbox: Sandbox | None,
+        public_url: str = "http://127.0.0.1:8000",
+    ) -> None:
         self.catalog = catalog
         self.store = store
         self.runs = Runs(sandbox)
         self.teaching = Teaching(catalog, store)
+        self.lti = LtiLaunches(catalog, store, public_url)
 
     # --- per learner ----------------------------------------------------------------------------
     def answers(self, learner: str) -> LessonAnswers:

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import BindParameter, Connection, bindparam, delete, func, select
 
-from app.progress.classes import ClassRecords
+from app.progress.lti_store import LtiRecords
 from app.progress.models import (
     Base,
     Learner,
@@ -107,10 +107,10 @@ _LESSON_DONE = (
 _ALL_DONE = select(StepState.lesson, func.count()).where(*_DONE).group_by(StepState.lesson)
 
 
-class ProgressStore(ModesRecords, ClassRecords):
+class ProgressStore(ModesRecords, LtiRecords):
     """Steps, predictions, typed values and myth answers (here), the learning modes and the
-    review queue (ModesRecords), classes (ClassRecords), connections and learners
-    (StoreBase)."""
+    review queue (ModesRecords), classes and LTI (LtiRecords), connections and
+    learners (StoreBase)."""
 
     # --- recording ---------------------------------------------------------------------------
     def record_prediction(

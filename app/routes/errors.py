@@ -9,6 +9,7 @@ from fastapi.responses import JSONResponse, Response
 
 from app.learning.classes import InvalidInput
 from app.learning.grader import AnswerError
+from app.learning.lti.messages import LtiRefused
 from app.learning.questions import NotFound
 from app.learning.queue import NotDue
 from app.learning.runs import SandboxDisabled
@@ -20,6 +21,7 @@ _STATUS: dict[type[Exception], tuple[int, str, str | None]] = {
     NotFound: (404, "", None),
     AnswerError: (422, "", None),
     InvalidInput: (422, "", None),
+    LtiRefused: (400, "Your course site's launch was refused. The check that failed: ", None),
     NotDue: (409, "This item was answered already; it is scheduled for later.", None),
     SnippetTooLarge: (413, "", None),
     SandboxBusy: (503, "", "1"),
