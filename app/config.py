@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -81,6 +81,9 @@ class Settings(BaseSettings):
     cookie_secure: bool = False
     """Send the learner cookie over HTTPS only (behind TLS); also sends
     Strict-Transport-Security."""
+    cookie_samesite: Literal["lax", "none"] = "lax"
+    """SameSite of the learner cookie: 'none' lets it work inside an LMS's frame (LTI), and
+    needs GRADLAB_COOKIE_SECURE=true (browsers refuse SameSite=None without Secure)."""
     migrate: Literal["auto", "off"] = "auto"
     """'auto': migrate the database at start-up (under a lock, so instances may start together);
     'off': refuse to start on an out-of-date schema (run `gradlab migrate`)."""
@@ -96,6 +99,8 @@ class Settings(BaseSettings):
     Retry-After above); a class behind one address shares it."""
 
     # --- operating it ---
+    public_url: str = "http://127.0.0.1:8000"
+    """The address learners open gradlab at; `gradlab class` prints links under it."""
     frame_ancestors: str = "'self'"
     """CSP frame-ancestors: who may embed the pages in a frame (e.g. "'self'
     https://course.example.org")."""
@@ -168,6 +173,12 @@ class Settings(BaseSettings):
         if isinstance(value, Path):
             return (value,)
         return value
+
+    @model_validator(mode="after")
+    def _none_needs_secure(self) -> Settings:
+        if self.cookie_samesite == "none" and not self.cookie_secure:
+            raise ValueError("GRADLAB_COOKIE_SAMESITE=none needs GRADLAB_COOKIE_SECURE=true")
+        return self
 
     @field_validator("frame_ancestors")
     @classmethod

@@ -12,6 +12,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.middleware.sessions import SessionMiddleware
 
 from app.config import PROJECT_ROOT, Settings
+from app.learning.lti.grades import ScoreSender, send_scores
 from app.learning.service import Learning
 from app.learning.shares import SharePolicy, Shares
 from app.lessons.loader import Catalog, load_catalog
@@ -19,7 +20,7 @@ from app.lessons.reload import LiveCatalog, log_broken
 from app.modes.scheduler import describe_wait
 from app.progress.database import make_engine, prepare_schema
 from app.progress.store import ProgressStore
-from app.routes import api, dev, errors, learning, modes, pages, review, shares
+from app.routes import api, classes, dev, errors, learning, lti, modes, pages, review, shares
 from app.web import page_speed, templates
 from app.web.body_limit import BodyLimitMiddleware
 from app.web.collector import settle_for_serving
@@ -56,7 +57,7 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
     def publish(reloaded: Catalog) -> None:
         app.state.catalog = reloaded
         # The core caches what it computed from the old lessons: a new one starts clean.
-        app.state.learning = Learning(reloaded, store, sandbox, share_book)
+        app.state.learning = Learning(reloaded, store, sandbox, share_book, settings.public_url)
 
     live = LiveCatalog(settings.lessons_dir, publish) if reload else None
 
@@ -65,17 +66,18 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
         stopping = asyncio.Event()
         # From the start: a process whose sandbox is still starting counts as not ready.
         publishing = asyncio.create_task(gauges.keep_published(stopping)) if gauges else None
-        watching = None
+        watching = grading = None
         try:
             if sandbox is not None:
                 await sandbox.start()
             watching = asyncio.create_task(live.watch(stopping)) if live else None
+            grading = asyncio.create_task(send_scores(ScoreSender(store), stopping))
             if url := getattr(app.state, "listen_url", None):
                 log.info("ready: open %s", url)
             yield
         finally:
             stopping.set()
-            for task in (watching, publishing):
+            for task in (watching, publishing, grading):
                 if task is not None:
                     await task
             if sandbox is not None:
@@ -93,7 +95,7 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
     app.state.catalog = catalog
     app.state.sandbox = sandbox
     app.state.store = store
-    app.state.learning = Learning(catalog, store, sandbox, share_book)
+    app.state.learning = Learning(catalog, store, sandbox, share_book, settings.public_url)
     app.state.live_catalog = live
     _install_middleware(app, settings, secret_key, metrics)
     _install_routes(app, catalog, with_dev=live is not None)
@@ -121,7 +123,7 @@ def _install_middleware(
         secret_key=secret_key,
         session_cookie="gradlab_learner",
         max_age=365 * 24 * 3600,
-        same_site="lax",
+        same_site=settings.cookie_samesite,
         https_only=settings.cookie_secure,
     )
     # JSON may escape every character of a snippet as \uXXXX: leave room for that, no more.
@@ -149,6 +151,8 @@ def _install_routes(app: FastAPI, catalog: Catalog, *, with_dev: bool) -> None:
     app.include_router(modes.router)
     app.include_router(review.router)
     app.include_router(shares.router)
+    app.include_router(classes.router)
+    app.include_router(lti.router)
     if with_dev:
         app.include_router(dev.router)
         log_broken(catalog)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from app.learning import grader
+from app.learning.lti.grades import queue_score
 from app.learning.questions import (
     NotFound,
     asks,
@@ -205,6 +206,7 @@ class LessonAnswers:
             attempt = self.store.record_prediction(self.learner, slug, number, answer)
             if not correct:
                 self._queue().note_miss(slug, "prediction", str(number), datetime.now(UTC))
+            queue_score(self.store, self.learner, find_lesson(self.catalog, slug))
         return grader.prediction_reveal(step, body.choice, correct, attempt)
 
     def value_step(self, slug: str, number: int) -> tuple[Step, Snippet, ValuePrediction]:
@@ -240,6 +242,7 @@ class LessonAnswers:
             self.store.record_myth(self.learner, slug, number, kept)
             if not correct:
                 self._queue().note_miss(slug, "myth", str(number), datetime.now(UTC))
+            queue_score(self.store, self.learner, lesson)
             myths = self.store.lesson_myths(self.learner, slug)
         return grader.myth_reveal(myth, correct, _score(lesson, _current_myths(lesson, myths)))
 

@@ -17,6 +17,7 @@ from app.learning.lessons import (
     lesson_summary,
     step_views,
 )
+from app.learning.lti.launch import LtiLaunches
 from app.learning.mode_pages import ModeRequest
 from app.learning.practice import Practice, calibration_of, now, queue_items
 from app.learning.questions import NotFound, find_lesson
@@ -35,6 +36,7 @@ from app.learning.schemas import (
     ValueFeedback,
 )
 from app.learning.shares import Shares
+from app.learning.teaching import Teaching
 from app.lessons.loader import Catalog
 from app.lessons.public import public_lesson
 from app.lessons.schema import Lesson
@@ -64,12 +66,19 @@ class Page:
 
 class Learning:
     def __init__(
-        self, catalog: Catalog, store: ProgressStore, sandbox: Sandbox | None, shares: Shares
+        self,
+        catalog: Catalog,
+        store: ProgressStore,
+        sandbox: Sandbox | None,
+        shares: Shares,
+        public_url: str = "http://127.0.0.1:8000",
     ) -> None:
         self.catalog = catalog
         self.store = store
         self.runs = Runs(sandbox)
         self.shares = shares  # made once per app: its hourly counts outlive a catalog reload
+        self.teaching = Teaching(catalog, store)
+        self.lti = LtiLaunches(catalog, store, public_url)
 
     # --- per learner ----------------------------------------------------------------------------
     def answers(self, learner: str) -> LessonAnswers:
@@ -138,6 +147,7 @@ class Learning:
             "view": practice.view() if practice else QueueView(),
             "reviewed_today": practice.reviewed_today() if practice else 0,
             "now": now(),
+            "classes": self.teaching.memberships(learner),
         }
         return Page("modes/progress.html", context)
 

@@ -212,3 +212,151 @@ class Share(Base):
     author_key: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     last_viewed: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+# --- classes: a teacher's view of a group of learners -----------------------------------------
+
+
+class Classroom(Base):
+    """A class a teacher made. Its two links are capabilities: only their SHA-256 hashes are
+    kept, so a copy of the database cannot be turned into working links."""
+
+    __tablename__ = "classes"
+
+    id: Mapped[str] = mapped_column(String(22), primary_key=True)
+    name: Mapped[str] = mapped_column(String(120))
+    join_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    instructor_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class ClassMember(Base):
+    """A learner in a class, under the display name they chose for it."""
+
+    __tablename__ = "class_members"
+    __table_args__ = (Index("ix_class_member_learner", "learner_id"),)
+
+    class_id: Mapped[str] = mapped_column(
+        ForeignKey("classes.id", ondelete="CASCADE"), primary_key=True
+    )
+    learner_id: Mapped[str] = mapped_column(
+        ForeignKey("learners.id", ondelete="CASCADE"), primary_key=True
+    )
+    display_name: Mapped[str] = mapped_column(String(60))
+    joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class QuestionReport(LearnerRecord, Fingerprinted, Base):
+    """ "Report a problem with this question": a learner's words, kept with the version of the
+    question they were about."""
+
+    __tablename__ = "question_reports"
+    __table_args__ = (Index("ix_question_report_lesson", "lesson"),)
+
+    kind: Mapped[str] = mapped_column(String(16))  # prediction | myth
+    number: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+
+
+# --- LTI 1.3: course sites that launch gradlab ------------------------------------------------
+
+
+class LtiPlatform(Base):
+    """A course site (an LMS) registered to launch gradlab: what it told us to trust."""
+
+    __tablename__ = "lti_platforms"
+    __table_args__ = (UniqueConstraint("issuer", "client_id", name="uq_lti_platform"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    issuer: Mapped[str] = mapped_column(String(255))
+    client_id: Mapped[str] = mapped_column(String(255))
+    auth_url: Mapped[str] = mapped_column(Text)
+    token_url: Mapped[str] = mapped_column(Text)
+    jwks_url: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class LtiDeployment(Base):
+    __tablename__ = "lti_deployments"
+
+    platform_id: Mapped[int] = mapped_column(
+        ForeignKey("lti_platforms.id", ondelete="CASCADE"), primary_key=True
+    )
+    deployment_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+
+
+class LtiKey(Base):
+    """gradlab's own signing keys (published at /lti/jwks); the newest active one signs."""
+
+    __tablename__ = "lti_keys"
+
+    kid: Mapped[str] = mapped_column(String(64), primary_key=True)
+    private_pem: Mapped[str] = mapped_column(Text)
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class LtiLogin(Base):
+    """An OIDC login in flight: its state and nonce, used once by the launch that follows."""
+
+    __tablename__ = "lti_logins"
+
+    state: Mapped[str] = mapped_column(String(64), primary_key=True)
+    nonce: Mapped[str] = mapped_column(String(64), unique=True)
+    platform_id: Mapped[int] = mapped_column(ForeignKey("lti_platforms.id", ondelete="CASCADE"))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class LtiUser(Base):
+    """An LMS user (issuer and subject) and the gradlab learner they are."""
+
+    __tablename__ = "lti_users"
+
+    issuer: Mapped[str] = mapped_column(String(255), primary_key=True)
+    sub: Mapped[str] = mapped_column(String(255), primary_key=True)
+    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"))
+
+
+class LtiContext(Base):
+    """An LMS course (a context of one deployment) and the class it is in gradlab."""
+
+    __tablename__ = "lti_contexts"
+
+    platform_id: Mapped[int] = mapped_column(
+        ForeignKey("lti_platforms.id", ondelete="CASCADE"), primary_key=True
+    )
+    deployment_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    context_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    class_id: Mapped[str] = mapped_column(ForeignKey("classes.id", ondelete="CASCADE"))
+    memberships_url: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class LtiGradeLink(Base):
+    """Where a launched learner's score for one lesson goes: a line item of the LMS."""
+
+    __tablename__ = "lti_grade_links"
+
+    learner_id: Mapped[str] = mapped_column(
+        ForeignKey("learners.id", ondelete="CASCADE"), primary_key=True
+    )
+    lesson: Mapped[str] = mapped_column(String(64), primary_key=True)
+    platform_id: Mapped[int] = mapped_column(ForeignKey("lti_platforms.id", ondelete="CASCADE"))
+    lineitem_url: Mapped[str] = mapped_column(Text)
+    sub: Mapped[str] = mapped_column(String(255))
+
+
+class LtiScore(Base):
+    """The outbox of scores for the LMS: kept until the LMS took it, retried with backoff."""
+
+    __tablename__ = "lti_scores"
+    __table_args__ = (Index("ix_lti_score_due", "sent_at", "next_try"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    platform_id: Mapped[int] = mapped_column(ForeignKey("lti_platforms.id", ondelete="CASCADE"))
+    lineitem_url: Mapped[str] = mapped_column(Text)
+    body: Mapped[str] = mapped_column(Text)  # the Score JSON, as it will be posted
+    tries: Mapped[int] = mapped_column(Integer, default=0)
+    next_try: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import BindParameter, Connection, bindparam, delete, func, select
 
-from app.progress.models import MythAnswer, PredictionAttempt, StepState, ValueAttempt
+from app.progress.lti_store import LtiRecords
+from app.progress.models import (
+    Base,
+    Learner,
+    MythAnswer,
+    PredictionAttempt,
+    StepState,
+    ValueAttempt,
+)
 from app.progress.modes_store import ModesRecords
 from app.progress.records import (
     LessonRecords,
@@ -99,10 +108,10 @@ _LESSON_DONE = (
 _ALL_DONE = select(StepState.lesson, func.count()).where(*_DONE).group_by(StepState.lesson)
 
 
-class ProgressStore(ModesRecords, SharesRecords):
+class ProgressStore(ModesRecords, SharesRecords, LtiRecords):
     """Steps, predictions, typed values and myth answers (here), the learning modes and the
-    review queue (ModesRecords), shared snippets (SharesRecords), connections and learners
-    (StoreBase)."""
+    review queue (ModesRecords), shared snippets (SharesRecords), classes and LTI (LtiRecords),
+    connections and learners (StoreBase)."""
 
     # --- recording ---------------------------------------------------------------------------
     def record_prediction(
@@ -151,7 +160,29 @@ class ProgressStore(ModesRecords, SharesRecords):
                 connection.execute(delete(model).where(model.learner_id == learner))
             self.reset_modes(learner)
 
+    def forget_learner(self, learner: str) -> None:
+        """Delete everything kept about a learner, their row and class memberships included."""
+        with self.writing() as connection:
+            for table in reversed(Base.metadata.sorted_tables):  # children before parents
+                if "learner_id" in table.c:
+                    connection.execute(delete(table).where(table.c.learner_id == learner))
+            connection.execute(delete(Learner).where(Learner.id == learner))
+
     # --- reading -----------------------------------------------------------------------------
+    def everything_about(self, learner: str) -> dict[str, list[dict[str, object]]]:
+        """Every row kept about a learner, by table: what they download from /progress."""
+        found: dict[str, list[dict[str, object]]] = {}
+        with self.reading() as connection:
+            for table in Base.metadata.sorted_tables:
+                column = table.c.get("learner_id") if table.name != "learners" else table.c.id
+                if column is None:
+                    continue
+                rows = connection.execute(select(table).where(column == learner)).mappings()
+                found[table.name] = [
+                    {k: _plain(v) for k, v in row.items() if k != "learner_id"} for row in rows
+                ]
+        return found
+
     def lesson_state(self, learner: str, lesson: str) -> LessonRecords:
         """The latest of everything the learner did in one lesson, by step and myth number."""
         where = {"learner": learner, "lesson": lesson}
@@ -194,6 +225,11 @@ class ProgressStore(ModesRecords, SharesRecords):
                     _LESSON_DONE, {"learner": learner, "lesson": lesson}
                 ).all()
         return {lesson: count for lesson, count in done}
+
+
+def _plain(value: object) -> object:
+    """A column's value as JSON holds it."""
+    return value.isoformat() if isinstance(value, datetime) else value
 
 
 def _step(at: dict[str, object], **values: object) -> dict[str, object]:

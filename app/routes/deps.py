@@ -18,6 +18,7 @@ from app.learning.service import Learning, Page, Writer
 from app.web.templates import templates
 
 LEARNER_KEY = "learner"
+INSTRUCTOR_KEY = "teach"  # class id -> the instructor key its link had (app/learning/teaching)
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -57,7 +58,15 @@ async def _maybe_learner(request: Request) -> str | None:
     return current_learner(request)
 
 
+async def _instructor_keys(request: Request) -> dict[str, str]:
+    keys = request.session.get(INSTRUCTOR_KEY)
+    if not isinstance(keys, dict):
+        return {}
+    return {k: v for k, v in keys.items() if isinstance(k, str) and isinstance(v, str)}
+
+
 LearningDep = Annotated[Learning, Depends(_learning)]
+InstructorKeysDep = Annotated[dict[str, str], Depends(_instructor_keys)]
 LearnerDep = Annotated[str, Depends(_learner)]
 MaybeLearnerDep = Annotated[str | None, Depends(_maybe_learner)]
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
+from app.learning.classes import InvalidInput
 from app.learning.grader import AnswerError
+from app.learning.lti.messages import LtiRefused
 from app.learning.questions import NotFound
 from app.learning.queue import NotDue
 from app.learning.runs import SandboxBusy, SandboxDisabled, SandboxUnavailable, SnippetTooLarge
@@ -18,6 +20,8 @@ from app.web.templates import render
 _STATUS: dict[type[Exception], tuple[int, str, str | None]] = {
     NotFound: (404, "", None),
     AnswerError: (422, "", None),
+    InvalidInput: (422, "", None),
+    LtiRefused: (400, "Your course site's launch was refused. The check that failed: ", None),
     NotDue: (409, "This item was answered already; it is scheduled for later.", None),
     SnippetTooLarge: (413, "", None),
     SandboxBusy: (503, "", "1"),

@@ -56,3 +56,18 @@ def test_a_new_visitor_walks_every_page_without_a_row(client: TestClient) -> Non
         assert client.get(path).status_code in (200, 404), path
     assert _snapshot(client) == before
     assert before["learners"] == []
+
+
+def test_a_walk_over_a_class_writes_nothing(client: TestClient) -> None:
+    links = client.app.state.store.create_class("Reads")  # type: ignore[attr-defined]
+    client.post(f"/api/join/{links.join_token}", json={"display_name": "Ada"})
+    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"})
+    before = _snapshot(client)
+    assert before["class_members"]
+    class_id = links.info.id
+    pages = [f"/join/{links.join_token}", f"/teach/{links.instructor_token}"]
+    pages += [f"/classes/{class_id}", f"/api/classes/{class_id}"]
+    pages += [f"/api/classes/{class_id}/items", f"/api/classes/{class_id}/export.csv"]
+    for path in pages:
+        assert client.get(path).status_code == 200, path
+    assert _snapshot(client) == before

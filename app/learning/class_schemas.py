@@ -1,0 +1,102 @@
+"""What goes over HTTP for classes: joining, the dashboard's parts and reports."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field, JsonValue
+
+
+class JoinBody(BaseModel):
+    display_name: str = Field(max_length=200, description="The name the teacher will see")
+
+
+class Joined(BaseModel):
+    class_id: str
+    name: str
+    display_name: str
+
+
+class ReportBody(BaseModel):
+    kind: Literal["prediction", "myth"]
+    number: int = Field(ge=1, le=1000)
+    text: str = Field(max_length=4000, description="What is wrong with the question")
+
+
+class ChoiceOut(BaseModel):
+    text: str
+    picked: int
+    share: float
+    correct: bool
+    why: str | None
+
+
+class ItemOut(BaseModel):
+    lesson: str
+    kind: str
+    number: int
+    question: str
+    answered: int
+    difficulty: float | None = Field(description="Share of first attempts that were right")
+    discrimination: float | None = Field(
+        description="Point-biserial correlation of the item with the learner's total"
+    )
+    sure_wrong_share: float | None = Field(
+        description="Share of first attempts wrong while 'fairly sure' or 'certain'"
+    )
+    flags: list[str]
+    choices: list[ChoiceOut]
+
+
+class ItemsOut(BaseModel):
+    items: list[ItemOut]
+    left_out: int = Field(description="First attempts at questions rewritten since")
+
+
+class MisconceptionOut(BaseModel):
+    lesson: str
+    kind: str
+    number: int
+    question: str
+    choice: str
+    why: str | None
+    picked: int
+    weight: float
+
+
+class RosterOut(BaseModel):
+    display_name: str
+    lessons_started: int
+    lessons_done: int
+    last_active: datetime | None
+
+
+class FunnelOut(BaseModel):
+    lesson: str
+    title: str
+    reached: list[int]
+
+
+class LevelOut(BaseModel):
+    level: str
+    answered: int
+    right: int
+
+
+class DashboardOut(BaseModel):
+    id: str
+    name: str
+    roster: list[RosterOut]
+    funnels: list[FunnelOut]
+    misconceptions: list[MisconceptionOut]
+    calibration: list[LevelOut]
+    calibration_advice: str
+    left_out: int
+
+
+class MyData(BaseModel):
+    """Everything gradlab keeps about one learner, by table (GET /api/progress/export)."""
+
+    learner: str
+    tables: dict[str, list[dict[str, JsonValue]]]

@@ -1,0 +1,165 @@
+"""Grades back to the LMS (Assignment and Grade Services).
+
+After each answer in a lesson launched from an LMS, the learner's score for that lesson goes
+into an outbox in the database, in the answer's own transaction, so no score is lost when the
+LMS is down. A sender posts the outbox to the line item's `/scores`, with an access token got by
+a client-credentials grant and a JWT assertion signed with gradlab's published key (cached
+until it expires), and retries with backoff.
+
+The score is the share of the lesson's predictions and myths answered right at the first try,
+out of all of them; `activityProgress` is Completed and `gradingProgress` FullyGraded once every
+question is answered, else InProgress and Pending (the grade can still change).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import jwt
+
+from app.learning.lti import claims as c
+from app.learning.lti.keys import private_key, signing_key
+from app.learning.lti.platform_http import PlatformError, post_form, post_json
+from app.learning.questions import myth_fingerprint, prediction_fingerprint
+from app.lessons.schema import Lesson
+from app.progress.models import MythAnswer, PredictionAttempt
+from app.progress.store import ProgressStore
+
+log = logging.getLogger("gradlab.lti")
+SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
+MAX_BACKOFF = timedelta(hours=1)
+
+
+@dataclass(frozen=True)
+class LessonScore:
+    right_first: int
+    answered: int
+    total: int
+
+
+def lesson_score(store: ProgressStore, learner: str, lesson: Lesson) -> LessonScore:
+    """First-try results on today's version of each question of the lesson."""
+    current = {
+        ("p", n): prediction_fingerprint(step.prediction)
+        for n, step in enumerate(lesson.steps, start=1)
+        if step.prediction is not None
+    }
+    current.update({("m", n): myth_fingerprint(m) for n, m in enumerate(lesson.myths, start=1)})
+    first: dict[tuple[str, int], bool] = {}
+    for kind, model, number in (("p", PredictionAttempt, "step"), ("m", MythAnswer, "myth")):
+        for row in store.lesson_rows(model, learner, lesson.slug):  # oldest first
+            key = (kind, getattr(row, number))
+            if current.get(key) == row.fingerprint and key not in first:
+                first[key] = bool(row.correct)
+    return LessonScore(sum(first.values()), len(first), len(current))
+
+
+def score_body(score: LessonScore, sub: str, at: datetime) -> str:
+    done = score.answered >= score.total
+    return json.dumps(
+        {
+            "userId": sub,
+            "scoreGiven": score.right_first / score.total if score.total else 0,
+            "scoreMaximum": 1,
+            "comment": f"{score.right_first} of {score.total} right at the first try",
+            "timestamp": at.isoformat(),
+            "activityProgress": "Completed" if done else "InProgress",
+            "gradingProgress": "FullyGraded" if done else "Pending",
+        }
+    )
+
+
+def queue_score(store: ProgressStore, learner: str, lesson: Lesson) -> None:
+    """Put the learner's score for a launched lesson in the outbox (nothing for others)."""
+    link = store.grade_link(learner, lesson.slug)
+    if link is not None:
+        body = score_body(lesson_score(store, learner, lesson), link.sub, datetime.now(UTC))
+        store.queue_score(link.platform_id, link.lineitem_url, body)
+
+
+class ScoreSender:
+    """Posts the outbox; call `send_due` from a thread now and then."""
+
+    def __init__(self, store: ProgressStore) -> None:
+        self.store = store
+        self._tokens: dict[int, tuple[str, float]] = {}
+
+    def send_due(self) -> int:
+        now = datetime.now(UTC)
+        sent = 0
+        for pending in self.store.due_scores(now):
+            try:
+                token = self._token(pending.platform_id)
+                post_json(_scores_url(pending.lineitem_url), pending.body, SCORE_TYPE, token)
+            except PlatformError as exc:
+                wait = min(MAX_BACKOFF, timedelta(seconds=5 * 2**pending.tries))
+                log.warning("lti: score %d not sent (%s); next try in %s", pending.id, exc, wait)
+                self._tokens.pop(pending.platform_id, None)  # a refused token is not reused
+                self.store.score_failed(pending.id, str(exc), wait, now)
+                continue
+            self.store.score_sent(pending.id, datetime.now(UTC))
+            sent += 1
+        return sent
+
+    def _token(self, platform_id: int) -> str:
+        cached = self._tokens.get(platform_id)
+        if cached and cached[1] > time.monotonic():
+            return cached[0]
+        platform = self.store.platform_by_id(platform_id)
+        if platform is None:
+            raise PlatformError("the platform was removed")
+        key = signing_key(self.store)
+        now = int(time.time())
+        assertion = jwt.encode(
+            {
+                "iss": platform.client_id,
+                "sub": platform.client_id,
+                "aud": platform.token_url,
+                "iat": now,
+                "exp": now + 300,
+                "jti": secrets.token_urlsafe(16),
+            },
+            private_key(key),
+            algorithm="RS256",
+            headers={"kid": key.kid},
+        )
+        answer = post_form(
+            platform.token_url,
+            {
+                "grant_type": "client_credentials",
+                "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+                "client_assertion": assertion,
+                "scope": f"{c.SCORE_SCOPE} {c.LINEITEM_SCOPE}",
+            },
+        )
+        if not isinstance(answer, dict) or "access_token" not in answer:
+            raise PlatformError("the token endpoint gave no access_token")
+        lifetime = float(answer.get("expires_in", 3600))
+        self._tokens[platform_id] = (answer["access_token"], time.monotonic() + lifetime - 60)
+        return str(answer["access_token"])
+
+
+def _scores_url(lineitem: str) -> str:
+    base, _, query = lineitem.partition("?")
+    return f"{base.rstrip('/')}/scores" + (f"?{query}" if query else "")
+
+
+SEND_EVERY_S = 2.0
+
+
+async def send_scores(sender: ScoreSender, stopping: asyncio.Event) -> None:
+    """Post the outbox now and then until the server stops; never on the event loop."""
+    while not stopping.is_set():
+        try:
+            await asyncio.to_thread(sender.send_due)
+        except Exception:
+            log.exception("lti: sending scores failed; trying again")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stopping.wait(), SEND_EVERY_S)

@@ -1,0 +1,319 @@
+"""An LTI 1.3 launch: the OIDC third-party initiated login, then the id_token checked as the
+specification requires, then the LMS user, course and roles mapped to a learner, a class and
+what they see.
+
+Every refusal raises `LtiRefused` with the check that failed: the route shows it on a page and
+logs it, never a stack trace, and never the token itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+import time
+import urllib.parse
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import jwt
+
+from app.learning.classes import InvalidInput, clean_display_name
+from app.learning.lti import claims as c
+from app.learning.lti.deep_linking import DeepLinkForm, response
+from app.learning.lti.keys import jwks
+from app.learning.lti.messages import DeepLinkRequest, LtiRefused
+from app.learning.lti.platform_http import PlatformError, get_json
+from app.lessons.loader import Catalog
+from app.progress.lti_store import GradeLink, Platform
+from app.progress.store import ProgressStore
+
+log = logging.getLogger("gradlab.lti")
+LOGIN_TTL = timedelta(minutes=10)  # a login not followed by its launch by then is refused
+CLOCK_SKEW_S = 60  # platform clocks run a little ahead or behind
+JWKS_REFRESH_S = 300  # a platform's key set is fetched again after this, or on an unknown kid
+JWKS_MIN_REFETCH_S = 10  # ...but an unknown kid refetches at most this often
+
+
+@dataclass(frozen=True)
+class LoginRedirect:
+    url: str
+    state: str
+
+
+@dataclass(frozen=True)
+class Launched:
+    learner: str
+    class_id: str | None
+    instructor_key: str | None  # set for instructors: their cookie's key for the class
+    lesson: str | None
+    deep_link: DeepLinkRequest | None = None
+
+    @property
+    def landing(self) -> str:
+        if self.deep_link is not None:
+            return "/lti/deep-link"
+        if self.instructor_key is not None and self.class_id is not None:
+            return f"/classes/{self.class_id}"
+        return f"/lessons/{self.lesson}" if self.lesson else "/"
+
+
+@dataclass
+class _KeySet:
+    fetched: float = 0.0
+    keys: dict[str, Any] = field(default_factory=dict)
+
+
+class KeySets:
+    """Platforms' public keys by URL: cached, fetched again when stale or on an unknown kid."""
+
+    def __init__(self) -> None:
+        self._sets: dict[str, _KeySet] = {}
+        self._lock = threading.Lock()
+
+    def key(self, url: str, kid: str) -> Any:
+        with self._lock:
+            found = self._sets.setdefault(url, _KeySet())
+            age = time.monotonic() - found.fetched
+            if age > JWKS_REFRESH_S or (kid not in found.keys and age > JWKS_MIN_REFETCH_S):
+                found.keys = _fetch_keys(url)
+                found.fetched = time.monotonic()
+            if kid not in found.keys:
+                raise LtiRefused("signature", f"the platform publishes no key {kid!r}")
+            return found.keys[kid]
+
+
+def _fetch_keys(url: str) -> dict[str, Any]:
+    try:
+        document = get_json(url)
+        return {
+            key["kid"]: jwt.PyJWK(key).key
+            for key in document.get("keys", [])
+            if isinstance(key, dict) and "kid" in key
+        }
+    except (PlatformError, jwt.PyJWKError, AttributeError, ValueError) as exc:
+        raise LtiRefused("signature", f"the platform's key set could not be read ({exc})") from exc
+
+
+class LtiLaunches:
+    def __init__(self, catalog: Catalog, store: ProgressStore, public_url: str) -> None:
+        self.catalog = catalog
+        self.store = store
+        self.public_url = public_url.rstrip("/")
+        self.key_sets = KeySets()
+
+    # --- what the routes ask besides logins and launches -------------------------------------
+    def jwks(self) -> dict[str, list[dict[str, Any]]]:
+        return jwks(self.store)
+
+    def deep_link_pending(self, raw: object) -> DeepLinkRequest:
+        return deep_link_request(raw)
+
+    def deep_link_form(self, raw: object, slugs: list[str]) -> DeepLinkForm:
+        """The signed answer to a deep-linking request kept in the instructor's cookie."""
+        return response(self.store, self.catalog, deep_link_request(raw), slugs, self.public_url)
+
+    def urls(self) -> dict[str, str]:
+        """What an LMS administrator pastes into the LMS."""
+        base = self.public_url
+        return {
+            "login_url": f"{base}/lti/login",
+            "launch_url": f"{base}/lti/launch",
+            "deep_linking_url": f"{base}/lti/launch",
+            "jwks_url": f"{base}/lti/jwks",
+        }
+
+    # --- the OIDC login ------------------------------------------------------------------------
+    def login(self, params: Mapping[str, str]) -> LoginRedirect:
+        try:
+            return self._login(params)
+        except LtiRefused as refused:
+            log.warning("lti: login refused (%s)", refused)
+            raise
+
+    def _login(self, params: Mapping[str, str]) -> LoginRedirect:
+        issuer, hint = params.get("iss", ""), params.get("login_hint", "")
+        if not issuer or not hint:
+            raise LtiRefused("login", "iss and login_hint are required")
+        platform = self.store.platform(issuer, params.get("client_id") or None)
+        if platform is None:
+            raise LtiRefused("issuer", f"no platform registered for {issuer!r}")
+        deployment = params.get("lti_deployment_id")
+        if deployment and deployment not in platform.deployments:
+            raise LtiRefused("deployment", f"deployment {deployment!r} is not registered")
+        state, nonce = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+        self.store.start_login(platform.id, state, nonce)
+        query = {
+            "scope": "openid",
+            "response_type": "id_token",
+            "response_mode": "form_post",
+            "prompt": "none",
+            "client_id": platform.client_id,
+            "redirect_uri": f"{self.public_url}/lti/launch",
+            "login_hint": hint,
+            "state": state,
+            "nonce": nonce,
+        }
+        if "lti_message_hint" in params:
+            query["lti_message_hint"] = params["lti_message_hint"]
+        separator = "&" if "?" in platform.auth_url else "?"
+        return LoginRedirect(platform.auth_url + separator + urllib.parse.urlencode(query), state)
+
+    # --- the launch ----------------------------------------------------------------------------
+    def launch(self, id_token: str, state: str, browser_state: str | None) -> Launched:
+        try:
+            return self._launch(id_token, state, browser_state)
+        except LtiRefused as refused:
+            log.warning("lti: launch refused (%s)", refused)
+            raise
+
+    def _launch(self, id_token: str, state: str, browser_state: str | None) -> Launched:
+        if browser_state is not None and not secrets.compare_digest(browser_state, state):
+            raise LtiRefused("state", "the state is not the one this browser started")
+        started = self.store.finish_login(state, datetime.now(UTC) - LOGIN_TTL)
+        if started is None:
+            raise LtiRefused("state", "unknown, already used or expired")
+        platform_id, nonce = started
+        platform = self.store.platform_by_id(platform_id)
+        if platform is None:
+            raise LtiRefused("issuer", "the platform was removed")
+        claims = self.verified_claims(platform, id_token)
+        if not secrets.compare_digest(str(claims.get("nonce", "")), nonce):
+            raise LtiRefused("nonce", "not the nonce of this login")
+        return self._map(platform, claims)
+
+    def verified_claims(self, platform: Platform, id_token: str) -> dict[str, Any]:
+        claims = self._decoded(platform, id_token)
+        _check_lti(platform, claims)
+        return claims
+
+    def _decoded(self, platform: Platform, id_token: str) -> dict[str, Any]:
+        """The JWT's claims once its signature, issuer, audience and times check out."""
+        try:
+            header = jwt.get_unverified_header(id_token)
+        except jwt.PyJWTError as exc:
+            raise LtiRefused("format", "the id_token is not a JWT") from exc
+        if header.get("alg") != "RS256" or not header.get("kid"):
+            raise LtiRefused("signature", "the id_token must be RS256 with a kid")
+        key = self.key_sets.key(platform.jwks_url, str(header["kid"]))
+        try:
+            claims: dict[str, Any] = jwt.decode(
+                id_token,
+                key,
+                algorithms=["RS256"],
+                audience=platform.client_id,
+                issuer=platform.issuer,
+                leeway=CLOCK_SKEW_S,
+                options={"require": ["exp", "iat", "iss", "aud", "nonce"]},
+            )
+        except jwt.ExpiredSignatureError as exc:
+            raise LtiRefused("expiry", "the id_token has expired") from exc
+        except jwt.InvalidAudienceError as exc:
+            raise LtiRefused("audience", "the id_token is for another client") from exc
+        except jwt.InvalidIssuerError as exc:
+            raise LtiRefused("issuer", "the id_token is from another issuer") from exc
+        except jwt.InvalidSignatureError as exc:
+            raise LtiRefused("signature", "the signature does not verify") from exc
+        except jwt.PyJWTError as exc:
+            raise LtiRefused("token", str(exc)) from exc
+        return claims
+
+    # --- who and where -------------------------------------------------------------------------
+    def _map(self, platform: Platform, claims: dict[str, Any]) -> Launched:
+        learner = self.store.lti_learner(platform.issuer, str(claims["sub"]))
+        teaches = _teaches(claims.get(c.ROLES, []))
+        class_id = self._course(platform, claims)
+        key = self.store.instructor_key(class_id) if class_id and teaches else None
+        if class_id and not teaches:
+            self.store.join_class(class_id, learner, _display_name(claims))
+        if claims[c.MESSAGE_TYPE] == c.DEEP_LINKING_REQUEST:
+            if not teaches:
+                raise LtiRefused("role", "only instructors add activities")
+            return Launched(learner, class_id, key, None, _deep_link(platform, claims))
+        lesson = self._lesson(claims)
+        ags = claims.get(c.AGS_ENDPOINT) or {}
+        if lesson and not teaches and ags.get("lineitem") and c.SCORE_SCOPE in ags.get("scope", []):
+            link = GradeLink(platform.id, str(ags["lineitem"]), str(claims["sub"]))
+            self.store.set_grade_link(learner, lesson, link)
+        return Launched(learner, class_id, key, lesson)
+
+    def _course(self, platform: Platform, claims: dict[str, Any]) -> str | None:
+        context = claims.get(c.CONTEXT) or {}
+        context_id = str(context.get("id", ""))
+        if not context_id:
+            return None
+        deployment = str(claims[c.DEPLOYMENT_ID])
+        class_id = self.store.context_class(platform.id, deployment, context_id)
+        if class_id is None:
+            name = str(context.get("title") or context.get("label") or "Course")[:120]
+            class_id = self.store.create_class(name).info.id
+        memberships = (claims.get(c.NRPS) or {}).get("context_memberships_url")
+        self.store.link_context(platform.id, deployment, context_id, class_id, memberships)
+        return class_id
+
+    def _lesson(self, claims: dict[str, Any]) -> str | None:
+        custom = claims.get(c.CUSTOM) or {}
+        slug = custom.get("lesson") if isinstance(custom, dict) else None
+        if not slug:
+            query = urllib.parse.urlparse(str(claims.get(c.TARGET_LINK_URI, ""))).query
+            slug = urllib.parse.parse_qs(query).get("lesson", [None])[0]
+        return slug if slug and self.catalog.get(str(slug)) is not None else None
+
+
+def _check_lti(platform: Platform, claims: dict[str, Any]) -> None:
+    """The LTI claims of a verified token: version, deployment, message type, user."""
+    audiences = claims["aud"] if isinstance(claims["aud"], list) else [claims["aud"]]
+    if len(audiences) > 1 and claims.get("azp") != platform.client_id:
+        raise LtiRefused("audience", "several audiences and no azp naming this client")
+    if claims.get(c.VERSION) != "1.3.0":
+        raise LtiRefused("version", f"LTI version {claims.get(c.VERSION)!r}")
+    if claims.get(c.DEPLOYMENT_ID) not in platform.deployments:
+        raise LtiRefused("deployment", f"deployment {claims.get(c.DEPLOYMENT_ID)!r}")
+    if claims.get(c.MESSAGE_TYPE) not in (c.RESOURCE_LINK_REQUEST, c.DEEP_LINKING_REQUEST):
+        raise LtiRefused("message type", str(claims.get(c.MESSAGE_TYPE)))
+    if not claims.get("sub"):
+        raise LtiRefused("user", "anonymous launches are not supported")
+
+
+def _teaches(roles: object) -> bool:
+    return isinstance(roles, list) and any(
+        isinstance(role, str) and role.endswith(c.TEACHING_ROLES) for role in roles
+    )
+
+
+def _display_name(claims: dict[str, Any]) -> str:
+    raw = claims.get("name") or " ".join(
+        str(claims.get(part, "")) for part in ("given_name", "family_name")
+    )
+    try:
+        return clean_display_name(str(raw)[:60])
+    except InvalidInput:
+        return f"Learner {str(claims['sub'])[:8]}"
+
+
+def _deep_link(platform: Platform, claims: dict[str, Any]) -> DeepLinkRequest:
+    settings = claims.get(c.DEEP_LINKING_SETTINGS) or {}
+    return_url = settings.get("deep_link_return_url")
+    if not isinstance(return_url, str) or not return_url.startswith(("https://", "http://")):
+        raise LtiRefused("deep linking", "no deep_link_return_url")
+    data = settings.get("data")
+    return DeepLinkRequest(
+        platform.id, str(claims[c.DEPLOYMENT_ID]), return_url, str(data) if data else None
+    )
+
+
+def deep_link_request(raw: object) -> DeepLinkRequest:
+    """A deep-linking request back from the cookie it was kept in (signed, so only ours)."""
+    if not isinstance(raw, dict):
+        raise LtiRefused("deep linking", "no deep-linking request in progress: launch it again")
+    try:
+        return DeepLinkRequest(
+            int(raw["platform_id"]),
+            str(raw["deployment_id"]),
+            str(raw["return_url"]),
+            None if raw.get("data") is None else str(raw["data"]),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise LtiRefused("deep linking", "the request in progress is unreadable") from exc

@@ -1,0 +1,101 @@
+"""LTI 1.3: the OIDC login, the launch, deep linking, gradlab's key set and its configuration
+page. Each route parses, calls the core once, and answers; refusals are pages (errors.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import urllib.parse
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import HTMLResponse, RedirectResponse
+
+from app.routes.deps import INSTRUCTOR_KEY, LEARNER_KEY, LearningDep, WriterDep, read
+from app.web.templates import render
+
+router = APIRouter(tags=["lti"])
+STATE_COOKIE = "gradlab_lti_state"
+DEEP_LINK_KEY = "lti_deep_link"
+
+
+async def _params(request: Request) -> dict[str, str]:
+    """A login's parameters: the query (GET) or the form (POST)."""
+    if request.method == "POST":
+        body = (await request.body()).decode(errors="replace")
+        return dict(urllib.parse.parse_qsl(body))
+    return dict(request.query_params)
+
+
+@router.api_route("/lti/login", methods=["GET", "POST"], include_in_schema=False)
+async def lti_login(request: Request, learning: LearningDep, write: WriterDep) -> Response:
+    """OIDC third-party initiated login: redirect to the platform with a state and a nonce."""
+    redirect = await write(learning.lti.login, await _params(request))
+    answer = RedirectResponse(redirect.url, status_code=302)
+    secure = request.app.state.settings.cookie_secure
+    answer.set_cookie(
+        STATE_COOKIE,
+        redirect.state,
+        max_age=600,
+        path="/lti",
+        httponly=True,
+        secure=secure,
+        samesite="none" if secure else "lax",
+    )
+    return answer
+
+
+@router.post("/lti/launch", include_in_schema=False)
+async def lti_launch(request: Request, learning: LearningDep, write: WriterDep) -> Response:
+    """The platform posts the id_token here: check it, then land the user where they belong."""
+    form = await _params(request)
+    launched = await write(
+        learning.lti.launch,
+        form.get("id_token", ""),
+        form.get("state", ""),
+        request.cookies.get(STATE_COOKIE),
+    )
+    request.session[LEARNER_KEY] = launched.learner
+    if launched.instructor_key and launched.class_id:
+        keys = dict(request.session.get(INSTRUCTOR_KEY) or {})
+        request.session[INSTRUCTOR_KEY] = {**keys, launched.class_id: launched.instructor_key}
+    if launched.deep_link is not None:
+        request.session[DEEP_LINK_KEY] = dataclasses.asdict(launched.deep_link)
+    answer = RedirectResponse(launched.landing, status_code=303)
+    answer.delete_cookie(STATE_COOKIE, path="/lti")
+    return answer
+
+
+@router.get("/lti/jwks", include_in_schema=False)
+async def lti_jwks(learning: LearningDep) -> Response:
+    """gradlab's public keys, for platforms to verify what it signs."""
+    return Response(
+        json.dumps(await read(learning, learning.lti.jwks)), media_type="application/json"
+    )
+
+
+@router.get("/lti/deep-link", response_class=HTMLResponse, include_in_schema=False)
+async def deep_link_page(request: Request, learning: LearningDep) -> HTMLResponse:
+    """The instructor picks the lessons to add to their course."""
+    pending = await read(
+        learning, learning.lti.deep_link_pending, request.session.get(DEEP_LINK_KEY)
+    )
+    return render(request, "lti/deep_link.html", lessons=learning.catalog.lessons, pending=pending)
+
+
+@router.post("/lti/deep-link", response_class=HTMLResponse, include_in_schema=False)
+async def deep_link_return(
+    request: Request, learning: LearningDep, write: WriterDep
+) -> HTMLResponse:
+    """Sign the picked lessons and post them back to the LMS."""
+    picked = [
+        v for k, v in urllib.parse.parse_qsl((await request.body()).decode()) if k == "lesson"
+    ]
+    form = await write(learning.lti.deep_link_form, request.session.get(DEEP_LINK_KEY), picked)
+    request.session.pop(DEEP_LINK_KEY, None)
+    return render(request, "lti/deep_link_return.html", form=form)
+
+
+@router.get("/lti/config", response_class=HTMLResponse, include_in_schema=False)
+async def lti_config(request: Request, learning: LearningDep) -> HTMLResponse:
+    """What to paste into the LMS."""
+    return render(request, "lti/config.html", urls=learning.lti.urls())

@@ -1,0 +1,142 @@
+"""`gradlab class`, `gradlab stats` and `gradlab reports`: classes and item analysis from the
+command line, on the database GRADLAB_DATABASE_URL names."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import logging
+import sys
+
+from app.config import Settings
+from app.learning.classes import (
+    answers_of,
+    by_concern,
+    current_answers,
+    item_rows,
+    links_text,
+    misconceptions,
+)
+from app.learning.teaching import item_out
+from app.lessons.loader import load_catalog
+from app.progress.database import make_engine, prepare_schema
+from app.progress.store import ProgressStore
+
+
+def _store(settings: Settings) -> ProgressStore:
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    engine = make_engine(settings.database_url)
+    prepare_schema(engine, settings.migrate)
+    return ProgressStore(engine)
+
+
+def _class(args: argparse.Namespace) -> int:
+    settings = Settings()
+    store = _store(settings)
+    if args.action == "create":
+        name = " ".join(args.name.split())
+        if not 1 <= len(name) <= 120:
+            print("gradlab class create: a name has 1 to 120 characters", file=sys.stderr)
+            return 2
+        print(links_text(store.create_class(name), settings.public_url))
+    elif args.action == "list":
+        for info in store.list_classes():
+            print(f"{info.id}\t{info.members} learners\t{info.created_at:%Y-%m-%d}\t{info.name}")
+    elif args.action == "rotate-links":
+        links = store.rotate_links(args.id)
+        if links is None:
+            print(f"gradlab class: no class {args.id!r}", file=sys.stderr)
+            return 1
+        print(links_text(links, settings.public_url))
+    elif not store.delete_class(args.id):
+        print(f"gradlab class: no class {args.id!r}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _stats(args: argparse.Namespace) -> int:
+    """Item analysis over every learner of this instance (first attempts only)."""
+    settings = Settings()
+    catalog = load_catalog(settings.lessons_dir)
+    answered, left_out = current_answers(catalog, _store(settings).first_attempts(None))
+    if args.lesson:
+        answered = [(q, a) for q, a in answered if q.lesson.slug in args.lesson]
+    rows = [item_out(row) for row in by_concern(item_rows(catalog, answers_of(answered)))]
+    if args.format == "json":
+        print(json.dumps({"items": [r.model_dump() for r in rows], "left_out": left_out}, indent=2))
+        return 0
+    fields = [
+        "lesson",
+        "kind",
+        "number",
+        "answered",
+        "difficulty",
+        "discrimination",
+        "sure_wrong_share",
+        "flags",
+        "question",
+    ]
+    if args.format == "csv":
+        writer = csv.writer(sys.stdout)
+        writer.writerow(fields)
+        for r in rows:
+            writer.writerow([_cell(getattr(r, name)) for name in fields])
+        return 0
+    print(f"{'question':<44} {'n':>4} {'right':>6} {'disc':>6} {'sure&wrong':>10}  flags")
+    for r in rows:
+        label = f"{r.lesson} {r.kind} {r.number}"
+        print(
+            f"{label:<44} {r.answered:>4} {_pct(r.difficulty):>6} {_num(r.discrimination):>6}"
+            f" {_pct(r.sure_wrong_share):>10}  {', '.join(r.flags)}"
+        )
+    top = misconceptions(catalog, answers_of(answered))[:5]
+    if top:
+        print("\nmisconceptions to address (weighted by confidence):")
+        for m in top:
+            print(
+                f"  {m.question.lesson.slug} {m.question.kind} {m.question.number}: "
+                f"{m.choice!r} x{m.picked} (weight {m.weight:g})"
+            )
+    if left_out:
+        print(f"\n{left_out} first attempts at questions rewritten since are left out")
+    return 0
+
+
+def _reports(args: argparse.Namespace) -> int:
+    for report in _store(Settings()).reports():
+        text = " ".join(report.text.split())
+        print(f"{report.at:%Y-%m-%d %H:%M}\t{report.lesson} {report.kind} {report.number}\t{text}")
+    return 0
+
+
+def _cell(value: object) -> object:
+    return ";".join(value) if isinstance(value, list) else value
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.0f}%"
+
+
+def _num(x: float | None) -> str:
+    return "-" if x is None else f"{x:.2f}"
+
+
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    klass = commands.add_parser("class", help="make and manage classes (join and instructor links)")
+    actions = klass.add_subparsers(dest="action", required=True)
+    actions.add_parser("create", help="make a class; prints its join and instructor links")
+    actions.choices["create"].add_argument("name")
+    actions.add_parser("list", help="every class: id, members, created, name")
+    for action, help_text in (
+        ("rotate-links", "new links; the old ones (and cookies made from them) stop working"),
+        ("delete", "delete the class (its learners keep their progress)"),
+    ):
+        actions.add_parser(action, help=help_text).add_argument("id")
+    klass.set_defaults(func=_class)
+    stats = commands.add_parser("stats", help="item analysis of every question, first attempts")
+    stats.add_argument("--lesson", action="append", help="only this slug (repeatable)")
+    stats.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    stats.set_defaults(func=_stats)
+    reports = commands.add_parser("reports", help="problems learners reported with questions")
+    reports.set_defaults(func=_reports)

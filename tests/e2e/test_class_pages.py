@@ -1,0 +1,95 @@
+"""Joining a class, the instructor's dashboard (light, dark, phone) and its export, in
+headless Chromium against a real server."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Browser, Page, expect
+
+from app.config import PROJECT_ROOT
+from tests.e2e.conftest import SCREENSHOTS
+from tests.live import LiveServer
+
+pytestmark = pytest.mark.browser
+
+
+def _make_class(server: LiveServer) -> tuple[str, str]:
+    env = {
+        **os.environ,
+        "GRADLAB_DATABASE_URL": f"sqlite:///{server.folder / 'live.db'}",
+        "GRADLAB_PUBLIC_URL": server.url,
+    }
+    out = subprocess.run(
+        [sys.executable, "-m", "app.cli", "class", "create", "Autograd, Tuesday"],
+        env=env,
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    join = next(line.split(": ", 1)[1] for line in out if line.startswith("join: "))
+    teach = next(line.split(": ", 1)[1] for line in out if line.startswith("instructor: "))
+    return join, teach
+
+
+def _no_serious_violations(page: Page) -> None:
+    results = Axe().run(page)
+    serious = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    assert not serious, [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in serious]
+
+
+def test_a_learner_joins_and_the_teacher_sees_the_class(
+    browser: Browser, server: LiveServer
+) -> None:
+    join, teach = _make_class(server)
+    learner = browser.new_context().new_page()
+    learner.goto(join)
+    expect(learner.get_by_role("heading", level=1)).to_contain_text("Autograd, Tuesday")
+    _no_serious_violations(learner)
+    learner.get_by_label("Display name").fill("Ada <b>L</b>")
+    learner.get_by_role("button", name="Join the class").click()
+    expect(learner.get_by_role("status")).to_contain_text("You are in")
+    answer = learner.request.post(
+        f"{server.url}/api/lessons/first-steps/steps/1/prediction",
+        data={"choice": "None", "confidence": "certain"},
+    )
+    assert answer.ok
+    learner.goto(f"{server.url}/progress")
+    expect(learner.locator(".my-classes")).to_contain_text("Autograd, Tuesday")
+
+    teacher = browser.new_context().new_page()
+    teacher.goto(teach)
+    assert teacher.url.startswith(f"{server.url}/classes/")
+    expect(teacher.locator("#roster ~ .table-scroll")).to_contain_text("Ada <b>L</b>")
+    expect(teacher.locator("#misconceptions ~ .table-scroll")).to_contain_text("None")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    teacher.screenshot(path=str(SCREENSHOTS / "class-dashboard.png"), full_page=True)
+    _no_serious_violations(teacher)
+    teacher.emulate_media(color_scheme="dark")
+    teacher.screenshot(path=str(SCREENSHOTS / "class-dashboard-dark.png"), full_page=True)
+    _no_serious_violations(teacher)
+
+    with teacher.expect_download() as download:
+        teacher.get_by_role("link", name="Download every first attempt (CSV)").click()
+    rows = download.value.path().read_text().splitlines()
+    assert rows[0].startswith("learner,lesson,kind,number,question,choice,correct")
+    assert rows[1].startswith("Ada <b>L</b>,first-steps,prediction,1,")
+
+    # The learner's own cookie does not open the dashboard.
+    learner.goto(teacher.url)
+    expect(learner.get_by_role("heading", level=1)).to_have_text("Page not found")
+
+
+def test_the_dashboard_fits_a_phone(browser: Browser, server: LiveServer) -> None:
+    _, teach = _make_class(server)
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme="dark")
+    page = phone.new_page()
+    page.goto(teach)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the dashboard is {width}px wide at 390px"
+    page.screenshot(path=str(SCREENSHOTS / "class-dashboard-phone.png"), full_page=True)
