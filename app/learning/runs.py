@@ -3,13 +3,10 @@ step, for grading typed values) and a learner's pitfall fix."""
 
 from __future__ import annotations
 
+from app.errors import SandboxBusy, SandboxDisabled, SandboxUnavailable
 from app.lessons.schema import Snippet, ValuePrediction
 from app.sandbox.result import RunResult
-from app.sandbox.service import Sandbox, SandboxBusy, SandboxUnavailable
-
-
-class SandboxDisabled(Exception):
-    """This server runs no snippets (GRADLAB_SANDBOX_ENABLED is off)."""
+from app.sandbox.service import Sandbox
 
 
 class Runs:

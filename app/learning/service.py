@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.errors import UnknownMode
 from app.learning.lessons import (
     LessonAnswers,
     catalog_progress,
@@ -19,7 +20,7 @@ from app.learning.lessons import (
 )
 from app.learning.mode_pages import ModeRequest
 from app.learning.practice import Practice, calibration_of, now, queue_items
-from app.learning.questions import NotFound, find_lesson
+from app.learning.questions import find_lesson
 from app.learning.queue import QueueView
 from app.learning.registry import DEFAULT_MODE, MODES, find_mode
 from app.learning.review_items import KIND_NAMES
@@ -83,7 +84,7 @@ class Learning:
         mode = find_mode(mode_slug)
         if mode is None:
             names = ", ".join(m.slug for m in MODES)
-            raise NotFound(f"There is no “{mode_slug}” mode. The modes are: {names}.")
+            raise UnknownMode(f"There is no “{mode_slug}” mode. The modes are: {names}.")
         previous, following = self.catalog.neighbours(slug)
         context: dict[str, object] = {
             "lesson": lesson,
@@ -154,7 +155,7 @@ class Learning:
         """The mode a learner last used for a lesson (the page posts it once shown)."""
         find_lesson(self.catalog, slug)
         if find_mode(body.mode) is None:
-            raise NotFound(f"There is no “{body.mode}” mode.")
+            raise UnknownMode(f"There is no “{body.mode}” mode.")
         self.store.set_lesson_mode(learner, slug, body.mode)
 
     def reset(self, learner: str | None) -> None:

@@ -6,10 +6,12 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from app.errors import RUNS, STORE, UnknownLesson
 from app.learning.schemas import LessonListing, RunRequest
 from app.lessons.public import lesson_summary
 from app.routes.deps import LearnerDep, LearningDep, MaybeLearnerDep, learner_id
 from app.sandbox.result import RunResult
+from app.web.problems import responses
 
 router = APIRouter()
 
@@ -30,7 +32,7 @@ async def list_lessons(learning: LearningDep) -> list[dict[str, Any]]:
     return [lesson_summary(lesson) for lesson in learning.catalog.lessons]
 
 
-@router.get("/api/lessons/{slug}", tags=["lessons"])
+@router.get("/api/lessons/{slug}", tags=["lessons"], responses=responses(UnknownLesson))
 async def get_lesson(slug: str, learning: LearningDep, learner: LearnerDep) -> dict[str, Any]:
     """A lesson without its answers, nor what explains them (see app/lessons/public.py); the
     choices in this learner's order."""
@@ -41,13 +43,7 @@ async def get_lesson(slug: str, learning: LearningDep, learner: LearnerDep) -> d
     "/api/run",
     response_model=RunResult,
     tags=["sandbox"],
-    responses={
-        413: {"description": "The snippet is larger than the limit"},
-        503: {
-            "description": "Every worker is busy and the queue is full (see Retry-After), "
-            "or the sandbox refuses to run snippets"
-        },
-    },
+    responses=responses(*RUNS, *STORE),
 )
 async def run_snippet(
     body: RunRequest, request: Request, learning: LearningDep, learner: MaybeLearnerDep
