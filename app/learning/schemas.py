@@ -35,6 +35,23 @@ class LessonListing(BaseModel):
     minutes: int
 
 
+class SandboxReport(BaseModel):
+    ready: bool
+    workers: int
+    busy: int
+    queued: int
+    isolation: dict[str, str] = Field(description='Each layer: "on" or "off: <why>"')
+    problem: str | None = Field(default=None, description="Why it is not ready, if it is not")
+
+
+class Health(BaseModel):
+    """GET /healthz: answers at once, even while every sandbox worker is busy."""
+
+    status: Literal["ok"]
+    lessons: int
+    sandbox: SandboxReport
+
+
 class RunRequest(BaseModel):
     code: str = Field(description="Python source of the snippet")
     lesson: str | None = Field(default=None, max_length=64, description="Lesson slug, for context")

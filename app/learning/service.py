@@ -8,7 +8,6 @@ row yet); the first recorded answer creates the row.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from app.errors import UnknownMode
 from app.learning.lessons import (
@@ -28,13 +27,15 @@ from app.learning.runs import Runs
 from app.learning.schemas import (
     CalibrationOut,
     CatalogProgress,
+    Health,
     LessonProgress,
     ModeBody,
+    SandboxReport,
     ValueBody,
     ValueFeedback,
 )
 from app.lessons.loader import Catalog
-from app.lessons.public import public_lesson
+from app.lessons.public import PublicLesson, public_lesson
 from app.lessons.schema import Lesson
 from app.modes.drills import lesson_drills
 from app.progress.records import LessonRecords
@@ -129,15 +130,23 @@ class Learning:
     def lesson(self, slug: str) -> Lesson:
         return find_lesson(self.catalog, slug)
 
-    def public_lesson(self, slug: str, learner: str) -> dict[str, Any]:
-        """The lesson as JSON without its answers nor what explains them, each prediction's
-        choices in this learner's order (the order of the pages)."""
+    def health(self) -> Health:
+        sandbox = self.runs.sandbox
+        report = (
+            SandboxReport.model_validate(sandbox.health())
+            if sandbox is not None
+            else SandboxReport(
+                ready=False, workers=0, busy=0, queued=0, isolation={}, problem="disabled"
+            )
+        )
+        return Health(status="ok", lessons=len(self.catalog), sandbox=report)
+
+    def public_lesson(self, slug: str, learner: str) -> PublicLesson:
+        """The lesson without its answers nor what explains them, each prediction's choices
+        in this learner's order (the order of the pages)."""
         lesson = find_lesson(self.catalog, slug)
-        data = public_lesson(lesson)
-        for view, raw in zip(step_views(lesson, learner), data["steps"], strict=True):
-            if raw.get("prediction") is not None:
-                raw["prediction"]["choices"] = view.choices
-        return data
+        orders = [view.choices for view in step_views(lesson, learner)]
+        return public_lesson(lesson, orders)
 
     def lesson_progress(self, slug: str, learner: str | None) -> LessonProgress:
         lesson = find_lesson(self.catalog, slug)

@@ -10,7 +10,7 @@ hook adds what every operation with a body or parameters may meet (400, 413, 422
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from http import HTTPStatus
 from typing import Any
 
@@ -81,7 +81,7 @@ def answer(
     request: Request,
     status: int,
     body: dict[str, Any],
-    headers: dict[str, str] | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> Response:
     """The error as Problem Details for the API, as the error page for a page."""
     if is_api(request):
@@ -101,7 +101,7 @@ def body_too_large(limit: int) -> bytes:
     """The 413 the body limit sends before any route runs (app/web/body_limit.py)."""
     problem = BodyTooLarge(f"The request body is larger than {limit} bytes.")
     body = problem_body(problem.slug, problem.title, problem.status, problem.detail)
-    return JSONResponse(body).body
+    return bytes(JSONResponse(body).body)
 
 
 def _field_errors(exc: RequestValidationError) -> list[FieldError]:
@@ -140,9 +140,11 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> Response:
         errors = _field_errors(exc)
-        if any(error.type == "json_invalid" for error in errors):
+        unreadable = [e for e in exc.errors() if e.get("type") == "json_invalid"]
+        if unreadable:
             slug, title, status = MALFORMED_JSON
-            detail = "The body could not be read as JSON: " + _in_words(errors)
+            why = str((unreadable[0].get("ctx") or {}).get("error", "")).strip()
+            detail = f"The body is not valid JSON ({why})." if why else f"{title}."
             return answer(request, status, problem_body(slug, title, status, detail))
         slug, title, status = INVALID_REQUEST
         return answer(request, status, problem_body(slug, title, status, _in_words(errors), errors))
