@@ -1,14 +1,25 @@
 """In Chromium: what explains an answer appears only once it is given (and again after a
 reload), a wrong pick shows its why, the choices' DOM order is the visible order, and a run
-refused while the server is busy waits out Retry-After with a countdown, then runs."""
+refused while the server is busy waits out Retry-After with a countdown, then runs; and the
+server's refusals (Problem Details) reach the learner in plain words on every kind of page."""
 
 from __future__ import annotations
+
+import json
 
 from playwright.sync_api import Page, Route, expect
 
 from tests.e2e.conftest import LiveServer
 
 STEP_1 = ".step[data-step='1']"
+BUSY = json.dumps(
+    {
+        "type": "/problems/sandbox-busy",
+        "title": "Every sandbox worker is busy",
+        "status": 503,
+        "detail": "every worker is busy and the queue is full",
+    }
+)
 
 
 def test_the_reveal_comes_with_the_commit_and_stays_after_a_reload(
@@ -50,8 +61,8 @@ def test_a_busy_server_is_waited_out_with_a_countdown(page: Page, server: LiveSe
             refused.append(True)
             route.fulfill(
                 status=503,
-                headers={"Retry-After": "2", "Content-Type": "application/json"},
-                body='{"detail": "Every worker is busy."}',
+                headers={"Retry-After": "2", "Content-Type": "application/problem+json"},
+                body=BUSY,
             )
         else:
             route.fulfill(
@@ -77,7 +88,9 @@ def test_cancel_stops_the_wait(page: Page, server: LiveServer) -> None:
     page.route(
         "**/api/run",
         lambda route: route.fulfill(
-            status=503, headers={"Retry-After": "5"}, body='{"detail": "busy"}'
+            status=503,
+            headers={"Retry-After": "5", "Content-Type": "application/problem+json"},
+            body=BUSY,
         ),
     )
     page.goto(f"{server.url}/lessons/second-steps")
@@ -85,3 +98,48 @@ def test_cancel_stops_the_wait(page: Page, server: LiveServer) -> None:
     runnable.get_by_role("button", name="Run").click()
     runnable.get_by_role("button", name="Cancel").click()
     expect(runnable.locator(".run-status")).to_contain_text("cancelled")
+
+
+def _altered(body: dict[str, object]) -> object:
+    """Send the page's request to the real server with `body` merged into its JSON."""
+
+    def send(route: Route) -> None:
+        sent = route.request.post_data_json or {}
+        route.continue_(post_data=json.dumps({**sent, **body}))
+
+    return send
+
+
+def test_a_choice_the_step_does_not_have_is_refused_in_words(
+    page: Page, server: LiveServer
+) -> None:
+    page.route("**/steps/1/prediction", _altered({"choice": "a choice it does not have"}))
+    page.goto(f"{server.url}/lessons/first-steps")
+    step = page.locator(STEP_1)
+    step.get_by_role("button", name="None", exact=True).click()
+    feedback = step.locator(".prediction-feedback")
+    expect(feedback).to_contain_text("That is not one of the choices.")
+    expect(feedback).not_to_contain_text("{")
+    expect(step.locator(".step-reveal")).to_be_hidden()
+
+
+def test_code_over_the_limit_is_refused_in_words(page: Page, server: LiveServer) -> None:
+    page.route("**/api/run", _altered({"code": "x = 1\n" * 4000}))
+    page.goto(f"{server.url}/playground")
+    page.get_by_role("button", name="Run").click()
+    status = page.locator(".runnable .run-status")
+    expect(status).to_contain_text("This code is too long to run.")
+    expect(status).to_contain_text("larger than")
+
+
+def test_an_unknown_flashcard_is_refused_in_words(page: Page, server: LiveServer) -> None:
+    page.route(
+        "**/flashcards/takeaway-1",
+        lambda route: route.continue_(url=route.request.url.replace("takeaway-1", "no-such-card")),
+    )
+    page.goto(f"{server.url}/lessons/first-steps/flashcards")
+    card = page.locator(".flashcard[data-card='takeaway-1']")
+    card.get_by_role("button", name="Show answer").click()
+    back = card.locator(".flashcard-back")
+    expect(back).to_contain_text("Turning the card over failed: not found.")
+    expect(back).to_contain_text("has no flashcard 'no-such-card'")
