@@ -25,16 +25,6 @@ class Score(BaseModel):
 
 
 # --- requests ---------------------------------------------------------------------------------
-class LessonListing(BaseModel):
-    """A lesson in the catalog's list (GET /api/lessons)."""
-
-    slug: str
-    title: str
-    summary: str
-    level: str
-    minutes: int
-
-
 class SandboxReport(BaseModel):
     ready: bool
     workers: int

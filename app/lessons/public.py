@@ -31,8 +31,20 @@ _REVEALED_STEP_FIELDS = {"concept", "explanation", "insight"}
 _HIDDEN_MYTH_FIELDS = {"answer", "belief", "reality", "why_it_matters", "demo"}
 
 
-def lesson_summary(lesson: Lesson) -> dict[str, Any]:
-    return lesson.model_dump(include={"slug", "title", "summary", "level", "minutes"})
+class LessonListing(BaseModel):
+    """A lesson in the catalog's list (GET /api/lessons)."""
+
+    slug: str
+    title: str
+    summary: str
+    level: Level
+    minutes: int
+
+
+def lesson_summary(lesson: Lesson) -> LessonListing:
+    return LessonListing.model_validate(
+        lesson.model_dump(include={"slug", "title", "summary", "level", "minutes"})
+    )
 
 
 class AskedChoice(BaseModel):

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request
 
 from app.errors import RUNS, STORE, UnknownLesson
-from app.learning.schemas import Health, LessonListing, RunRequest
-from app.lessons.public import PublicLesson, lesson_summary
+from app.learning.schemas import Health, RunRequest
+from app.lessons.public import LessonListing, PublicLesson, lesson_summary
 from app.routes.deps import LearnerDep, LearningDep, MaybeLearnerDep, learner_id
 from app.sandbox.result import RunResult
 from app.web.problems import responses
@@ -21,8 +19,8 @@ async def healthz(learning: LearningDep) -> Health:
     return learning.health()
 
 
-@router.get("/api/lessons", response_model=list[LessonListing], tags=["lessons"])
-async def list_lessons(learning: LearningDep) -> list[dict[str, Any]]:
+@router.get("/api/lessons", tags=["lessons"])
+async def list_lessons(learning: LearningDep) -> list[LessonListing]:
     return [lesson_summary(lesson) for lesson in learning.catalog.lessons]
 
 
