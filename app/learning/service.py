@@ -40,8 +40,11 @@ from app.lessons.schema import Lesson
 from app.modes.drills import lesson_drills
 from app.progress.records import LessonRecords
 from app.progress.store import ProgressStore
+from app.progress.writer import Writer
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox
+
+__all__ = ["Learning", "Page", "Writer"]
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,11 @@ class Learning:
         self.catalog = catalog
         self.store = store
         self.runs = Runs(sandbox)
+
+    @property
+    def writer(self) -> Writer:
+        """Where a write of the core goes: off the event loop, to the store's one writer."""
+        return self.store.writer
 
     # --- per learner ----------------------------------------------------------------------------
     def answers(self, learner: str) -> LessonAnswers:

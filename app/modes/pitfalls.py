@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from app.lessons.check import snippet_problems
+from app.lessons.claims import snippet_problems
 from app.lessons.numeric import compare
 from app.lessons.schema import Pitfall
 from app.sandbox.result import RunResult

@@ -14,8 +14,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.learning.lessons import LessonAnswers
 from app.learning.practice import Practice
-from app.learning.service import Learning, Page
-from app.progress.writer import Writer
+from app.learning.service import Learning, Page, Writer
 from app.web.templates import templates
 
 LEARNER_KEY = "learner"
@@ -93,7 +92,7 @@ async def read(learning: Learning, call: Callable[P, T], *args: P.args, **kwargs
 # since it may wait for the database's one writer, and on SQLite in the one thread that takes
 # the writes in turn (app/progress/writer.py).
 async def _writer(learning: LearningDep) -> Writer:
-    return learning.store.writer
+    return learning.writer
 
 
 WriterDep = Annotated[Writer, Depends(_writer)]

@@ -10,13 +10,10 @@ import time
 from pathlib import Path
 
 from app.sandbox.isolation import Confinement, LayerFailed, _prctl
+from app.sandbox.shared import CODE_RECEIVED, SANDBOX_FAILED_EXIT
 from app.sandbox.warmup import warm_up_child
 
 MAX_CODE_READ = 1 << 20
-SANDBOX_FAILED_EXIT = 121
-# The child's first byte on the result channel, written once it has its code and before it runs
-# anything: a child that dies without it never started the run (a spare killed from outside).
-CODE_RECEIVED = b"\x06"
 
 
 def take_over(scratch: Path, pipes: tuple[int, int, int, int]) -> None:

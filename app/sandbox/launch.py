@@ -14,7 +14,7 @@ from pathlib import Path
 
 from app.config import PROJECT_ROOT, Settings
 from app.sandbox.protocol import MAX_PACKET, ProtocolError, Ready, decode_event
-from app.sandbox.zygote import ZygoteConfig
+from app.sandbox.shared import ZygoteConfig
 
 START_TIMEOUT_S = 120.0
 # Environment variables the zygote may keep; everything else (secrets included) is dropped.

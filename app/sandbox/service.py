@@ -41,10 +41,10 @@ from app.sandbox.protocol import (
     encode,
 )
 from app.sandbox.result import KILLED, ChildReport, RunResult
+from app.sandbox.shared import tree_size
 from app.sandbox.timeline import PhaseLog, now
 from app.sandbox.tracking import Event, FollowedRun, Lost, never_started, remaining
 from app.sandbox.verdict import Ending, elapsed_ms, lost, verdict
-from app.sandbox.zygote import tree_size
 
 log = logging.getLogger("gradlab.sandbox")
 

@@ -8,10 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.sandbox.child import CODE_RECEIVED
 from app.sandbox.pipes import RunPipes
 from app.sandbox.protocol import FromZygote
 from app.sandbox.result import ChildReport
+from app.sandbox.shared import CODE_RECEIVED
 from app.sandbox.timeline import now
 from app.sandbox.verdict import Ending, parse_report
 

@@ -12,10 +12,10 @@ from pydantic import ValidationError
 
 from app.config import Settings
 from app.sandbox.backward_result import BackwardWalk
-from app.sandbox.child import SANDBOX_FAILED_EXIT
 from app.sandbox.hints import hint_for
 from app.sandbox.pipes import OutputBudget
 from app.sandbox.result import ChildReport, ErrorInfo, Graph, RunResult, Status
+from app.sandbox.shared import SANDBOX_FAILED_EXIT
 
 log = logging.getLogger("gradlab.sandbox")
 MEMORY_MESSAGES = ("can't allocate memory", "Cannot allocate memory", "out of memory")

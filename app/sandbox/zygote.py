@@ -27,26 +27,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.sandbox.child import SANDBOX_FAILED_EXIT, run_child
+from app.sandbox.child import run_child
 from app.sandbox.isolation import ChildLimits, Confinement
 from app.sandbox.protocol import MAX_PACKET, FromZygote, ProtocolError, ToZygote, decode_op, encode
+from app.sandbox.shared import SANDBOX_FAILED_EXIT, ZygoteConfig, tree_size
 from app.sandbox.warmup import load_and_settle
 
 SCRATCH_POLL_S = 0.02
-
-
-@dataclass(frozen=True)
-class ZygoteConfig:
-    wall_time_s: float
-    cpu_s: int
-    memory_bytes: int
-    file_size_bytes: int
-    scratch_bytes: int
-    open_files: int
-    scratch_root: str
-    user: str | None  # drop to this user when root
-    spares: int = 1  # children kept ready ahead of demand
-    relaxed: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -325,18 +312,6 @@ def _still_running(pid: int) -> bool:
         return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None
     except ChildProcessError:
         return False
-
-
-def tree_size(path: Path) -> int:
-    total = 0
-    try:
-        with os.scandir(path) as entries:
-            for entry in entries:
-                with contextlib.suppress(OSError):
-                    total += entry.stat(follow_symlinks=False).st_blocks * 512
-    except OSError:
-        pass
-    return total
 
 
 def main() -> None:
