@@ -143,3 +143,44 @@ def test_an_unknown_flashcard_is_refused_in_words(page: Page, server: LiveServer
     back = card.locator(".flashcard-back")
     expect(back).to_contain_text("Turning the card over failed: not found.")
     expect(back).to_contain_text("has no flashcard 'no-such-card'")
+
+
+def test_a_hint_past_the_last_is_refused_in_words(page: Page, server: LiveServer) -> None:
+    page.route(
+        "**/pitfalls/1/hints/1",
+        lambda route: route.continue_(url=route.request.url.replace("/hints/1", "/hints/9")),
+    )
+    page.goto(f"{server.url}/lessons/first-steps/pitfall-fixer")
+    fixer = page.locator("#pitfall-1")
+    fixer.get_by_role("button", name="Hint 1 of 3").click()
+    verdict = fixer.locator(".fixer-verdict")
+    expect(verdict).to_contain_text("Fetching the hint failed: not found. Hints go from 1 to 3.")
+
+
+def test_a_myth_answer_that_is_not_yes_or_no_is_refused_in_words(
+    page: Page, server: LiveServer
+) -> None:
+    page.route("**/myths/1/answer", _altered({"answer": "maybe"}))
+    page.goto(f"{server.url}/lessons/first-steps/myth-busters")
+    myth = page.locator(".quiz-myth[data-myth='1']")
+    myth.get_by_role("button", name="Yes", exact=True).click()
+    feedback = myth.locator(".quiz-feedback")
+    expect(feedback).to_contain_text("was refused. answer: Input should be 'yes' or 'no'.")
+
+
+def test_a_review_item_answered_twice_is_refused_in_words(page: Page, server: LiveServer) -> None:
+    page.goto(f"{server.url}/lessons/first-steps/myth-busters")
+    myth = page.locator(".quiz-myth[data-myth='1']")
+    myth.get_by_role("button", name="Yes", exact=True).click()
+    expect(myth.locator(".quiz-feedback")).to_contain_text("Not quite.")
+
+    def answered_elsewhere_first(route: Route) -> None:
+        route.fetch()  # the same answer from another tab lands first
+        route.continue_()
+
+    page.route("**/api/review/*/answer", answered_elsewhere_first)
+    page.goto(f"{server.url}/review")
+    item = page.locator(".review-item").first
+    item.get_by_role("button", name="No", exact=True).click()
+    feedback = item.locator(".review-feedback")
+    expect(feedback).to_contain_text("You answered this one already.")
