@@ -20,8 +20,8 @@ from app.lessons.reload import LiveCatalog, log_broken
 from app.modes.scheduler import describe_wait
 from app.progress.database import make_engine, prepare_schema
 from app.progress.store import ProgressStore
-from app.routes import api, classes, dev, errors, learning, lti, modes, pages, review, shares
-from app.web import page_speed, templates
+from app.routes import api, classes, dev, learning, lti, modes, pages, review, shares
+from app.web import page_speed, problems, templates
 from app.web.body_limit import BodyLimitMiddleware
 from app.web.collector import settle_for_serving
 from app.web.head import HeadMiddleware
@@ -156,8 +156,7 @@ def _install_routes(app: FastAPI, catalog: Catalog, *, with_dev: bool) -> None:
     if with_dev:
         app.include_router(dev.router)
         log_broken(catalog)
-    templates.install_error_pages(app)
-    errors.install(app)
+    problems.install(app)
     templates.templates.env.globals["describe_wait"] = describe_wait
     page_speed.install(templates.templates)
 

@@ -7,16 +7,12 @@ import signal
 import threading
 from typing import Any
 
-import httpx
 import pytest
-import schemathesis
 from fastapi.testclient import TestClient
-from hypothesis import HealthCheck, settings
 
 from app.main import create_app
 from app.processes import child_pids
-from tests.conftest import FIXTURE_LESSONS, SandboxHarness, make_settings, wait_until
-from tests.live import LiveServer
+from tests.conftest import SandboxHarness, make_settings, wait_until
 from tests.sandbox.started import MARK, submit, wait_until_started
 
 LESSON = "/api/lessons/first-steps"
@@ -49,7 +45,7 @@ def test_a_child_killed_from_outside_is_reported_and_the_next_run_is_clean() -> 
 
 
 BAD_REQUESTS: list[tuple[str, str, dict[str, Any], int]] = [
-    ("POST", "/api/run", {"content": b"{", "headers": {"content-type": "application/json"}}, 422),
+    ("POST", "/api/run", {"content": b"{", "headers": {"content-type": "application/json"}}, 400),
     ("POST", "/api/run", {"json": {"code": None}}, 422),
     ("POST", "/api/run", {"json": ["code"]}, 422),
     (
@@ -75,7 +71,7 @@ BAD_REQUESTS: list[tuple[str, str, dict[str, Any], int]] = [
         "PUT",
         f"{LESSON}/steps/1/code",
         {"content": b"\xff\xfe", "headers": {"content-type": "application/json"}},
-        422,
+        400,
     ),
     ("GET", "/lessons/%00", {}, 404),
     ("GET", "/lessons/" + "a" * 5000, {}, 404),
@@ -93,8 +89,11 @@ def test_bad_requests_get_a_clear_client_error(
 ) -> None:
     answer = sandbox_client.request(method, path, **options)
     assert answer.status_code == status, answer.text
-    if answer.headers["content-type"].startswith("application/json"):
-        assert answer.json()["detail"]
+    if path.startswith("/api/"):
+        assert answer.headers["content-type"] == "application/problem+json"
+        problem = answer.json()
+        assert problem["status"] == status
+        assert problem["type"].startswith("/problems/") and problem["title"] and problem["detail"]
 
 
 def test_a_database_restart_during_requests_loses_nothing_and_never_500s(postgres: Any) -> None:
@@ -128,30 +127,3 @@ def test_a_database_restart_during_requests_loses_nothing_and_never_500s(postgre
         final = client.get(f"{LESSON}/progress").json()
     assert final["steps"]["1"]["code"] == acknowledged[-1]
     assert final["myths"]["1"]["answer"] == "no"
-
-
-@pytest.fixture(scope="module")
-def live_api() -> Any:
-    server = LiveServer(FIXTURE_LESSONS, queue_size="64")
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def api_schema(live_api: LiveServer) -> Any:
-    return schemathesis.openapi.from_url(f"{live_api.url}/openapi.json")
-
-
-schema = schemathesis.pytest.from_fixture("api_schema")
-
-
-@schema.parametrize()
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-def test_fuzzing_the_api_finds_no_server_error(case: Any) -> None:
-    case.call_and_validate(checks=[schemathesis.checks.not_a_server_error])
-
-
-def test_the_server_still_serves_after_the_fuzzing(live_api: LiveServer) -> None:
-    assert httpx.get(f"{live_api.url}/healthz").json()["sandbox"]["ready"] is True
-    run = httpx.post(f"{live_api.url}/api/run", json={"code": "print(2 + 2)"}).json()
-    assert run["stdout"] == "4\n"

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 
-from app.learning.questions import NotFound, myth_fingerprint, prediction_fingerprint
+from app.errors import InvalidText, NotFound
+from app.learning.questions import myth_fingerprint, prediction_fingerprint
 from app.lessons.loader import Catalog
 from app.lessons.schema import Lesson
 from app.modes.calibration import LevelStats, advice, calibration
@@ -27,10 +28,6 @@ from app.progress.store import ProgressStore
 
 DISPLAY_NAME_MAX = 60
 REPORT_MAX = 2000
-
-
-class InvalidInput(ValueError):
-    """A display name or a report the core will not keep (a 422 to the routes)."""
 
 
 @dataclass(frozen=True)
@@ -140,9 +137,9 @@ def clean_display_name(raw: str) -> str:
     """A display name as kept: trimmed, one line, printable, 1 to 60 characters."""
     name = " ".join(raw.split())
     if any(unicodedata.category(char).startswith("C") for char in name):
-        raise InvalidInput("A display name cannot hold control characters")
+        raise InvalidText("A display name cannot hold control characters")
     if not 1 <= len(name) <= DISPLAY_NAME_MAX:
-        raise InvalidInput(f"A display name has 1 to {DISPLAY_NAME_MAX} characters")
+        raise InvalidText(f"A display name has 1 to {DISPLAY_NAME_MAX} characters")
     return name
 
 
@@ -328,7 +325,7 @@ def find_question(catalog: Catalog, slug: str, kind: str, number: int) -> Questi
 def clean_report(raw: str) -> str:
     text = raw.strip()
     if not 1 <= len(text) <= REPORT_MAX:
-        raise InvalidInput(f"A report has 1 to {REPORT_MAX} characters")
+        raise InvalidText(f"A report has 1 to {REPORT_MAX} characters")
     return text
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from app import rendering
+from app.errors import AnswerError, NotAChoice
 from app.learning.schemas import (
     DrillFeedback,
     FixVerdict,
@@ -29,10 +30,6 @@ from app.modes.flashcards import Flashcard
 from app.modes.pitfalls import judge_fix
 from app.modes.scheduler import Grade
 from app.sandbox.result import RunResult
-
-
-class AnswerError(ValueError):
-    """The answer does not fit the question (not one of its choices, no rating, ...)."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +59,7 @@ def step_reveal(step: Step) -> StepReveal:
 def grade_choice(step: Step, choice: str | None) -> bool:
     """Graded by the choice's text, never by its position."""
     if step.prediction is None or choice is None or step.prediction.choice(choice) is None:
-        raise AnswerError("That is not one of the choices")
+        raise NotAChoice("That is not one of the choices")
     return choice == step.prediction.answer
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from app.errors import UnknownStep
 from app.learning import grader
 from app.learning.lti.grades import queue_score
 from app.learning.questions import (
-    NotFound,
     asks,
     choice_order,
     find_lesson,
@@ -198,7 +198,7 @@ class LessonAnswers:
     def commit_prediction(self, slug: str, number: int, body: PredictionBody) -> PredictionReveal:
         step = find_step(find_lesson(self.catalog, slug), number)
         if step.prediction is None:
-            raise NotFound(f"Step {number} of {slug!r} asks for no prediction")
+            raise UnknownStep(f"Step {number} of {slug!r} asks for no prediction")
         correct = grader.grade_choice(step, body.choice)
         fingerprint = prediction_fingerprint(step.prediction)
         answer = PredictionRecord(body.choice, body.confidence, correct, fingerprint)
@@ -213,7 +213,7 @@ class LessonAnswers:
         """The step, its code and its value question, if it asks for a typed value."""
         step = find_step(find_lesson(self.catalog, slug), number)
         if step.value_prediction is None or step.snippet is None:
-            raise NotFound(f"Step {number} of {slug!r} asks for no value")
+            raise UnknownStep(f"Step {number} of {slug!r} asks for no value")
         return step, step.snippet, step.value_prediction
 
     def check_value(self, slug: str, number: int, body: ValueBody, actual: object) -> ValueFeedback:
@@ -250,7 +250,7 @@ class LessonAnswers:
         """Keep (or, with None, forget) the learner's edited version of a step's code."""
         step = find_step(find_lesson(self.catalog, slug), number)
         if code is not None and step.snippet is None:
-            raise NotFound(f"Step {number} of {slug!r} has no code")
+            raise UnknownStep(f"Step {number} of {slug!r} has no code")
         self.store.save_code(self.learner, slug, number, code)
 
     def completed_by_running(self, slug: str | None, number: int | None) -> bool:

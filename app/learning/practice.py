@@ -7,9 +7,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from app import rendering
+from app.errors import UnknownDrill, UnknownFlashcard, UnknownPitfall, UnknownReviewItem
 from app.learning import grader
-from app.learning.questions import NotFound, find_lesson, prediction_fingerprint
-from app.learning.queue import NotDue, QueueView, ReviewQueue
+from app.learning.questions import find_lesson, prediction_fingerprint
+from app.learning.queue import QueueView, ReviewQueue
 from app.learning.review_items import KIND_NAMES, Answer
 from app.learning.runs import Runs
 from app.learning.schemas import (
@@ -36,7 +37,7 @@ from app.modes.flashcards import find_flashcard
 from app.modes.scheduler import Grade, describe_wait
 from app.progress.store import ProgressStore
 
-__all__ = ["NotDue", "Practice", "calibration_of", "queue_items"]
+__all__ = ["Practice", "calibration_of", "queue_items"]
 
 
 def now() -> datetime:
@@ -45,7 +46,7 @@ def now() -> datetime:
 
 def _pitfall(lesson: Lesson, number: int) -> Pitfall:
     if not 1 <= number <= len(lesson.pitfalls):
-        raise NotFound(f"Lesson {lesson.slug!r} has no pitfall {number}")
+        raise UnknownPitfall(f"Lesson {lesson.slug!r} has no pitfall {number}")
     return lesson.pitfalls[number - 1]
 
 
@@ -115,7 +116,7 @@ class Practice:
         `reveal` asks for it."""
         drill = find_drill(find_lesson(self.catalog, slug), drill_id)
         if drill is None:
-            raise NotFound(f"Lesson {slug!r} has no drill {drill_id!r}")
+            raise UnknownDrill(f"Lesson {slug!r} has no drill {drill_id!r}")
         correct, feedback = grader.grade_typed(
             grader.ValueCheck(drill.expected), body.value, body.reveal
         )
@@ -131,12 +132,12 @@ class Practice:
     def flashcard_back(self, slug: str, card_id: str) -> FlashcardBack:
         card = find_flashcard(find_lesson(self.catalog, slug), card_id)
         if card is None:
-            raise NotFound(f"Lesson {slug!r} has no flashcard {card_id!r}")
+            raise UnknownFlashcard(f"Lesson {slug!r} has no flashcard {card_id!r}")
         return grader.flashcard_back(card)
 
     def rate_flashcard(self, slug: str, card_id: str, rating: Grade) -> RatingResult:
         """The learner's own grade of a card; `again` and `hard` put it in the review queue."""
-        self.flashcard_back(slug, card_id)  # NotFound for an unknown card
+        self.flashcard_back(slug, card_id)  # UnknownFlashcard for an unknown card
         moment = now()
         with self.store.together():
             self.store.record_flashcard(self.learner, slug, card_id, rating.value)
@@ -150,7 +151,7 @@ class Practice:
         """The hint ladder: 1 the root cause, 2 the line that goes wrong, 3 the corrected line."""
         pitfall = _pitfall(find_lesson(self.catalog, slug), number)
         if not 1 <= level <= pitfalls.HINT_LEVELS:
-            raise NotFound(f"Hints go from 1 to {pitfalls.HINT_LEVELS}")
+            raise UnknownPitfall(f"Hints go from 1 to {pitfalls.HINT_LEVELS}")
         found = pitfalls.hint(pitfall, level)
         return HintOut(
             level=found.level,
@@ -195,7 +196,7 @@ class Practice:
         given = Answer(choice=body.choice, answer=body.answer, value=body.value, rating=body.rating)
         answered = self.queue.answer(card_id, given, moment)
         if answered is None:
-            raise NotFound(f"There is no review item {card_id}")
+            raise UnknownReviewItem(f"There is no review item {card_id}")
         outcome, memory = answered
         return ReviewResult(
             correct=outcome.correct,

@@ -11,13 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 
+from app.errors import UnknownLesson, UnknownMyth, UnknownStep
 from app.lessons.loader import Catalog
 from app.lessons.schema import ChoicePrediction, Lesson, Myth, Step, ValuePrediction
-
-
-class NotFound(LookupError):
-    """No such lesson, or the lesson has no such step, myth, drill, card or pitfall (a 404 to
-    the routes)."""
 
 
 def _digest(*parts: object) -> str:
@@ -59,19 +55,19 @@ def choice_order(learner: str, lesson: str, step: int, texts: list[str]) -> list
 def find_lesson(catalog: Catalog, slug: str) -> Lesson:
     lesson = catalog.get(slug)
     if lesson is None:
-        raise NotFound(f"No lesson called {slug!r}")
+        raise UnknownLesson(f"No lesson called {slug!r}")
     return lesson
 
 
 def find_step(lesson: Lesson, number: int) -> Step:
     if not 1 <= number <= len(lesson.steps):
-        raise NotFound(f"Lesson {lesson.slug!r} has no step {number}")
+        raise UnknownStep(f"Lesson {lesson.slug!r} has no step {number}")
     return lesson.steps[number - 1]
 
 
 def find_myth(lesson: Lesson, number: int) -> Myth:
     if not 1 <= number <= len(lesson.myths):
-        raise NotFound(f"Lesson {lesson.slug!r} has no myth {number}")
+        raise UnknownMyth(f"Lesson {lesson.slug!r} has no myth {number}")
     return lesson.myths[number - 1]
 
 

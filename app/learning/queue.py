@@ -15,16 +15,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
+from app.errors import NotDue
 from app.learning.grader import Graded
 from app.learning.review_items import Answer, Prompt, grade, prompt_for
 from app.lessons.loader import Catalog
 from app.modes.scheduler import Grade, Memory, new_memory, review, utc
 from app.progress.records import CardMemory
 from app.progress.store import ProgressStore, StoredCard
-
-
-class NotDue(Exception):
-    """The item was already answered (it is scheduled for later)."""
 
 
 @dataclass(frozen=True)
@@ -132,7 +129,7 @@ class ReviewQueue:
             return None
         memory = _memory(card)
         if memory.due > utc(now):
-            raise NotDue(memory.due)
+            raise NotDue
         outcome = grade(prompt, given)
         if outcome.grade is not None:
             memory = review(memory, outcome.grade, now)

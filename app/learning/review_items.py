@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from app.errors import AnswerError
 from app.learning import grader
-from app.learning.grader import AnswerError, Graded, ValueCheck
+from app.learning.grader import Graded, ValueCheck
 from app.learning.questions import (
     choice_order,
     item_fingerprint,
@@ -23,7 +24,7 @@ from app.modes.drills import find_drill
 from app.modes.flashcards import Flashcard, find_flashcard
 from app.modes.scheduler import Grade
 
-__all__ = ["KIND_NAMES", "Answer", "AnswerError", "Prompt", "grade", "prompt_for"]
+__all__ = ["KIND_NAMES", "Answer", "Prompt", "grade", "prompt_for"]
 
 # The mode page each kind of item is asked on.
 _PAGES = {

@@ -3,19 +3,10 @@ step, for grading typed values) and a learner's pitfall fix."""
 
 from __future__ import annotations
 
+from app.errors import SandboxBusy, SandboxDisabled, SandboxUnavailable
 from app.lessons.schema import Snippet, ValuePrediction
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox
-
-# Why a run did not happen, re-exported: the HTTP layer maps them to answers and imports no
-# sandbox module (docs/architecture.md).
-from app.sandbox.service import SandboxBusy as SandboxBusy
-from app.sandbox.service import SandboxUnavailable as SandboxUnavailable
-from app.sandbox.service import SnippetTooLarge as SnippetTooLarge
-
-
-class SandboxDisabled(Exception):
-    """This server runs no snippets (GRADLAB_SANDBOX_ENABLED is off)."""
 
 
 class Runs:

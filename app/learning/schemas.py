@@ -25,14 +25,21 @@ class Score(BaseModel):
 
 
 # --- requests ---------------------------------------------------------------------------------
-class LessonListing(BaseModel):
-    """A lesson in the catalog's list (GET /api/lessons)."""
+class SandboxReport(BaseModel):
+    ready: bool
+    workers: int
+    busy: int
+    queued: int
+    isolation: dict[str, str] = Field(description='Each layer: "on" or "off: <why>"')
+    problem: str | None = Field(default=None, description="Why it is not ready, if it is not")
 
-    slug: str
-    title: str
-    summary: str
-    level: str
-    minutes: int
+
+class Health(BaseModel):
+    """GET /healthz: answers at once, even while every sandbox worker is busy."""
+
+    status: Literal["ok"]
+    lessons: int
+    sandbox: SandboxReport
 
 
 class RunRequest(BaseModel):

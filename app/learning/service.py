@@ -8,8 +8,8 @@ row yet); the first recorded answer creates the row.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from app.errors import UnknownMode
 from app.learning.lessons import (
     LessonAnswers,
     catalog_progress,
@@ -20,7 +20,7 @@ from app.learning.lessons import (
 from app.learning.lti.launch import LtiLaunches
 from app.learning.mode_pages import ModeRequest
 from app.learning.practice import Practice, calibration_of, now, queue_items
-from app.learning.questions import NotFound, find_lesson
+from app.learning.questions import find_lesson
 from app.learning.queue import QueueView
 from app.learning.registry import DEFAULT_MODE, MODES, find_mode
 from app.learning.review_items import KIND_NAMES
@@ -28,8 +28,10 @@ from app.learning.runs import Runs
 from app.learning.schemas import (
     CalibrationOut,
     CatalogProgress,
+    Health,
     LessonProgress,
     ModeBody,
+    SandboxReport,
     ShareBody,
     ShareMade,
     ValueBody,
@@ -38,14 +40,14 @@ from app.learning.schemas import (
 from app.learning.shares import Shares
 from app.learning.teaching import Teaching
 from app.lessons.loader import Catalog
-from app.lessons.public import public_lesson
+from app.lessons.public import PublicLesson, public_lesson
 from app.lessons.schema import Lesson
 from app.modes.drills import lesson_drills
 from app.progress.records import LessonRecords
 from app.progress.store import ProgressStore
 
 # The one way the core's writes leave the event loop; the routes' WriterDep hands it to them.
-from app.progress.writer import Writer as Writer
+from app.progress.writer import Writer
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox
 
@@ -56,6 +58,8 @@ y = (x ** 2).sum()
 y.backward()
 print(x.grad)
 """
+
+__all__ = ["Learning", "Page", "Writer"]
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,11 @@ class Learning:
         self.shares = shares  # made once per app: its hourly counts outlive a catalog reload
         self.teaching = Teaching(catalog, store)
         self.lti = LtiLaunches(catalog, store, public_url)
+
+    @property
+    def writer(self) -> Writer:
+        """Where a write of the core goes: off the event loop, to the store's one writer."""
+        return self.store.writer
 
     # --- per learner ----------------------------------------------------------------------------
     def answers(self, learner: str) -> LessonAnswers:
@@ -109,7 +118,7 @@ class Learning:
         mode = find_mode(mode_slug)
         if mode is None:
             names = ", ".join(m.slug for m in MODES)
-            raise NotFound(f"There is no “{mode_slug}” mode. The modes are: {names}.")
+            raise UnknownMode(f"There is no “{mode_slug}” mode. The modes are: {names}.")
         previous, following = self.catalog.neighbours(slug)
         context: dict[str, object] = {
             "lesson": lesson,
@@ -164,15 +173,23 @@ class Learning:
     def lesson(self, slug: str) -> Lesson:
         return find_lesson(self.catalog, slug)
 
-    def public_lesson(self, slug: str, learner: str) -> dict[str, Any]:
-        """The lesson as JSON without its answers nor what explains them, each prediction's
-        choices in this learner's order (the order of the pages)."""
+    def health(self) -> Health:
+        sandbox = self.runs.sandbox
+        report = (
+            SandboxReport.model_validate(sandbox.health())
+            if sandbox is not None
+            else SandboxReport(
+                ready=False, workers=0, busy=0, queued=0, isolation={}, problem="disabled"
+            )
+        )
+        return Health(status="ok", lessons=len(self.catalog), sandbox=report)
+
+    def public_lesson(self, slug: str, learner: str) -> PublicLesson:
+        """The lesson without its answers nor what explains them, each prediction's choices
+        in this learner's order (the order of the pages)."""
         lesson = find_lesson(self.catalog, slug)
-        data = public_lesson(lesson)
-        for view, raw in zip(step_views(lesson, learner), data["steps"], strict=True):
-            if raw.get("prediction") is not None:
-                raw["prediction"]["choices"] = view.choices
-        return data
+        orders = [view.choices for view in step_views(lesson, learner)]
+        return public_lesson(lesson, orders)
 
     def lesson_progress(self, slug: str, learner: str | None) -> LessonProgress:
         lesson = find_lesson(self.catalog, slug)
@@ -190,7 +207,7 @@ class Learning:
         """The mode a learner last used for a lesson (the page posts it once shown)."""
         find_lesson(self.catalog, slug)
         if find_mode(body.mode) is None:
-            raise NotFound(f"There is no “{body.mode}” mode.")
+            raise UnknownMode(f"There is no “{body.mode}” mode.")
         self.store.set_lesson_mode(learner, slug, body.mode)
 
     def make_share(self, learner: str, address: str, body: ShareBody, base_url: str) -> ShareMade:

@@ -22,12 +22,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from app.learning.questions import NotFound, find_lesson, find_step
+from app.errors import NotFound, SnippetTooLarge, TooManyRequests
+from app.learning.questions import find_lesson, find_step
 from app.learning.schemas import ShareBody, ShareMade
 from app.lessons.loader import Catalog
 from app.progress.shares_store import StoredShare
 from app.progress.store import ProgressStore
-from app.sandbox.service import SnippetTooLarge
 
 ID_BYTES = 12  # 96 random bits: token_urlsafe makes 16 characters of them
 HOUR = timedelta(hours=1)
@@ -42,13 +42,18 @@ MISSING = (
 class ShareNotFound(NotFound):
     """No share with this id (never made, deleted, or expired): a 404 to the routes."""
 
+    slug = "unknown-share"
+    title = "There is no shared snippet at this link"
 
-class TooManyShares(Exception):
+
+class TooManyShares(TooManyRequests):
     """Over the hourly limit of shares, per learner or per address."""
 
+    slug = "too-many-shares"
+    title = "Too many shares in the last hour"
+
     def __init__(self, message: str, retry_after: int) -> None:
-        super().__init__(message)
-        self.retry_after = max(1, retry_after)
+        super().__init__(max(1, retry_after), message)
 
 
 @dataclass(frozen=True)

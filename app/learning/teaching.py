@@ -12,6 +12,7 @@ from __future__ import annotations
 import hmac
 from collections.abc import Mapping
 
+from app.errors import NotFound
 from app.learning.class_schemas import (
     ChoiceOut,
     DashboardOut,
@@ -39,7 +40,7 @@ from app.learning.classes import (
     find_question,
     item_rows,
 )
-from app.learning.questions import NotFound, find_lesson
+from app.learning.questions import find_lesson
 from app.lessons.loader import Catalog
 from app.progress.classes import ClassInfo
 from app.progress.store import ProgressStore

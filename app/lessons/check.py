@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from app.config import Settings
+from app.errors import SandboxUnavailable
 from app.lessons.claims import snippet_problems
 from app.lessons.lint import Finding, lint_catalog, plain, step_label
 from app.lessons.loader import Catalog, LessonError, load_catalog
@@ -23,7 +24,7 @@ from app.lessons.numeric import compare
 from app.lessons.schema import Lesson
 from app.lessons.unfinished import unfinished_fields
 from app.sandbox.result import RunResult
-from app.sandbox.service import Sandbox, SandboxUnavailable
+from app.sandbox.service import Sandbox
 
 # A failed check reads like a lint finding: lesson, where, problem.
 Failure = Finding

@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
+from app.errors import SandboxUnavailable
 from app.lessons.check import Failure, Runner, load_selected, with_sandbox
 from app.lessons.loader import LessonError, parse_yaml
 from app.lessons.numeric import compare
@@ -40,7 +41,6 @@ from app.lessons.yaml_edit import (
     without_null_spelling,
 )
 from app.sandbox.result import ErrorInfo, RunResult, TensorInfo
-from app.sandbox.service import SandboxUnavailable
 
 Keys = tuple[str | int, ...]
 FRAGMENT_CHARS = 80

@@ -2,36 +2,35 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request
 
-from app.learning.schemas import LessonListing, RunRequest
-from app.lessons.public import lesson_summary
+from app.errors import RUNS, STORE, UnknownLesson
+from app.learning.schemas import Health, RunRequest
+from app.lessons.public import LessonListing, PublicLesson, lesson_summary
 from app.routes.deps import LearnerDep, LearningDep, MaybeLearnerDep, learner_id
 from app.sandbox.result import RunResult
+from app.web.problems import responses
 
 router = APIRouter()
 
 
-@router.get("/healthz", tags=["health"])
-async def healthz(request: Request, learning: LearningDep) -> dict[str, Any]:
-    sandbox = learning.runs.sandbox
-    sandbox_report = (
-        sandbox.health()
-        if sandbox is not None
-        else {"ready": False, "workers": 0, "isolation": {}, "problem": "disabled"}
-    )
-    return {"status": "ok", "lessons": len(learning.catalog), "sandbox": sandbox_report}
+@router.get("/healthz", tags=["health"], response_model_exclude_none=True)
+async def healthz(learning: LearningDep) -> Health:
+    return learning.health()
 
 
-@router.get("/api/lessons", response_model=list[LessonListing], tags=["lessons"])
-async def list_lessons(learning: LearningDep) -> list[dict[str, Any]]:
+@router.get("/api/lessons", tags=["lessons"])
+async def list_lessons(learning: LearningDep) -> list[LessonListing]:
     return [lesson_summary(lesson) for lesson in learning.catalog.lessons]
 
 
-@router.get("/api/lessons/{slug}", tags=["lessons"])
-async def get_lesson(slug: str, learning: LearningDep, learner: LearnerDep) -> dict[str, Any]:
+@router.get(
+    "/api/lessons/{slug}",
+    tags=["lessons"],
+    responses=responses(UnknownLesson),
+    response_model_exclude_unset=True,
+)
+async def get_lesson(slug: str, learning: LearningDep, learner: LearnerDep) -> PublicLesson:
     """A lesson without its answers, nor what explains them (see app/lessons/public.py); the
     choices in this learner's order."""
     return learning.public_lesson(slug, learner)
@@ -41,13 +40,7 @@ async def get_lesson(slug: str, learning: LearningDep, learner: LearnerDep) -> d
     "/api/run",
     response_model=RunResult,
     tags=["sandbox"],
-    responses={
-        413: {"description": "The snippet is larger than the limit"},
-        503: {
-            "description": "Every worker is busy and the queue is full (see Retry-After), "
-            "or the sandbox refuses to run snippets"
-        },
-    },
+    responses=responses(*RUNS, *STORE),
 )
 async def run_snippet(
     body: RunRequest, request: Request, learning: LearningDep, learner: MaybeLearnerDep

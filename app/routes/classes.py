@@ -6,6 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 
+from app.errors import STORE, InvalidText, NotFound, UnknownLesson
 from app.learning.class_schemas import DashboardOut, ItemsOut, JoinBody, Joined, ReportBody
 from app.routes.deps import (
     INSTRUCTOR_KEY,
@@ -16,6 +17,7 @@ from app.routes.deps import (
     WriterDep,
     read,
 )
+from app.web.problems import responses
 from app.web.templates import render
 
 router = APIRouter(tags=["classes"])
@@ -27,7 +29,7 @@ async def join_page(request: Request, token: str, learning: LearningDep) -> HTML
     return render(request, "classes/join.html", info=info, token=token)
 
 
-@router.post("/api/join/{token}")
+@router.post("/api/join/{token}", responses=responses(NotFound, InvalidText, *STORE))
 async def join_class(
     token: str, body: JoinBody, learning: LearningDep, learner: LearnerDep, write: WriterDep
 ) -> Joined:
@@ -35,7 +37,9 @@ async def join_class(
     return await write(learning.teaching.join, token, learner, body)
 
 
-@router.post("/api/classes/{class_id}/leave", status_code=204)
+@router.post(
+    "/api/classes/{class_id}/leave", status_code=204, responses=responses(NotFound, *STORE)
+)
 async def leave_class(
     class_id: str, learning: LearningDep, learner: MaybeLearnerDep, write: WriterDep
 ) -> Response:
@@ -61,7 +65,7 @@ async def dashboard_page(
     return render(request, "classes/dashboard.html", board=board)
 
 
-@router.get("/api/classes/{class_id}")
+@router.get("/api/classes/{class_id}", responses=responses(NotFound, *STORE))
 async def dashboard_json(
     class_id: str, learning: LearningDep, keys: InstructorKeysDep
 ) -> DashboardOut:
@@ -69,13 +73,17 @@ async def dashboard_json(
     return await read(learning, learning.teaching.dashboard_json, class_id, keys)
 
 
-@router.get("/api/classes/{class_id}/items")
+@router.get("/api/classes/{class_id}/items", responses=responses(NotFound, *STORE))
 async def class_items(class_id: str, learning: LearningDep, keys: InstructorKeysDep) -> ItemsOut:
     """Per question, from first attempts: difficulty, discrimination, every choice's count."""
     return await read(learning, learning.teaching.items, class_id, keys)
 
 
-@router.get("/api/classes/{class_id}/export.csv", response_class=Response)
+@router.get(
+    "/api/classes/{class_id}/export.csv",
+    response_class=Response,
+    responses={200: {"content": {"text/csv": {}}}, **responses(NotFound, *STORE)},
+)
 async def class_export(class_id: str, learning: LearningDep, keys: InstructorKeysDep) -> Response:
     """One row per learner and question: their first attempt."""
     text = await read(learning, learning.teaching.export, class_id, keys)
@@ -83,7 +91,11 @@ async def class_export(class_id: str, learning: LearningDep, keys: InstructorKey
     return Response(text, media_type="text/csv", headers={"Content-Disposition": disposition})
 
 
-@router.post("/api/lessons/{slug}/report", status_code=204)
+@router.post(
+    "/api/lessons/{slug}/report",
+    status_code=204,
+    responses=responses(UnknownLesson, NotFound, InvalidText, *STORE),
+)
 async def report_question(
     slug: str, body: ReportBody, learning: LearningDep, learner: LearnerDep, write: WriterDep
 ) -> Response:
@@ -93,7 +105,11 @@ async def report_question(
     return Response(status_code=204)
 
 
-@router.get("/api/progress/export")
+@router.get(
+    "/api/progress/export",
+    response_class=Response,
+    responses={200: {"content": {"application/json": {}}}, **responses(*STORE)},
+)
 async def export_my_data(learning: LearningDep, learner: MaybeLearnerDep) -> Response:
     """Everything gradlab keeps about this learner, as a JSON download."""
     data = await read(learning, learning.teaching.my_data, learner)

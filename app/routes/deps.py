@@ -101,7 +101,7 @@ async def read(learning: Learning, call: Callable[P, T], *args: P.args, **kwargs
 # since it may wait for the database's one writer, and on SQLite in the one thread that takes
 # the writes in turn (app/progress/writer.py).
 async def _writer(learning: LearningDep) -> Writer:
-    return learning.store.writer
+    return learning.writer
 
 
 WriterDep = Annotated[Writer, Depends(_writer)]

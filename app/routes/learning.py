@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
+from app.errors import STORE, AnswerError, NotAChoice, UnknownLesson, UnknownMyth, UnknownStep
 from app.learning.schemas import (
     CatalogProgress,
     CodeBody,
@@ -24,11 +25,15 @@ from app.routes.deps import (
     WriterDep,
     read,
 )
+from app.web.problems import responses
 
 router = APIRouter(tags=["learning"])
 
 
-@router.post("/api/lessons/{slug}/steps/{number}/prediction")
+@router.post(
+    "/api/lessons/{slug}/steps/{number}/prediction",
+    responses=responses(UnknownLesson, UnknownStep, NotAChoice, *STORE),
+)
 async def commit_prediction(
     slug: str, number: int, body: PredictionBody, answers: AnswersDep, write: WriterDep
 ) -> PredictionReveal:
@@ -36,7 +41,10 @@ async def commit_prediction(
     return await write(answers.commit_prediction, slug, number, body)
 
 
-@router.post("/api/lessons/{slug}/steps/{number}/value")
+@router.post(
+    "/api/lessons/{slug}/steps/{number}/value",
+    responses=responses(UnknownLesson, UnknownStep, AnswerError, *STORE),
+)
 async def check_value(
     slug: str, number: int, body: ValueBody, learning: LearningDep, learner: LearnerDep
 ) -> ValueFeedback:
@@ -44,7 +52,10 @@ async def check_value(
     return await learning.check_value(learner, slug, number, body)
 
 
-@router.post("/api/lessons/{slug}/myths/{number}/answer")
+@router.post(
+    "/api/lessons/{slug}/myths/{number}/answer",
+    responses=responses(UnknownLesson, UnknownMyth, AnswerError, *STORE),
+)
 async def answer_myth(
     slug: str, number: int, body: MythBody, answers: AnswersDep, write: WriterDep
 ) -> MythReveal:
@@ -52,7 +63,11 @@ async def answer_myth(
     return await write(answers.answer_myth, slug, number, body.answer)
 
 
-@router.put("/api/lessons/{slug}/steps/{number}/code", status_code=204)
+@router.put(
+    "/api/lessons/{slug}/steps/{number}/code",
+    status_code=204,
+    responses=responses(UnknownLesson, UnknownStep, *STORE),
+)
 async def save_code(
     slug: str, number: int, body: CodeBody, answers: AnswersDep, write: WriterDep
 ) -> Response:
@@ -61,14 +76,18 @@ async def save_code(
     return Response(status_code=204)
 
 
-@router.delete("/api/lessons/{slug}/steps/{number}/code", status_code=204)
+@router.delete(
+    "/api/lessons/{slug}/steps/{number}/code",
+    status_code=204,
+    responses=responses(UnknownLesson, UnknownStep, *STORE),
+)
 async def reset_code(slug: str, number: int, answers: AnswersDep, write: WriterDep) -> Response:
     """Forget the edited code: the step shows the lesson's code again."""
     await write(answers.save_code, slug, number, None)
     return Response(status_code=204)
 
 
-@router.get("/api/lessons/{slug}/progress")
+@router.get("/api/lessons/{slug}/progress", responses=responses(UnknownLesson, *STORE))
 async def get_lesson_progress(
     slug: str, learning: LearningDep, learner: MaybeLearnerDep
 ) -> LessonProgress:
@@ -76,13 +95,13 @@ async def get_lesson_progress(
     return await read(learning, learning.lesson_progress, slug, learner)
 
 
-@router.get("/api/progress")
+@router.get("/api/progress", responses=responses(*STORE))
 async def get_progress(learning: LearningDep, learner: MaybeLearnerDep) -> CatalogProgress:
     """The learner's progress on every lesson."""
     return await read(learning, learning.catalog_progress, learner)
 
 
-@router.post("/api/progress/reset", status_code=204)
+@router.post("/api/progress/reset", status_code=204, responses=responses(*STORE))
 async def reset_progress(
     learning: LearningDep, learner: MaybeLearnerDep, write: WriterDep
 ) -> Response:

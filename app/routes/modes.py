@@ -5,6 +5,16 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse
 
+from app.errors import (
+    RUNS,
+    STORE,
+    AnswerError,
+    UnknownDrill,
+    UnknownFlashcard,
+    UnknownLesson,
+    UnknownMode,
+    UnknownPitfall,
+)
 from app.learning.schemas import (
     DrillFeedback,
     FixBody,
@@ -25,6 +35,7 @@ from app.routes.deps import (
     read,
     render_page,
 )
+from app.web.problems import responses
 
 router = APIRouter(tags=["modes"])
 
@@ -37,7 +48,11 @@ async def mode_page(
     return render_page(request, page)
 
 
-@router.post("/api/lessons/{slug}/mode", status_code=204)
+@router.post(
+    "/api/lessons/{slug}/mode",
+    status_code=204,
+    responses=responses(UnknownLesson, UnknownMode, *STORE),
+)
 async def remember_mode(
     slug: str, body: ModeBody, learning: LearningDep, learner: LearnerDep, write: WriterDep
 ) -> Response:
@@ -46,7 +61,10 @@ async def remember_mode(
     return Response(status_code=204)
 
 
-@router.post("/api/lessons/{slug}/drills/{drill_id}/answer")
+@router.post(
+    "/api/lessons/{slug}/drills/{drill_id}/answer",
+    responses=responses(UnknownLesson, UnknownDrill, AnswerError, *STORE),
+)
 async def answer_drill(
     slug: str, drill_id: str, body: ValueBody, practice: PracticeDep, write: WriterDep
 ) -> DrillFeedback:
@@ -55,13 +73,19 @@ async def answer_drill(
     return await write(practice.answer_drill, slug, drill_id, body)
 
 
-@router.get("/api/lessons/{slug}/flashcards/{card_id}")
+@router.get(
+    "/api/lessons/{slug}/flashcards/{card_id}",
+    responses=responses(UnknownLesson, UnknownFlashcard),
+)
 async def flashcard_answer(slug: str, card_id: str, practice: PracticeDep) -> FlashcardBack:
     """The back of a card (asked for when the learner turns it over)."""
     return practice.flashcard_back(slug, card_id)
 
 
-@router.post("/api/lessons/{slug}/flashcards/{card_id}/rating")
+@router.post(
+    "/api/lessons/{slug}/flashcards/{card_id}/rating",
+    responses=responses(UnknownLesson, UnknownFlashcard, AnswerError, *STORE),
+)
 async def rate_flashcard(
     slug: str, card_id: str, body: RatingBody, practice: PracticeDep, write: WriterDep
 ) -> RatingResult:
@@ -69,19 +93,28 @@ async def rate_flashcard(
     return await write(practice.rate_flashcard, slug, card_id, body.rating)
 
 
-@router.get("/api/lessons/{slug}/pitfalls/{number}/hints/{level}")
+@router.get(
+    "/api/lessons/{slug}/pitfalls/{number}/hints/{level}",
+    responses=responses(UnknownLesson, UnknownPitfall),
+)
 async def pitfall_hint(slug: str, number: int, level: int, practice: PracticeDep) -> HintOut:
     """The hint ladder: 1 the root cause, 2 the line that goes wrong, 3 the corrected line."""
     return practice.hint(slug, number, level)
 
 
-@router.get("/api/lessons/{slug}/pitfalls/{number}/fix")
+@router.get(
+    "/api/lessons/{slug}/pitfalls/{number}/fix",
+    responses=responses(UnknownLesson, UnknownPitfall),
+)
 async def pitfall_fix(slug: str, number: int, practice: PracticeDep) -> FixOut:
     """ "Show the fix": the corrected code and why."""
     return practice.fix(slug, number)
 
 
-@router.post("/api/lessons/{slug}/pitfalls/{number}/check")
+@router.post(
+    "/api/lessons/{slug}/pitfalls/{number}/check",
+    responses=responses(UnknownLesson, UnknownPitfall, *RUNS),
+)
 async def check_fix(slug: str, number: int, body: FixBody, practice: PracticeDep) -> FixVerdict:
     """Run the learner's fix in the sandbox and compare what it does (error, stdout, `.grad`)
     with what the corrected code is declared to do. Text is never compared."""

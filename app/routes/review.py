@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import HTMLResponse
 
+from app.errors import STORE, AnswerError, NotAChoice, NotDue, UnknownReviewItem
 from app.learning.schemas import CalibrationOut, ReviewBody, ReviewQueueOut, ReviewResult
 from app.routes.deps import (
     LearningDep,
@@ -17,13 +18,14 @@ from app.routes.deps import (
     read,
     render_page,
 )
+from app.web.problems import responses
 
 router = APIRouter(tags=["review"])
 # A card id the database can hold (a larger number is a 422, not an overflow).
 CardId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 
 
-@router.get("/api/review")
+@router.get("/api/review", responses=responses(*STORE))
 async def review_queue(learning: LearningDep, learner: MaybeLearnerDep) -> ReviewQueueOut:
     """The items due now (what was missed, when spaced repetition says to look again)."""
     if learner is None:
@@ -31,7 +33,10 @@ async def review_queue(learning: LearningDep, learner: MaybeLearnerDep) -> Revie
     return await read(learning, learning.practice(learner).review_queue)
 
 
-@router.post("/api/review/{card_id}/answer")
+@router.post(
+    "/api/review/{card_id}/answer",
+    responses=responses(UnknownReviewItem, NotDue, AnswerError, NotAChoice, *STORE),
+)
 async def answer_review(
     card_id: CardId, body: ReviewBody, practice: PracticeDep, write: WriterDep
 ) -> ReviewResult:
@@ -48,7 +53,7 @@ async def review_page(
     return render_page(request, page)
 
 
-@router.get("/api/progress/calibration")
+@router.get("/api/progress/calibration", responses=responses(*STORE))
 async def get_calibration(learning: LearningDep, learner: MaybeLearnerDep) -> CalibrationOut:
     """Per confidence level (certain, fairly sure, guess): first predictions made, and right."""
     return await read(learning, learning.calibration, learner)

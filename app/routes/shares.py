@@ -5,8 +5,11 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse
 
+from app.errors import STORE, SnippetTooLarge, UnknownLesson, UnknownStep
 from app.learning.schemas import ShareBody, ShareMade
+from app.learning.shares import ShareNotFound, TooManyShares
 from app.routes.deps import LearnerDep, LearningDep, MaybeLearnerDep, WriterDep, read, render_page
+from app.web.problems import responses
 
 router = APIRouter()
 
@@ -15,11 +18,7 @@ router = APIRouter()
     "/api/shares",
     status_code=201,
     tags=["shares"],
-    responses={
-        404: {"description": "The lesson or step named does not exist"},
-        413: {"description": "The snippet is larger than GRADLAB_CODE_BYTES"},
-        429: {"description": "Too many shares this hour (see Retry-After)"},
-    },
+    responses=responses(UnknownLesson, UnknownStep, SnippetTooLarge, TooManyShares, *STORE),
 )
 async def make_share(
     body: ShareBody, request: Request, learning: LearningDep, learner: LearnerDep, write: WriterDep
@@ -29,7 +28,12 @@ async def make_share(
     return await write(learning.make_share, learner, address, body, str(request.base_url))
 
 
-@router.delete("/api/shares/{share_id}", status_code=204, tags=["shares"])
+@router.delete(
+    "/api/shares/{share_id}",
+    status_code=204,
+    tags=["shares"],
+    responses=responses(ShareNotFound, *STORE),
+)
 async def delete_share(
     share_id: str, learning: LearningDep, learner: MaybeLearnerDep, write: WriterDep
 ) -> Response:
@@ -38,7 +42,12 @@ async def delete_share(
     return Response(status_code=204)
 
 
-@router.post("/api/shares/{share_id}/views", status_code=204, tags=["shares"])
+@router.post(
+    "/api/shares/{share_id}/views",
+    status_code=204,
+    tags=["shares"],
+    responses=responses(ShareNotFound, *STORE),
+)
 async def share_viewed(share_id: str, learning: LearningDep, write: WriterDep) -> Response:
     """The share page's beacon once shown: keeps a share that people look at from expiring."""
     await write(learning.shares.seen, share_id)

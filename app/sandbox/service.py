@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 
 from app.config import ISOLATION_LAYERS, Settings
+from app.errors import SandboxBusy, SandboxUnavailable, SnippetTooLarge
 from app.sandbox.launch import (
     START_TIMEOUT_S,
     ZygoteProcess,
@@ -50,18 +51,6 @@ log = logging.getLogger("gradlab.sandbox")
 MAX_RESULT_BYTES = 4 << 20
 # The zygote enforces the wall clock; this is the server's backstop should the zygote stall.
 BACKSTOP_GRACE_S = 3.0
-
-
-class SandboxBusy(Exception):
-    """Every worker is busy and the queue is full."""
-
-
-class SandboxUnavailable(Exception):
-    """The sandbox is not running or refuses to run snippets; the message says why."""
-
-
-class SnippetTooLarge(Exception):
-    pass
 
 
 class _ChildLost(Exception):

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-
-class BodyTooLarge(Exception):
-    pass
+from app.errors import BodyTooLarge
+from app.web import problems
 
 
 class BodyLimitMiddleware:
@@ -57,15 +54,13 @@ class BodyLimitMiddleware:
         return False
 
     async def _refuse(self, send: Send) -> None:
-        body = json.dumps(
-            {"detail": f"The request body is larger than {self.max_bytes} bytes."}
-        ).encode()
+        body = problems.body_too_large(self.max_bytes)
         await send(
             {
                 "type": "http.response.start",
                 "status": 413,
                 "headers": [
-                    (b"content-type", b"application/json"),
+                    (b"content-type", problems.MEDIA_TYPE.encode()),
                     (b"content-length", str(len(body)).encode()),
                 ],
             }

@@ -23,9 +23,10 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.config import Settings
+from app.errors import SandboxBusy, SandboxUnavailable, SnippetTooLarge
 from app.processes import child_pids, is_zygote
 from app.sandbox.result import KILLED, RunResult
-from app.sandbox.service import Sandbox, SandboxBusy, SandboxUnavailable, SnippetTooLarge
+from app.sandbox.service import Sandbox
 from app.web.observed import Observed, call_observed
 
 # A run costs ~10 ms idle and up to the wall limit (5 s); refusals are instant.

@@ -38,7 +38,7 @@ export function runFailureText(response, stale) {
     const wait = seconds ? `Try again in ${plural(seconds, "second")}.` : "Try again in a moment.";
     return [`The code did not run: the server is busy with other people's code. ${detail}${wait}${staleNote}`, "busy"];
   }
-  if (response.status === 422) {
+  if (response.status === 422 || response.status === 400) {
     return [`The server could not read this request. ${ensureStop(response.detail || "Invalid request")}${staleNote}`, "error"];
   }
   return [`${networkMessage(response, "Running the code")}${staleNote}`, "error"];

@@ -82,12 +82,12 @@ export function choiceContent(root, choice) {
 }
 
 function detailText(data, rawText) {
-  const detail = data && typeof data === "object" ? data.detail : null;
-  if (typeof detail === "string") return detail;
-  if (Array.isArray(detail)) {
-    return detail.map((item) => (item && item.msg ? String(item.msg) : JSON.stringify(item))).join("; ");
+  // Every API error is Problem Details: `detail` says what went wrong this time, `title` what
+  // kind of refusal it is.
+  if (data && typeof data === "object") {
+    if (typeof data.detail === "string" && data.detail) return data.detail;
+    if (typeof data.title === "string" && data.title) return data.title;
   }
-  if (detail) return JSON.stringify(detail);
   // A proxy's HTML error page is no use to a learner; a short text body may be.
   if (rawText && rawText.length < 300 && !/^\s*</.test(rawText)) return rawText.trim();
   return "";
@@ -95,7 +95,7 @@ function detailText(data, rawText) {
 
 /**
  * fetch() a JSON endpoint of this site. Never throws: network failures come back as
- * {ok: false, status: 0}. `detail` is the server's {"detail": ...} as text.
+ * {ok: false, status: 0}. `detail` is the error's Problem Details `detail` (or `title`) as text.
  */
 export function lessonUrl(slug, ...parts) {
   return ["/api/lessons", ...[slug, ...parts].map((part) => encodeURIComponent(part))].join("/");
@@ -107,7 +107,7 @@ export async function apiFetch(url, {method = "GET", body, timeoutMs = 30_000, k
   const init = {
     method,
     credentials: "same-origin",
-    headers: {Accept: "application/json"},
+    headers: {Accept: "application/json, application/problem+json"},
     signal: controller.signal,
     keepalive,
   };
@@ -139,9 +139,14 @@ const MAX_RETRY_WAIT_S = 30;
 
 /** Seconds a 503 asks to wait (Retry-After), or null when it does not say. */
 export function retryAfter(response) {
-  if (!response || response.status !== 503 || !response.headers) return null;
-  const seconds = Number(response.headers.get("Retry-After"));
-  return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds, MAX_RETRY_WAIT_S) : null;
+  if (!response || response.status !== 503) return null;
+  const seconds = retrySeconds(response);
+  return seconds === null ? null : Math.min(seconds, MAX_RETRY_WAIT_S);
+}
+
+function retrySeconds(response) {
+  const seconds = Number(response.headers?.get("Retry-After") ?? NaN);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : null;
 }
 
 /**
@@ -197,10 +202,14 @@ export function networkMessage(response, what = "The request") {
       : "Could not reach the server. Check your connection and try again.";
   }
   const detail = response.detail ? ` ${ensureStop(response.detail)}` : "";
+  const wait = retrySeconds(response);
+  const later = wait ? ` Try again in ${plural(Math.ceil(wait), "second")}.` : " Try again later.";
   if (response.status === 503) return `The server is busy right now.${detail} Try again in a moment.`;
+  if (response.status === 429) return `${what} was refused: too many requests.${detail}${later}`;
   if (response.status === 404) return `${what} failed: not found.${detail}`;
   if (response.status >= 500) return `${what} failed: the server had a problem (HTTP ${response.status}).${detail}`;
-  return `${what} failed (HTTP ${response.status}).${detail}`;
+  if (detail) return `${what} was refused.${detail}`;
+  return `${what} failed (HTTP ${response.status}).`;
 }
 
 /**

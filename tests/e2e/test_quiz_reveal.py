@@ -1,14 +1,25 @@
 """In Chromium: what explains an answer appears only once it is given (and again after a
 reload), a wrong pick shows its why, the choices' DOM order is the visible order, and a run
-refused while the server is busy waits out Retry-After with a countdown, then runs."""
+refused while the server is busy waits out Retry-After with a countdown, then runs; and the
+server's refusals (Problem Details) reach the learner in plain words on every kind of page."""
 
 from __future__ import annotations
+
+import json
 
 from playwright.sync_api import Page, Route, expect
 
 from tests.live import LiveServer
 
 STEP_1 = ".step[data-step='1']"
+BUSY = json.dumps(
+    {
+        "type": "/problems/sandbox-busy",
+        "title": "Every sandbox worker is busy",
+        "status": 503,
+        "detail": "every worker is busy and the queue is full",
+    }
+)
 
 
 def test_the_reveal_comes_with_the_commit_and_stays_after_a_reload(
@@ -50,8 +61,8 @@ def test_a_busy_server_is_waited_out_with_a_countdown(page: Page, server: LiveSe
             refused.append(True)
             route.fulfill(
                 status=503,
-                headers={"Retry-After": "2", "Content-Type": "application/json"},
-                body='{"detail": "Every worker is busy."}',
+                headers={"Retry-After": "2", "Content-Type": "application/problem+json"},
+                body=BUSY,
             )
         else:
             route.fulfill(
@@ -77,7 +88,9 @@ def test_cancel_stops_the_wait(page: Page, server: LiveServer) -> None:
     page.route(
         "**/api/run",
         lambda route: route.fulfill(
-            status=503, headers={"Retry-After": "5"}, body='{"detail": "busy"}'
+            status=503,
+            headers={"Retry-After": "5", "Content-Type": "application/problem+json"},
+            body=BUSY,
         ),
     )
     page.goto(f"{server.url}/lessons/second-steps")
@@ -85,3 +98,89 @@ def test_cancel_stops_the_wait(page: Page, server: LiveServer) -> None:
     runnable.get_by_role("button", name="Run").click()
     runnable.get_by_role("button", name="Cancel").click()
     expect(runnable.locator(".run-status")).to_contain_text("cancelled")
+
+
+def _altered(body: dict[str, object]) -> object:
+    """Send the page's request to the real server with `body` merged into its JSON."""
+
+    def send(route: Route) -> None:
+        sent = route.request.post_data_json or {}
+        route.continue_(post_data=json.dumps({**sent, **body}))
+
+    return send
+
+
+def test_a_choice_the_step_does_not_have_is_refused_in_words(
+    page: Page, server: LiveServer
+) -> None:
+    page.route("**/steps/1/prediction", _altered({"choice": "a choice it does not have"}))
+    page.goto(f"{server.url}/lessons/first-steps")
+    step = page.locator(STEP_1)
+    step.get_by_role("button", name="None", exact=True).click()
+    feedback = step.locator(".prediction-feedback")
+    expect(feedback).to_contain_text("That is not one of the choices.")
+    expect(feedback).not_to_contain_text("{")
+    expect(step.locator(".step-reveal")).to_be_hidden()
+
+
+def test_code_over_the_limit_is_refused_in_words(page: Page, server: LiveServer) -> None:
+    page.route("**/api/run", _altered({"code": "x = 1\n" * 4000}))
+    page.goto(f"{server.url}/playground")
+    page.get_by_role("button", name="Run").click()
+    status = page.locator(".runnable .run-status")
+    expect(status).to_contain_text("This code is too long to run.")
+    expect(status).to_contain_text("larger than")
+
+
+def test_an_unknown_flashcard_is_refused_in_words(page: Page, server: LiveServer) -> None:
+    page.route(
+        "**/flashcards/takeaway-1",
+        lambda route: route.continue_(url=route.request.url.replace("takeaway-1", "no-such-card")),
+    )
+    page.goto(f"{server.url}/lessons/first-steps/flashcards")
+    card = page.locator(".flashcard[data-card='takeaway-1']")
+    card.get_by_role("button", name="Show answer").click()
+    back = card.locator(".flashcard-back")
+    expect(back).to_contain_text("Turning the card over failed: not found.")
+    expect(back).to_contain_text("has no flashcard 'no-such-card'")
+
+
+def test_a_hint_past_the_last_is_refused_in_words(page: Page, server: LiveServer) -> None:
+    page.route(
+        "**/pitfalls/1/hints/1",
+        lambda route: route.continue_(url=route.request.url.replace("/hints/1", "/hints/9")),
+    )
+    page.goto(f"{server.url}/lessons/first-steps/pitfall-fixer")
+    fixer = page.locator("#pitfall-1")
+    fixer.get_by_role("button", name="Hint 1 of 3").click()
+    verdict = fixer.locator(".fixer-verdict")
+    expect(verdict).to_contain_text("Fetching the hint failed: not found. Hints go from 1 to 3.")
+
+
+def test_a_myth_answer_that_is_not_yes_or_no_is_refused_in_words(
+    page: Page, server: LiveServer
+) -> None:
+    page.route("**/myths/1/answer", _altered({"answer": "maybe"}))
+    page.goto(f"{server.url}/lessons/first-steps/myth-busters")
+    myth = page.locator(".quiz-myth[data-myth='1']")
+    myth.get_by_role("button", name="Yes", exact=True).click()
+    feedback = myth.locator(".quiz-feedback")
+    expect(feedback).to_contain_text("was refused. answer: Input should be 'yes' or 'no'.")
+
+
+def test_a_review_item_answered_twice_is_refused_in_words(page: Page, server: LiveServer) -> None:
+    page.goto(f"{server.url}/lessons/first-steps/myth-busters")
+    myth = page.locator(".quiz-myth[data-myth='1']")
+    myth.get_by_role("button", name="Yes", exact=True).click()
+    expect(myth.locator(".quiz-feedback")).to_contain_text("Not quite.")
+
+    def answered_elsewhere_first(route: Route) -> None:
+        route.fetch()  # the same answer from another tab lands first
+        route.continue_()
+
+    page.route("**/api/review/*/answer", answered_elsewhere_first)
+    page.goto(f"{server.url}/review")
+    item = page.locator(".review-item").first
+    item.get_by_role("button", name="No", exact=True).click()
+    feedback = item.locator(".review-feedback")
+    expect(feedback).to_contain_text("You answered this one already.")

@@ -76,10 +76,16 @@ def test_api_lesson_hides_quiz_answers(sqlite_client: TestClient) -> None:
     assert lesson["pitfalls"][0]["wrong"]["code"]
 
 
-def test_api_unknown_lesson_is_json_404(sqlite_client: TestClient) -> None:
-    answer = sqlite_client.get("/api/lessons/nope")
+def test_api_unknown_lesson_is_a_problem_404(client: TestClient) -> None:
+    answer = client.get("/api/lessons/nope")
     assert answer.status_code == 404
-    assert answer.json() == {"detail": "No lesson called 'nope'"}
+    assert answer.headers["content-type"] == "application/problem+json"
+    assert answer.json() == {
+        "type": "/problems/unknown-lesson",
+        "title": "There is no lesson by that name",
+        "status": 404,
+        "detail": "No lesson called 'nope'",
+    }
 
 
 def test_healthz_reports_lessons_and_sandbox(sqlite_client: TestClient) -> None:

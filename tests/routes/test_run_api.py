@@ -40,19 +40,27 @@ def test_a_failing_snippet_is_not_an_http_error(sandbox_client: TestClient) -> N
 def test_oversized_code_is_413(sandbox_client: TestClient) -> None:
     answer = sandbox_client.post("/api/run", json={"code": "x = 1\n" * 5000})
     assert answer.status_code == 413
+    assert answer.json()["type"] == "/problems/snippet-too-large"
     assert "20000 bytes" in answer.json()["detail"]
 
 
-def test_malformed_bodies_are_422(sandbox_client: TestClient) -> None:
+def test_a_body_that_does_not_fit_is_422_and_one_that_is_not_json_400(
+    sandbox_client: TestClient,
+) -> None:
     assert sandbox_client.post("/api/run", json={}).status_code == 422
     assert sandbox_client.post("/api/run", json={"code": 5}).status_code == 422
-    assert (
-        sandbox_client.post(
-            "/api/run", content=b"{not json", headers={"content-type": "application/json"}
-        ).status_code
-        == 422
-    )
     assert sandbox_client.post("/api/run", json={"code": "1", "step": -1}).status_code == 422
+    misfit = sandbox_client.post("/api/run", json={"code": 5}).json()
+    assert misfit["type"] == "/problems/invalid-request"
+    assert misfit["errors"] == [
+        {"loc": ["body", "code"], "msg": "Input should be a valid string", "type": "string_type"}
+    ]
+    unreadable = sandbox_client.post(
+        "/api/run", content=b"{not json", headers={"content-type": "application/json"}
+    )
+    assert unreadable.status_code == 400
+    assert unreadable.headers["content-type"] == "application/problem+json"
+    assert unreadable.json()["type"] == "/problems/malformed-json"
 
 
 def test_a_huge_body_is_refused_before_it_is_read(sandbox_client: TestClient) -> None:

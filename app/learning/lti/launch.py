@@ -20,7 +20,8 @@ from typing import Any
 
 import jwt
 
-from app.learning.classes import InvalidInput, clean_display_name
+from app.errors import InvalidText
+from app.learning.classes import clean_display_name
 from app.learning.lti import claims as c
 from app.learning.lti.deep_linking import DeepLinkForm, response
 from app.learning.lti.keys import jwks
@@ -289,7 +290,7 @@ def _display_name(claims: dict[str, Any]) -> str:
     )
     try:
         return clean_display_name(str(raw)[:60])
-    except InvalidInput:
+    except InvalidText:
         return f"Learner {str(claims['sub'])[:8]}"
 
 

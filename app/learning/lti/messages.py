@@ -1,16 +1,12 @@
-"""The shapes the LTI modules pass around, and the one refusal."""
+"""The shapes the LTI modules pass around; the one refusal is app.errors.LtiRefused."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.errors import LtiRefused
 
-class LtiRefused(Exception):
-    """A login or launch gradlab will not accept; `check` names the check that failed."""
-
-    def __init__(self, check: str, detail: str = "") -> None:
-        super().__init__(f"{check}{': ' + detail if detail else ''}")
-        self.check = check
+__all__ = ["DeepLinkRequest", "LtiRefused"]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,218 @@
+"""Every refusal the learning core, the lessons, the modes and the sandbox raise toward the routes.
+
+Each class names its problem: a `slug` (the problem type is `/problems/<slug>`, see
+docs/http-contract.md), a short `title` that is the same for every instance, the HTTP `status`
+it stands for, and for a refusal that passes with time, `retry_after` seconds. The message is
+the `detail`: what went wrong this time, in words a learner can read. `app/web/problems.py`
+turns them into answers (Problem Details for the API, the friendly error page for pages); this
+module knows no web framework, so every layer may raise them.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+TYPE_PREFIX = "/problems/"
+
+
+class Problem(Exception):
+    """A refusal a client should see as it is: its status, type, title and detail."""
+
+    slug: ClassVar[str] = "problem"
+    title: ClassVar[str] = "The request was refused"
+    status: ClassVar[int] = 400
+    retry_after: ClassVar[int | None] = None
+
+    def __init__(self, detail: str | None = None) -> None:
+        super().__init__(detail or self.title)
+
+    @property
+    def detail(self) -> str:
+        return str(self)
+
+    @classmethod
+    def type_uri(cls) -> str:
+        return f"{TYPE_PREFIX}{cls.slug}"
+
+    def headers(self) -> dict[str, str]:
+        wait = self.retry_after
+        return {"Retry-After": str(wait)} if wait is not None else {}
+
+
+# --- 404: nothing by that name ----------------------------------------------------------------
+class NotFound(Problem):
+    """No such lesson, or the lesson has no such step, myth, drill, card or pitfall."""
+
+    slug = "not-found"
+    title = "Not found"
+    status = 404
+
+
+class UnknownLesson(NotFound):
+    slug = "unknown-lesson"
+    title = "There is no lesson by that name"
+
+
+class UnknownStep(NotFound):
+    """No such step, or the step does not ask what was answered (no prediction, no value)."""
+
+    slug = "unknown-step"
+    title = "The lesson has no such step"
+
+
+class UnknownMyth(NotFound):
+    slug = "unknown-myth"
+    title = "The lesson has no such myth"
+
+
+class UnknownDrill(NotFound):
+    slug = "unknown-drill"
+    title = "The lesson has no such drill"
+
+
+class UnknownFlashcard(NotFound):
+    slug = "unknown-flashcard"
+    title = "The lesson has no such flashcard"
+
+
+class UnknownPitfall(NotFound):
+    """No such pitfall, or no such hint of it."""
+
+    slug = "unknown-pitfall"
+    title = "The lesson has no such pitfall or hint"
+
+
+class UnknownMode(NotFound):
+    slug = "unknown-mode"
+    title = "There is no such mode"
+
+
+class UnknownReviewItem(NotFound):
+    slug = "unknown-review-item"
+    title = "There is no such review item"
+
+
+# --- 409, 422: the answer does not fit ----------------------------------------------------------
+class AnswerError(Problem):
+    """The answer does not fit the question (no rating, no value, not yes or no, ...)."""
+
+    slug = "not-an-answer"
+    title = "The answer does not fit the question"
+    status = 422
+
+
+class NotAChoice(AnswerError):
+    slug = "not-a-choice"
+    title = "That is not one of the choices"
+
+
+class InvalidText(Problem):
+    """Text a learner typed that gradlab will not keep (a display name, a report)."""
+
+    slug = "invalid-text"
+    title = "That text cannot be kept"
+    status = 422
+
+
+class LtiRefused(Problem):
+    """A login or launch from a course site (LTI 1.3) that gradlab will not accept; `check`
+    names the check that failed (signature, issuer, audience, deployment, expiry, nonce,
+    state, ...)."""
+
+    slug = "lti-refused"
+    title = "The launch from your course site was refused"
+    status = 400
+
+    def __init__(self, check: str, detail: str = "") -> None:
+        super().__init__(f"The check that failed: {check}{'; ' + detail if detail else ''}.")
+        self.check = check
+
+
+class NotDue(Problem):
+    """The review item was answered already; it is scheduled for later."""
+
+    slug = "not-due"
+    title = "This item was answered already; it is scheduled for later"
+    status = 409
+
+
+class PredictionNotCommitted(Problem):
+    """Something that would answer a prediction was asked for before the prediction was
+    committed (a value, a run of the step's code)."""
+
+    slug = "prediction-not-committed"
+    title = "Commit your prediction first"
+    status = 409
+
+
+# --- 413, 429, 503: limits and a server that cannot serve now ------------------------------------
+class SnippetTooLarge(Problem):
+    slug = "snippet-too-large"
+    title = "The code is too long to run"
+    status = 413
+
+
+class BodyTooLarge(Problem):
+    slug = "body-too-large"
+    title = "The request body is too large"
+    status = 413
+
+
+class TooManyRequests(Problem):
+    """A limit on how often or how much: raise it with the seconds after which the same request
+    would be accepted again."""
+
+    slug = "too-many-requests"
+    title = "Too many requests"
+    status = 429
+
+    def __init__(self, retry_after: int, detail: str | None = None) -> None:
+        super().__init__(detail)
+        self.wait = max(0, int(retry_after))
+
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.wait)}
+
+
+class SandboxBusy(Problem):
+    """Every worker is busy and the queue is full."""
+
+    slug = "sandbox-busy"
+    title = "Every sandbox worker is busy"
+    status = 503
+    retry_after = 1
+
+
+class SandboxUnavailable(Problem):
+    """The sandbox is not running or refuses to run snippets; the message says why."""
+
+    slug = "sandbox-unavailable"
+    title = "The sandbox is not running snippets"
+    status = 503
+    retry_after = 5
+
+    @property
+    def detail(self) -> str:
+        return f"{self.title}: {self}"
+
+
+class SandboxDisabled(Problem):
+    """This server runs no snippets (GRADLAB_SANDBOX_ENABLED is off); waiting will not help."""
+
+    slug = "sandbox-disabled"
+    title = "This server runs no code"
+    status = 503
+
+
+class StoreUnavailable(Problem):
+    """The progress database cannot be reached; the request changed nothing."""
+
+    slug = "store-unavailable"
+    title = "Your progress cannot be reached right now"
+    status = 503
+    retry_after = 2
+
+
+# What operations of a kind may meet, for their OpenAPI entries (`app.web.problems.responses`).
+STORE = (StoreUnavailable,)
+RUNS = (SnippetTooLarge, SandboxBusy, SandboxUnavailable, SandboxDisabled)

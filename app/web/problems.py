@@ -1,0 +1,246 @@
+"""The one place where an error becomes an HTTP answer, for the API and the pages alike.
+
+The API answers every error as Problem Details (RFC 9457, `application/problem+json`); a page
+answers the same error with the friendly error page, same status and headers. The problems
+themselves are declared in `app/errors.py`; here they are only drawn. `responses(...)` puts an
+operation's errors, with their bodies and headers, into the OpenAPI document, and the document
+hook adds what every operation with a body or parameters may meet (400, 413, 422).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from http import HTTPStatus
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, Field
+from sqlalchemy.exc import OperationalError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.errors import TYPE_PREFIX, BodyTooLarge, Problem, StoreUnavailable
+from app.web.templates import render
+
+log = logging.getLogger("gradlab")
+
+MEDIA_TYPE = "application/problem+json"
+# Paths whose answers are for programs, not people; everything else is a page.
+_API_PATHS = ("/api/", "/healthz", "/openapi.json", "/static/", "/dev/")
+
+
+class FieldError(BaseModel):
+    """One field of a request that does not fit: where, what is wrong, and its kind."""
+
+    loc: list[str | int] = Field(description='Where: ["body", "code"], ["path", "number"]')
+    msg: str = Field(description="What is wrong, in words")
+    type: str = Field(description="The kind of mistake (pydantic's error type)")
+
+
+class ProblemDetails(BaseModel):
+    """An error, as RFC 9457 Problem Details. `type` tells refusals apart: see
+    docs/http-contract.md for the list."""
+
+    type: str = Field(description="/problems/<slug>: which refusal this is")
+    title: str = Field(description="The same short sentence for every problem of this type")
+    status: int = Field(description="The HTTP status, repeated")
+    detail: str = Field(description="What went wrong this time, in plain words")
+    errors: list[FieldError] | None = Field(
+        default=None, description="For a request that does not fit its schema: each field"
+    )
+
+
+# Problems the framework meets before a route runs, named like the core's.
+MALFORMED_JSON = ("malformed-json", "The body is not valid JSON", 400)
+INVALID_REQUEST = ("invalid-request", "The request does not fit the schema", 422)
+_FRAMEWORK_SLUGS = {404: "not-found", 405: "method-not-allowed"}
+
+
+def is_api(request: Request) -> bool:
+    return request.url.path.startswith(_API_PATHS)
+
+
+def problem_body(
+    slug: str, title: str, status: int, detail: str, errors: list[FieldError] | None = None
+) -> dict[str, Any]:
+    body = ProblemDetails(
+        type=f"{TYPE_PREFIX}{slug}" if slug else "about:blank",
+        title=title,
+        status=status,
+        detail=detail,
+        errors=errors,
+    )
+    return body.model_dump(mode="json", exclude_none=True)
+
+
+def answer(
+    request: Request,
+    status: int,
+    body: dict[str, Any],
+    headers: Mapping[str, str] | None = None,
+) -> Response:
+    """The error as Problem Details for the API, as the error page for a page."""
+    if is_api(request):
+        return JSONResponse(body, status_code=status, headers=headers, media_type=MEDIA_TYPE)
+    title = "Page not found" if status == 404 else "Something went wrong"
+    page = render(request, "error.html", status, title=title, status=status, detail=body["detail"])
+    page.headers.update(headers or {})
+    return page
+
+
+def problem_answer(request: Request, problem: Problem) -> Response:
+    body = problem_body(problem.slug, problem.title, problem.status, problem.detail)
+    return answer(request, problem.status, body, problem.headers())
+
+
+def body_too_large(limit: int) -> bytes:
+    """The 413 the body limit sends before any route runs (app/web/body_limit.py)."""
+    problem = BodyTooLarge(f"The request body is larger than {limit} bytes.")
+    body = problem_body(problem.slug, problem.title, problem.status, problem.detail)
+    return bytes(JSONResponse(body).body)
+
+
+def _field_errors(exc: RequestValidationError) -> list[FieldError]:
+    return [
+        FieldError(
+            loc=[part if isinstance(part, int) else str(part) for part in error.get("loc", ())],
+            msg=str(error.get("msg", "")),
+            type=str(error.get("type", "")),
+        )
+        for error in jsonable_encoder(exc.errors())
+    ]
+
+
+def _in_words(errors: Iterable[FieldError]) -> str:
+    said = [f"{'.'.join(str(p) for p in e.loc[1:]) or e.loc[0]}: {e.msg}" for e in errors]
+    return "; ".join(said) or "The request does not fit the schema."
+
+
+def install(app: FastAPI) -> None:
+    """Every error handler of the app, and the OpenAPI hook."""
+
+    @app.exception_handler(Problem)
+    async def refused(request: Request, exc: Problem) -> Response:
+        return problem_answer(request, exc)
+
+    @app.exception_handler(OperationalError)
+    async def database_unavailable(request: Request, exc: OperationalError) -> Response:
+        log.error("progress store unavailable: %s", str(exc).splitlines()[0])
+        return problem_answer(
+            request,
+            StoreUnavailable(
+                "Your progress cannot be reached right now; nothing was lost. Try again shortly."
+            ),
+        )
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> Response:
+        errors = _field_errors(exc)
+        unreadable = [e for e in exc.errors() if e.get("type") == "json_invalid"]
+        if unreadable:
+            slug, title, status = MALFORMED_JSON
+            why = str((unreadable[0].get("ctx") or {}).get("error", "")).strip()
+            detail = f"The body is not valid JSON ({why})." if why else f"{title}."
+            return answer(request, status, problem_body(slug, title, status, detail))
+        slug, title, status = INVALID_REQUEST
+        return answer(request, status, problem_body(slug, title, status, _in_words(errors), errors))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        status = exc.status_code
+        phrase = HTTPStatus(status).phrase
+        if status == 400:  # FastAPI's "There was an error parsing the body"
+            slug, title, _ = MALFORMED_JSON
+        else:
+            slug, title = _FRAMEWORK_SLUGS.get(status, ""), phrase
+        detail = exc.detail if isinstance(exc.detail, str) else phrase
+        return answer(request, status, problem_body(slug, title, status, detail), exc.headers)
+
+    @app.exception_handler(Exception)
+    async def server_error(request: Request, exc: Exception) -> Response:
+        # What went wrong stays in the log (Starlette logs it): nothing of it reaches a client.
+        detail = "Something went wrong on the server; it has been logged."
+        return answer(request, 500, problem_body("", "Internal Server Error", 500, detail))
+
+    app.openapi = _openapi_hook(app)  # type: ignore[method-assign]
+
+
+# --- the OpenAPI document -----------------------------------------------------------------
+_REF = {"$ref": "#/components/schemas/ProblemDetails"}
+_RETRY_AFTER = {
+    "Retry-After": {
+        "description": "Seconds after which the same request may succeed",
+        "required": True,
+        "schema": {"type": "integer", "minimum": 0},
+    }
+}
+
+
+def _described(status: int, problems: Iterable[tuple[str, str, bool]]) -> dict[str, Any]:
+    """One status: its problem types in the description, Retry-After when all of them send it."""
+    listed = list(problems)
+    lines = "; ".join(f"`{TYPE_PREFIX}{slug}`: {title}" for slug, title, _ in listed)
+    entry: dict[str, Any] = {
+        "description": f"{HTTPStatus(status).phrase}. {lines}",
+        "content": {MEDIA_TYPE: {"schema": _REF}},
+    }
+    if listed and all(retry for _, _, retry in listed):
+        entry["headers"] = _RETRY_AFTER
+    return entry
+
+
+def responses(*problems: type[Problem]) -> dict[int | str, dict[str, Any]]:
+    """`responses=` for an operation that may raise these problems: each status with the types
+    that produce it, its Problem Details body and, where it is sent, Retry-After."""
+    by_status: dict[int, list[tuple[str, str, bool]]] = {}
+    for problem in problems:
+        retries = problem.retry_after is not None or problem.status == 429
+        by_status.setdefault(problem.status, []).append((problem.slug, problem.title, retries))
+    return {status: _described(status, listed) for status, listed in sorted(by_status.items())}
+
+
+def _framework_responses(operation: dict[str, Any]) -> None:
+    """What any operation with a body or parameters may meet before its route runs, next to
+    what its route declared for the same status."""
+    answers: dict[str, Any] = operation.setdefault("responses", {})
+    found: list[tuple[str, str, int]] = []
+    if "requestBody" in operation:
+        found += [MALFORMED_JSON, (BodyTooLarge.slug, BodyTooLarge.title, BodyTooLarge.status)]
+    if "requestBody" in operation or operation.get("parameters"):
+        found.append(INVALID_REQUEST)
+    for slug, title, status in found:
+        entry = _described(status, [(slug, title, False)])
+        own = answers.get(str(status), {}).get("description", "").partition(". ")[2]
+        if own:
+            entry["description"] += f"; {own}"
+        answers[str(status)] = entry
+    operation["responses"] = dict(sorted(answers.items()))
+
+
+def _openapi_hook(app: FastAPI) -> Callable[[], dict[str, Any]]:
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        document = get_openapi(
+            title=app.title,
+            version=app.version,
+            summary=app.summary,
+            routes=app.routes,
+        )
+        schemas = document.setdefault("components", {}).setdefault("schemas", {})
+        for name in ("HTTPValidationError", "ValidationError"):
+            schemas.pop(name, None)
+        model = ProblemDetails.model_json_schema(ref_template="#/components/schemas/{model}")
+        schemas.update(model.pop("$defs", {}))
+        schemas["ProblemDetails"] = model
+        for path in document.get("paths", {}).values():
+            for operation in path.values():
+                _framework_responses(operation)
+        app.openapi_schema = document
+        return document
+
+    return openapi
