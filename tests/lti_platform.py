@@ -27,6 +27,8 @@ ISSUER = "https://lms.example.test"
 CLIENT_ID = "gradlab-client"
 DEPLOYMENT = "deployment-1"
 CONTEXT_ROLE = "http://purl.imsglobal.org/vocab/lis/v2/membership#"
+SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+NRPS_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
 
 
 def rsa_pems() -> tuple[str, str]:
@@ -84,6 +86,7 @@ class Platform:
         self.scores: list[dict[str, Any]] = []
         self.tokens_issued = 0
         self.deep_link_items: list[dict[str, Any]] = []
+        self.members: list[dict[str, Any]] = []  # the course's roster (NRPS)
         self.tool_url = tool_url
         self.server = ThreadServer(self._app())
         self.url = self.server.url
@@ -138,6 +141,11 @@ class Platform:
         form = httpx.get(to_tool.headers["location"]).json()
         return tool.post(form["launch_url"], data={k: form[k] for k in ("id_token", "state")})
 
+    def authorized(self, request: Request, scope: str) -> bool:
+        """Does the request carry an access token this platform issued, for `scope`?"""
+        bearer = request.headers.get("authorization", "").removeprefix("Bearer ")
+        return bool(self.config().validate_token(bearer, allowed_scopes=[scope]))
+
     # --- the platform's endpoints ----------------------------------------------------------
     def _app(self) -> FastAPI:
         app = FastAPI()
@@ -163,13 +171,13 @@ class Platform:
         async def scores(request: Request) -> Response:
             if platform.down:
                 return Response(status_code=503)
-            bearer = request.headers.get("authorization", "").removeprefix("Bearer ")
-            scopes = ["https://purl.imsglobal.org/spec/lti-ags/scope/score"]
-            if not platform.config().validate_token(bearer, allowed_scopes=scopes):
+            if not platform.authorized(request, SCORE_SCOPE):
                 return Response(status_code=401)
             assert request.headers["content-type"] == "application/vnd.ims.lis.v1.score+json"
             platform.scores.append(await request.json())
             return Response(status_code=200)
+
+        self._roster_routes(app)
 
         @app.post("/deep-link-return")
         async def deep_link_return(request: Request) -> JSONResponse:
@@ -179,6 +187,21 @@ class Platform:
             return JSONResponse({"accepted": len(items)})
 
         return app
+
+    def _roster_routes(self, app: FastAPI) -> None:
+        platform = self
+
+        @app.get("/courses/c1/memberships")
+        def memberships(request: Request) -> Response:
+            if not platform.authorized(request, NRPS_SCOPE):
+                return Response(status_code=401)
+            body = {
+                "id": f"{platform.url}/courses/c1/memberships",
+                "context": {"id": "course-42", "title": "Deep Learning 101"},
+                "members": platform.members,
+            }
+            media = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
+            return JSONResponse(body, media_type=media)
 
     def _message(self, preflight: dict[str, str]) -> dict[str, str]:
         platform = self
@@ -198,6 +221,7 @@ class Platform:
         if launch_spec.lesson:
             message.set_custom_parameters_claim({"lesson": launch_spec.lesson})
         message.set_ags(lineitems_url=None, lineitem_url=platform.lineitem)
+        message.set_nrps(f"{platform.url}/courses/c1/memberships")
         if launch_spec.deep_linking:
             message.set_dl(f"{platform.url}/deep-link-return", accept_types={"ltiResourceLink"})
         launched: dict[str, str] = message.lti_launch()

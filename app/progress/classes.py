@@ -173,11 +173,19 @@ class ClassRecords(StoreBase):
         return kept
 
     # --- members -----------------------------------------------------------------------------
-    def join_class(self, class_id: str, learner: str, display_name: str) -> None:
-        """Join, or change one's display name in a class already joined."""
+    def join_class(
+        self, class_id: str, learner: str, display_name: str, *, keep_name: bool = False
+    ) -> None:
+        """Join, or change one's display name in a class already joined (with `keep_name`,
+        a member keeps the name they have)."""
+        statement = (
+            self.insert_ignoring(ClassMember)
+            if keep_name
+            else self.upsert(ClassMember, "display_name")
+        )
         with self.writing(learner) as connection:
             connection.execute(
-                self.upsert(ClassMember, "display_name"),
+                statement,
                 {"class_id": class_id, "learner_id": learner, "display_name": display_name},
             )
 

@@ -97,6 +97,27 @@ def test_an_instructor_launch_lands_on_the_class(pair: Pair) -> None:
         assert board.status_code == 200 and "Deep Learning 101" in board.text
 
 
+def test_the_roster_lists_learners_who_have_not_launched(pair: Pair) -> None:
+    learner = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
+    pair.platform.members = [
+        {
+            "user_id": "never-launched",
+            "name": "Grace Hopper",
+            "roles": [learner],
+            "status": "Active",
+        },
+        {"user_id": "gone", "name": "Left Early", "roles": [learner], "status": "Inactive"},
+        {"user_id": "teacher-1", "name": "The Teacher", "roles": [CONTEXT_ROLE + "Instructor"]},
+    ]
+    pair.platform.next = Launch(user="teacher-1", roles=[CONTEXT_ROLE + "Instructor"])
+    with pair.browser() as browser:
+        landed = pair.platform.launch(browser)
+        roster = browser.get(f"/api{landed.headers['location']}").json()["roster"]
+    names = {row["display_name"] for row in roster}
+    assert "Grace Hopper" in names
+    assert "Left Early" not in names and "The Teacher" not in names
+
+
 def test_the_same_lms_user_is_the_same_learner(pair: Pair) -> None:
     pair.platform.next = Launch(user="learner-same")
     ids = []

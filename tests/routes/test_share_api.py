@@ -152,7 +152,9 @@ def test_bad_input(client: TestClient) -> None:
     malformed = client.post(
         "/api/shares", content=b'{"code": ', headers={"Content-Type": "application/json"}
     )
-    assert malformed.status_code == 422
+    # Malformed JSON is a 400 everywhere in the API (docs/http-contract.md), shares included.
+    assert malformed.status_code == 400
+    assert malformed.json()["type"] == "/problems/malformed-json"
     assert client.post("/api/shares", json={"lesson": "first-steps"}).status_code == 422
     assert client.post("/api/shares", json={"code": "1", "lesson": "nope"}).status_code == 404
     answer = client.post("/api/shares", json={"code": "1", "lesson": "first-steps", "step": 99})

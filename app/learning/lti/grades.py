@@ -17,16 +17,12 @@ import asyncio
 import contextlib
 import json
 import logging
-import secrets
-import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-import jwt
-
 from app.learning.lti import claims as c
-from app.learning.lti.keys import private_key, signing_key
-from app.learning.lti.platform_http import PlatformError, post_form, post_json
+from app.learning.lti.platform_http import PlatformError, post_json
+from app.learning.lti.tokens import PlatformTokens
 from app.learning.questions import myth_fingerprint, prediction_fingerprint
 from app.lessons.schema import Lesson
 from app.progress.models import MythAnswer, PredictionAttempt
@@ -34,6 +30,7 @@ from app.progress.store import ProgressStore
 
 log = logging.getLogger("gradlab.lti")
 SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
+SCORE_SCOPES = (c.SCORE_SCOPE, c.LINEITEM_SCOPE)
 MAX_BACKOFF = timedelta(hours=1)
 
 
@@ -87,63 +84,26 @@ def queue_score(store: ProgressStore, learner: str, lesson: Lesson) -> None:
 class ScoreSender:
     """Posts the outbox; call `send_due` from a thread now and then."""
 
-    def __init__(self, store: ProgressStore) -> None:
+    def __init__(self, store: ProgressStore, tokens: PlatformTokens | None = None) -> None:
         self.store = store
-        self._tokens: dict[int, tuple[str, float]] = {}
+        self.tokens = tokens or PlatformTokens(store)
 
     def send_due(self) -> int:
         now = datetime.now(UTC)
         sent = 0
         for pending in self.store.due_scores(now):
             try:
-                token = self._token(pending.platform_id)
+                token = self.tokens.token(pending.platform_id, SCORE_SCOPES)
                 post_json(_scores_url(pending.lineitem_url), pending.body, SCORE_TYPE, token)
             except PlatformError as exc:
                 wait = min(MAX_BACKOFF, timedelta(seconds=5 * 2**pending.tries))
                 log.warning("lti: score %d not sent (%s); next try in %s", pending.id, exc, wait)
-                self._tokens.pop(pending.platform_id, None)  # a refused token is not reused
+                self.tokens.forget(pending.platform_id)  # a refused token is not reused
                 self.store.score_failed(pending.id, str(exc), wait, now)
                 continue
             self.store.score_sent(pending.id, datetime.now(UTC))
             sent += 1
         return sent
-
-    def _token(self, platform_id: int) -> str:
-        cached = self._tokens.get(platform_id)
-        if cached and cached[1] > time.monotonic():
-            return cached[0]
-        platform = self.store.platform_by_id(platform_id)
-        if platform is None:
-            raise PlatformError("the platform was removed")
-        key = signing_key(self.store)
-        now = int(time.time())
-        assertion = jwt.encode(
-            {
-                "iss": platform.client_id,
-                "sub": platform.client_id,
-                "aud": platform.token_url,
-                "iat": now,
-                "exp": now + 300,
-                "jti": secrets.token_urlsafe(16),
-            },
-            private_key(key),
-            algorithm="RS256",
-            headers={"kid": key.kid},
-        )
-        answer = post_form(
-            platform.token_url,
-            {
-                "grant_type": "client_credentials",
-                "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
-                "client_assertion": assertion,
-                "scope": f"{c.SCORE_SCOPE} {c.LINEITEM_SCOPE}",
-            },
-        )
-        if not isinstance(answer, dict) or "access_token" not in answer:
-            raise PlatformError("the token endpoint gave no access_token")
-        lifetime = float(answer.get("expires_in", 3600))
-        self._tokens[platform_id] = (answer["access_token"], time.monotonic() + lifetime - 60)
-        return str(answer["access_token"])
 
 
 def _scores_url(lineitem: str) -> str:

@@ -20,13 +20,13 @@ from typing import Any
 
 import jwt
 
-from app.errors import InvalidText
-from app.learning.classes import clean_display_name
 from app.learning.lti import claims as c
 from app.learning.lti.deep_linking import DeepLinkForm, response
 from app.learning.lti.keys import jwks
 from app.learning.lti.messages import DeepLinkRequest, LtiRefused
 from app.learning.lti.platform_http import PlatformError, get_json
+from app.learning.lti.roster import display_name, sync_roster
+from app.learning.lti.tokens import PlatformTokens
 from app.lessons.loader import Catalog
 from app.progress.lti_store import GradeLink, Platform
 from app.progress.store import ProgressStore
@@ -104,6 +104,7 @@ class LtiLaunches:
         self.store = store
         self.public_url = public_url.rstrip("/")
         self.key_sets = KeySets()
+        self.tokens = PlatformTokens(store)
 
     # --- what the routes ask besides logins and launches -------------------------------------
     def jwks(self) -> dict[str, list[dict[str, Any]]]:
@@ -227,8 +228,11 @@ class LtiLaunches:
         teaches = _teaches(claims.get(c.ROLES, []))
         class_id = self._course(platform, claims)
         key = self.store.instructor_key(class_id) if class_id and teaches else None
+        memberships = (claims.get(c.NRPS) or {}).get("context_memberships_url")
+        if key and class_id and isinstance(memberships, str):
+            sync_roster(self.store, self.tokens, platform, class_id, memberships)
         if class_id and not teaches:
-            self.store.join_class(class_id, learner, _display_name(claims))
+            self.store.join_class(class_id, learner, display_name(claims, str(claims["sub"])))
         if claims[c.MESSAGE_TYPE] == c.DEEP_LINKING_REQUEST:
             if not teaches:
                 raise LtiRefused("role", "only instructors add activities")
@@ -282,16 +286,6 @@ def _teaches(roles: object) -> bool:
     return isinstance(roles, list) and any(
         isinstance(role, str) and role.endswith(c.TEACHING_ROLES) for role in roles
     )
-
-
-def _display_name(claims: dict[str, Any]) -> str:
-    raw = claims.get("name") or " ".join(
-        str(claims.get(part, "")) for part in ("given_name", "family_name")
-    )
-    try:
-        return clean_display_name(str(raw)[:60])
-    except InvalidText:
-        return f"Learner {str(claims['sub'])[:8]}"
 
 
 def _deep_link(platform: Platform, claims: dict[str, Any]) -> DeepLinkRequest:

@@ -18,16 +18,35 @@ class PlatformError(RuntimeError):
 
 
 def _call(request: urllib.request.Request) -> Any:
+    return _call_with_headers(request)[0]
+
+
+def _call_with_headers(request: urllib.request.Request) -> tuple[Any, Any]:
     if not request.full_url.startswith(("https://", "http://")):
         raise PlatformError(f"not an HTTP URL: {request.full_url[:80]}")
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT_S) as answer:  # noqa: S310 - checked above
-            body = answer.read(MAX_BYTES)
+            body, headers = answer.read(MAX_BYTES), answer.headers
     except urllib.error.HTTPError as exc:
         raise PlatformError(f"{request.full_url} answered {exc.code}") from exc
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
         raise PlatformError(f"{request.full_url} could not be reached: {exc}") from exc
-    return json.loads(body) if body.strip() else None
+    try:
+        return (json.loads(body) if body.strip() else None), headers
+    except ValueError as exc:
+        raise PlatformError(f"{request.full_url} answered something that is not JSON") from exc
+
+
+def get_page(url: str, token: str, accept: str) -> tuple[Any, str | None]:
+    """One page of a paged answer, and the next page's URL from its `Link: <...>; rel="next"`."""
+    headers = {"Accept": accept, "Authorization": f"Bearer {token}"}
+    request = urllib.request.Request(url, headers=headers)  # noqa: S310
+    body, answered = _call_with_headers(request)
+    for link in (answered.get("Link") or "").split(","):
+        target, _, rel = link.partition(";")
+        if 'rel="next"' in rel.replace(" ", ""):
+            return body, target.strip().strip("<>")
+    return body, None
 
 
 def get_json(url: str, token: str | None = None, accept: str = "application/json") -> Any:
