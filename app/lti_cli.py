@@ -9,8 +9,7 @@ import sys
 
 from app.config import Settings
 from app.learning.lti.keys import rotate, signing_key
-from app.learning.lti.launch import LtiLaunches
-from app.lessons.loader import load_catalog
+from app.learning.lti.launch import tool_urls
 from app.progress.database import make_engine, prepare_schema
 from app.progress.store import ProgressStore
 
@@ -49,8 +48,7 @@ def _lti(args: argparse.Namespace) -> int:
     elif args.action == "rotate-key":
         print(f"new signing key {rotate(store)}; the old ones stay published")
     else:
-        urls = LtiLaunches(load_catalog(settings.lessons_dir), store, settings.public_url).urls()
-        print(json.dumps(urls, indent=2))
+        print(json.dumps(tool_urls(settings.public_url), indent=2))
     return 0
 
 

@@ -54,10 +54,13 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
     gauges = watch_sandbox(metrics, sandbox, len(catalog))
     share_book = Shares(store, _share_policy(settings, secret_key), metrics.count_share)
 
+    def learning(lessons: Catalog) -> Learning:
+        return Learning(lessons, store, sandbox, share_book, settings.public_url, secret_key)
+
     def publish(reloaded: Catalog) -> None:
         app.state.catalog = reloaded
         # The core caches what it computed from the old lessons: a new one starts clean.
-        app.state.learning = Learning(reloaded, store, sandbox, share_book, settings.public_url)
+        app.state.learning = learning(reloaded)
 
     live = LiveCatalog(settings.lessons_dir, publish) if reload else None
 
@@ -95,7 +98,7 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
     app.state.catalog = catalog
     app.state.sandbox = sandbox
     app.state.store = store
-    app.state.learning = Learning(catalog, store, sandbox, share_book, settings.public_url)
+    app.state.learning = learning(catalog)
     app.state.live_catalog = live
     _install_middleware(app, settings, secret_key, metrics)
     _install_routes(app, catalog, with_dev=live is not None)

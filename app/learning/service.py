@@ -75,14 +75,15 @@ class Learning:
         store: ProgressStore,
         sandbox: Sandbox | None,
         shares: Shares,
-        public_url: str = "http://127.0.0.1:8000",
+        public_url: str,
+        secret: str,
     ) -> None:
         self.catalog = catalog
         self.store = store
         self.runs = Runs(sandbox)
         self.shares = shares  # made once per app: its hourly counts outlive a catalog reload
         self.teaching = Teaching(catalog, store)
-        self.lti = LtiLaunches(catalog, store, public_url)
+        self.lti = LtiLaunches(catalog, store, public_url, secret)
 
     @property
     def writer(self) -> Writer:

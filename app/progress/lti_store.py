@@ -6,9 +6,10 @@ Knows nothing of JWTs or HTTP: app/learning/lti does the protocol.
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete, select, update
@@ -126,7 +127,7 @@ class LtiRecords(ClassRecords):
 
     def remove_platform(self, platform_id: int) -> bool:
         with self.writing() as connection:
-            for model in (LtiDeployment, LtiLogin, LtiContext, LtiGradeLink, LtiScore):
+            for model in (LtiDeployment, LtiContext, LtiGradeLink, LtiScore):
                 connection.execute(delete(model).where(model.platform_id == platform_id))
             gone = connection.execute(delete(LtiPlatform).where(LtiPlatform.id == platform_id))
         return bool(gone.rowcount)
@@ -147,22 +148,15 @@ class LtiRecords(ClassRecords):
             )
 
     # --- logins in flight --------------------------------------------------------------------
-    def start_login(self, platform_id: int, state: str, nonce: str) -> None:
+    def spend_state(self, state: str, forget_before: datetime) -> bool:
+        """Mark a login's state used; False if it was used already. States older than
+        `forget_before` are forgotten: their signature has expired anyway."""
         with self.writing() as connection:
-            connection.execute(
-                self.insert(LtiLogin), {"state": state, "nonce": nonce, "platform_id": platform_id}
-            )
-
-    def finish_login(self, state: str, newer_than: datetime) -> tuple[int, str] | None:
-        """(platform id, nonce) of a login started after `newer_than`, used once: a second
-        launch with the same state finds nothing."""
-        with self.writing() as connection:
-            row = connection.execute(select(LtiLogin).where(LtiLogin.state == state)).first()
-            connection.execute(delete(LtiLogin).where(LtiLogin.state == state))
-            connection.execute(delete(LtiLogin).where(LtiLogin.created_at < newer_than))
-        if row is None or _aware(row.created_at) < newer_than:
-            return None
-        return row.platform_id, row.nonce
+            connection.execute(delete(LtiLogin).where(LtiLogin.created_at < forget_before))
+            spent = connection.execute(
+                self.insert_ignoring(LtiLogin), {"state": _digest(state)}
+            ).rowcount
+        return bool(spent)
 
     # --- users and courses -------------------------------------------------------------------
     def lti_learner(self, issuer: str, sub: str) -> str:
@@ -278,6 +272,5 @@ def _platform(row: Any, deployments: list[str]) -> Platform:
     )
 
 
-def _aware(moment: datetime) -> datetime:
-    """SQLite hands back naive times (stored as UTC)."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+def _digest(state: str) -> str:
+    return hashlib.sha256(state.encode()).hexdigest()

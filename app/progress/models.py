@@ -297,13 +297,12 @@ class LtiKey(Base):
 
 
 class LtiLogin(Base):
-    """An OIDC login in flight: its state and nonce, used once by the launch that follows."""
+    """A login's state once its launch used it (its SHA-256): a state, and so the nonce it
+    carries, is good for one launch. The login itself writes nothing (its state is signed)."""
 
     __tablename__ = "lti_logins"
 
     state: Mapped[str] = mapped_column(String(64), primary_key=True)
-    nonce: Mapped[str] = mapped_column(String(64), unique=True)
-    platform_id: Mapped[int] = mapped_column(ForeignKey("lti_platforms.id", ondelete="CASCADE"))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 

@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import jwt
+from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from app.learning.lti import claims as c
 from app.learning.lti.deep_linking import DeepLinkForm, response
@@ -67,6 +68,17 @@ class _KeySet:
     keys: dict[str, Any] = field(default_factory=dict)
 
 
+def tool_urls(public_url: str) -> dict[str, str]:
+    """What an LMS administrator pastes into the LMS."""
+    base = public_url.rstrip("/")
+    return {
+        "login_url": f"{base}/lti/login",
+        "launch_url": f"{base}/lti/launch",
+        "deep_linking_url": f"{base}/lti/launch",
+        "jwks_url": f"{base}/lti/jwks",
+    }
+
+
 class KeySets:
     """Platforms' public keys by URL: cached, fetched again when stale or on an unknown kid."""
 
@@ -99,10 +111,14 @@ def _fetch_keys(url: str) -> dict[str, Any]:
 
 
 class LtiLaunches:
-    def __init__(self, catalog: Catalog, store: ProgressStore, public_url: str) -> None:
+    def __init__(
+        self, catalog: Catalog, store: ProgressStore, public_url: str, secret: str
+    ) -> None:
         self.catalog = catalog
         self.store = store
         self.public_url = public_url.rstrip("/")
+        # A login writes nothing: its state is signed, and names the platform and the nonce.
+        self.states = URLSafeTimedSerializer(secret, salt="gradlab-lti-state")
         self.key_sets = KeySets()
         self.tokens = PlatformTokens(store)
 
@@ -118,14 +134,7 @@ class LtiLaunches:
         return response(self.store, self.catalog, deep_link_request(raw), slugs, self.public_url)
 
     def urls(self) -> dict[str, str]:
-        """What an LMS administrator pastes into the LMS."""
-        base = self.public_url
-        return {
-            "login_url": f"{base}/lti/login",
-            "launch_url": f"{base}/lti/launch",
-            "deep_linking_url": f"{base}/lti/launch",
-            "jwks_url": f"{base}/lti/jwks",
-        }
+        return tool_urls(self.public_url)
 
     # --- the OIDC login ------------------------------------------------------------------------
     def login(self, params: Mapping[str, str]) -> LoginRedirect:
@@ -145,8 +154,8 @@ class LtiLaunches:
         deployment = params.get("lti_deployment_id")
         if deployment and deployment not in platform.deployments:
             raise LtiRefused("deployment", f"deployment {deployment!r} is not registered")
-        state, nonce = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
-        self.store.start_login(platform.id, state, nonce)
+        nonce = secrets.token_urlsafe(32)
+        state = str(self.states.dumps({"platform": platform.id, "nonce": nonce}))
         query = {
             "scope": "openid",
             "response_type": "id_token",
@@ -174,10 +183,7 @@ class LtiLaunches:
     def _launch(self, id_token: str, state: str, browser_state: str | None) -> Launched:
         if browser_state is not None and not secrets.compare_digest(browser_state, state):
             raise LtiRefused("state", "the state is not the one this browser started")
-        started = self.store.finish_login(state, datetime.now(UTC) - LOGIN_TTL)
-        if started is None:
-            raise LtiRefused("state", "unknown, already used or expired")
-        platform_id, nonce = started
+        platform_id, nonce = self._started(state)
         platform = self.store.platform_by_id(platform_id)
         if platform is None:
             raise LtiRefused("issuer", "the platform was removed")
@@ -185,6 +191,17 @@ class LtiLaunches:
         if not secrets.compare_digest(str(claims.get("nonce", "")), nonce):
             raise LtiRefused("nonce", "not the nonce of this login")
         return self._map(platform, claims)
+
+    def _started(self, state: str) -> tuple[int, str]:
+        """The platform and nonce of the login this state began; each state is used once."""
+        try:
+            started = self.states.loads(state, max_age=int(LOGIN_TTL.total_seconds()))
+            platform_id, nonce = int(started["platform"]), str(started["nonce"])
+        except (BadSignature, KeyError, TypeError, ValueError) as exc:
+            raise LtiRefused("state", "unknown or expired") from exc
+        if not self.store.spend_state(state, datetime.now(UTC) - LOGIN_TTL):
+            raise LtiRefused("state", "already used")
+        return platform_id, nonce
 
     def verified_claims(self, platform: Platform, id_token: str) -> dict[str, Any]:
         claims = self._decoded(platform, id_token)

@@ -71,12 +71,8 @@ def upgrade() -> None:
     op.create_table(
         "lti_logins",
         sa.Column("state", sa.String(length=64), nullable=False),
-        sa.Column("nonce", sa.String(length=64), nullable=False),
-        sa.Column("platform_id", sa.Integer(), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(["platform_id"], ["lti_platforms.id"], ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("state"),
-        sa.UniqueConstraint("nonce"),
     )
     op.create_table(
         "lti_scores",
