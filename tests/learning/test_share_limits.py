@@ -25,7 +25,7 @@ def test_the_address_window_slides_by_the_hour() -> None:
     limit.check_and_count("10.0.0.2")  # another address has its own count
     with pytest.raises(TooManyShares) as refused:
         limit.check_and_count("10.0.0.1")
-    assert refused.value.retry_after == 3000 + 1  # when the first of the two is an hour old
+    assert refused.value.wait == 3000 + 1  # when the first of the two is an hour old
     clock.now += 3000
     limit.check_and_count("10.0.0.1")  # the first one has left the window
     clock.now += 3600
