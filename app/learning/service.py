@@ -19,7 +19,7 @@ from app.learning.lessons import (
 )
 from app.learning.mode_pages import ModeRequest
 from app.learning.practice import Practice, calibration_of, now, queue_items
-from app.learning.questions import NotFound, find_lesson
+from app.learning.questions import NotFound, disclosure_of, find_lesson
 from app.learning.queue import QueueView
 from app.learning.registry import DEFAULT_MODE, MODES, find_mode
 from app.learning.review_items import KIND_NAMES
@@ -32,6 +32,7 @@ from app.learning.schemas import (
     ValueBody,
     ValueFeedback,
 )
+from app.lessons.disclosure import REFERENCE_NOTICE
 from app.lessons.loader import Catalog
 from app.lessons.public import public_lesson
 from app.lessons.schema import Lesson
@@ -85,6 +86,7 @@ class Learning:
             names = ", ".join(m.slug for m in MODES)
             raise NotFound(f"There is no “{mode_slug}” mode. The modes are: {names}.")
         previous, following = self.catalog.neighbours(slug)
+        request = ModeRequest(lesson, self.store, learner)
         context: dict[str, object] = {
             "lesson": lesson,
             "mode": mode.slug,
@@ -94,9 +96,11 @@ class Learning:
             "titles": {other.slug: other.title for other in self.catalog.lessons},
             "progress": lesson_summary(lesson, self.store, learner),
             "switcher": {"modes": list(MODES), "last": self.store.lesson_modes(learner).get(slug)},
-            "steps": step_views(lesson, learner),
+            "steps": step_views(lesson, learner, request.disclosure),
+            "disclosure": request.disclosure,
+            "reference_notice": REFERENCE_NOTICE,
         }
-        context.update(mode.context(ModeRequest(lesson, self.store, learner)))
+        context.update(mode.context(request))
         return Page(mode.template, context)
 
     def lesson_page(self, slug: str, learner: str) -> Page:
@@ -130,9 +134,11 @@ class Learning:
 
     def public_lesson(self, slug: str, learner: str) -> dict[str, Any]:
         """The lesson as JSON without its answers nor what explains them, each prediction's
-        choices in this learner's order (the order of the pages)."""
+        choices in this learner's order (the order of the pages), and the reference only
+        where this learner's disclosure opens it."""
         lesson = find_lesson(self.catalog, slug)
-        data = public_lesson(lesson)
+        records = self.store.lesson_state(learner, slug)
+        data = public_lesson(lesson, disclosure_of(lesson, records))
         for view, raw in zip(step_views(lesson, learner), data["steps"], strict=True):
             if raw.get("prediction") is not None:
                 raw["prediction"]["choices"] = view.choices
@@ -156,6 +162,13 @@ class Learning:
         if find_mode(body.mode) is None:
             raise NotFound(f"There is no “{body.mode}” mode.")
         self.store.set_lesson_mode(learner, slug, body.mode)
+
+    def read_ahead(self, learner: str, slug: str, mode: str) -> str:
+        """Open the whole lesson for this learner (their later answers there count as seen);
+        returns the page to go back to."""
+        self.answers(learner).read_ahead(slug)
+        back = mode if find_mode(mode) is not None else DEFAULT_MODE
+        return f"/lessons/{slug}" if back == DEFAULT_MODE else f"/lessons/{slug}/{back}"
 
     def reset(self, learner: str | None) -> None:
         if learner is not None:

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request
 
 from app.learning.schemas import LessonListing, RunRequest
 from app.lessons.public import lesson_summary
-from app.routes.deps import LearnerDep, LearningDep, MaybeLearnerDep, learner_id
+from app.routes.deps import LearnerDep, LearningDep, MaybeLearnerDep, learner_id, read
 from app.sandbox.result import RunResult
 
 router = APIRouter()
@@ -33,8 +33,8 @@ async def list_lessons(learning: LearningDep) -> list[dict[str, Any]]:
 @router.get("/api/lessons/{slug}", tags=["lessons"])
 async def get_lesson(slug: str, learning: LearningDep, learner: LearnerDep) -> dict[str, Any]:
     """A lesson without its answers, nor what explains them (see app/lessons/public.py); the
-    choices in this learner's order."""
-    return learning.public_lesson(slug, learner)
+    choices in this learner's order, the reference once this learner's disclosure opens it."""
+    return await read(learning, learning.public_lesson, slug, learner)
 
 
 @router.post(

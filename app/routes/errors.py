@@ -8,7 +8,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
 from app.learning.grader import AnswerError
-from app.learning.questions import NotFound
+from app.learning.questions import NotCommitted, NotFound
 from app.learning.queue import NotDue
 from app.learning.runs import SandboxDisabled
 from app.sandbox.service import SandboxBusy, SandboxUnavailable, SnippetTooLarge
@@ -19,6 +19,7 @@ _STATUS: dict[type[Exception], tuple[int, str, str | None]] = {
     NotFound: (404, "", None),
     AnswerError: (422, "", None),
     NotDue: (409, "This item was answered already; it is scheduled for later.", None),
+    NotCommitted: (409, "Commit your prediction first: this gives its answer away.", None),
     SnippetTooLarge: (413, "", None),
     SandboxBusy: (503, "", "1"),
     SandboxUnavailable: (503, "The sandbox is not running snippets: ", "5"),

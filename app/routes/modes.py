@@ -56,9 +56,12 @@ async def answer_drill(
 
 
 @router.get("/api/lessons/{slug}/flashcards/{card_id}")
-async def flashcard_answer(slug: str, card_id: str, practice: PracticeDep) -> FlashcardBack:
-    """The back of a card (asked for when the learner turns it over)."""
-    return practice.flashcard_back(slug, card_id)
+async def flashcard_answer(
+    slug: str, card_id: str, practice: PracticeDep, learning: LearningDep
+) -> FlashcardBack:
+    """The back of a card (asked for when the learner turns it over); 409 while the step it
+    explains is not answered."""
+    return await read(learning, practice.flashcard_back, slug, card_id)
 
 
 @router.post("/api/lessons/{slug}/flashcards/{card_id}/rating")
@@ -70,15 +73,19 @@ async def rate_flashcard(
 
 
 @router.get("/api/lessons/{slug}/pitfalls/{number}/hints/{level}")
-async def pitfall_hint(slug: str, number: int, level: int, practice: PracticeDep) -> HintOut:
+async def pitfall_hint(
+    slug: str, number: int, level: int, practice: PracticeDep, learning: LearningDep
+) -> HintOut:
     """The hint ladder: 1 the root cause, 2 the line that goes wrong, 3 the corrected line."""
-    return practice.hint(slug, number, level)
+    return await read(learning, practice.hint, slug, number, level)
 
 
 @router.get("/api/lessons/{slug}/pitfalls/{number}/fix")
-async def pitfall_fix(slug: str, number: int, practice: PracticeDep) -> FixOut:
+async def pitfall_fix(
+    slug: str, number: int, practice: PracticeDep, learning: LearningDep
+) -> FixOut:
     """ "Show the fix": the corrected code and why."""
-    return practice.fix(slug, number)
+    return await read(learning, practice.fix, slug, number)
 
 
 @router.post("/api/lessons/{slug}/pitfalls/{number}/check")
