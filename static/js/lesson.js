@@ -202,6 +202,13 @@ function setupPrediction(prediction, context) {
 
 // ---- Value predictions --------------------------------------------------------
 
+/** Open a value form the page drew disabled until its step's prediction was committed. */
+export function unlockValueForm(form) {
+  for (const control of form.querySelectorAll("input, button")) control.disabled = false;
+  form.querySelector(".value-locked-note")?.remove();
+  delete form.dataset.locked;
+}
+
 function setupValuePrediction(form, context) {
   const step = Number(form.dataset.step || form.closest(".step")?.dataset.step);
   const input = form.querySelector('input[name="value"]') ?? form.querySelector("input");
@@ -425,6 +432,11 @@ export function initLesson(article) {
     unlockStep(step) {
       const controller = runnables.get(step);
       if (controller) controller.setLocked(false);
+      // The server checks a typed value only once the step's choice is committed (409
+      // before); now it is, the form opens without a reload.
+      for (const form of article.querySelectorAll(`form.value-prediction[data-step="${CSS.escape(String(step))}"][data-locked]`)) {
+        unlockValueForm(form);
+      }
     },
   };
 

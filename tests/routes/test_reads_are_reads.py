@@ -61,6 +61,7 @@ def test_a_walk_over_every_get_writes_nothing(client: TestClient) -> None:
 def test_a_new_visitor_walks_every_page_without_a_row(client: TestClient) -> None:
     before = _snapshot(client)
     for path in _gets():
-        assert client.get(path).status_code in (200, 404), path
+        # 409: what would answer an uncommitted question is refused, and writes nothing.
+        assert client.get(path).status_code in (200, 404, 409), path
     assert _snapshot(client) == before
     assert before["learners"] == []
