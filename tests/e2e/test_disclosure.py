@@ -1,6 +1,6 @@
 """Progressive disclosure, read as the browser has it: a fresh learner opens every lesson in
 every mode, and no page's HTML (text, attributes, hidden elements, closed <details>) carries
-the answer of a prediction they have not committed. The typed value is refused (409) before
+the answer of a prediction they have not committed, nor a myth's reveal. The typed value is refused (409) before
 the commit and checked after it; the value form opens without a reload."""
 
 from __future__ import annotations
@@ -61,6 +61,12 @@ def offences(lesson: Lesson, where: str, page_html: str) -> list[str]:
         for text in texts:
             if mentions(haystack, text):
                 found.append(f"{lesson.slug} {where}: step {number}'s answer {text!r}")
+                break
+    for number, myth in enumerate(lesson.myths, start=1):
+        # A myth's verdict travels with its reality and belief: neither is sent before it.
+        for part in (myth.reality, myth.belief, myth.why_it_matters):
+            if plain(part)[:60] in readable:
+                found.append(f"{lesson.slug} {where}: myth {number}'s reveal")
                 break
     return found
 
