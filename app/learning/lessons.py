@@ -70,7 +70,9 @@ class StepView:
     read_ahead: bool = False  # the answer is drawn with the step
 
 
-def step_views(lesson: Lesson, learner: str, disclosure: Disclosure | None = None) -> list[StepView]:
+def step_views(
+    lesson: Lesson, learner: str, disclosure: Disclosure | None = None
+) -> list[StepView]:
     shown = disclosure or Disclosure(lesson, frozenset())
     return [
         StepView(

@@ -130,7 +130,8 @@ def pitfall_fixer(request: ModeRequest) -> dict[str, object]:
 
 def flashcards(request: ModeRequest) -> dict[str, object]:
     ratings = request.store.flashcard_state(request.learner, request.lesson.slug)
-    cards = [card for card in lesson_flashcards(request.lesson) if card_open(card, request.disclosure)]
+    shown = request.disclosure
+    cards = [card for card in lesson_flashcards(request.lesson) if card_open(card, shown)]
     return {"cards": cards, "ratings": ratings}
 
 

@@ -52,9 +52,7 @@ def visible_before(lesson: Lesson, number: int) -> list[tuple[str, str]]:
     """(where, text) for every text a learner going in order is sent before step `number`'s
     commit, its own title, setup and choice question apart (lint.py checks those)."""
     shown = Disclosure.before_step(lesson, number)
-    found: list[tuple[str, str]] = [
-        ("the introduction", " ".join([lesson.title, lesson.summary]))
-    ]
+    found: list[tuple[str, str]] = [("the introduction", " ".join([lesson.title, lesson.summary]))]
     found += [(f"the overview ({k})", v) for k, v in lesson.overview.model_dump().items()]
     found += [
         (f"the mental model ({k})", v) for k, v in lesson.mental_model.model_dump().items() if v
@@ -106,8 +104,9 @@ def _step_reveal(number: int, step: Step) -> list[tuple[str, str]]:
 def _subjects(step: Step) -> list[str]:
     """What the question asks about: its code spans that name something (`x.grad`)."""
     found: list[str] = []
-    for question in filter(None, [step.prediction and step.prediction.question]):
-        found += [span for span in _SPAN.findall(question) if re.search(r"[A-Za-z_]", span)]
+    if step.prediction is not None:
+        spans = _SPAN.findall(step.prediction.question)
+        found += [span for span in spans if re.search(r"[A-Za-z_]", span)]
     if step.value_prediction is not None:
         found.append(f"{step.value_prediction.tensor}.grad")
     return [subject for subject in found if len(subject) >= 3]
@@ -156,7 +155,10 @@ def _in_a_row(text: str, expected: list[float]) -> bool:
     found = _numbers_of(text)
     size = len(expected)
     return any(
-        all(abs(a - b) <= 1e-6 * max(1.0, abs(b)) for a, b in zip(found[i : i + size], expected))
+        all(
+            abs(a - b) <= 1e-6 * max(1.0, abs(b))
+            for a, b in zip(found[i : i + size], expected, strict=True)
+        )
         for i in range(len(found) - size + 1)
     )
 

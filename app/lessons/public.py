@@ -19,7 +19,7 @@ _HIDDEN_STEP_FIELDS = {
 _REVEALED_STEP_FIELDS = {"concept", "explanation", "insight"}
 _HIDDEN_MYTH_FIELDS = {"answer", "belief", "reality", "why_it_matters", "demo"}
 # The reference: sent once the build-up is answered or read ahead (app/lessons/disclosure.py).
-_REFERENCE_FIELDS = {
+_REFERENCE_FIELDS: dict[str, list[object] | None] = {
     "under_the_hood": None,
     "why_designed": None,
     "expert_zone": [],

@@ -46,7 +46,7 @@ async def lesson_page(
 async def read_ahead(
     slug: str, learning: LearningDep, learner: LearnerDep, write: WriterDep, mode: str = ""
 ) -> RedirectResponse:
-    """"Read ahead: show every answer": the whole lesson opens for this learner, and what they
+    """ "Read ahead: show every answer": the whole lesson opens for this learner, and what they
     answer in it from now on is kept as seen. A form post, so it works without JavaScript."""
     back = await write(learning.read_ahead, learner, slug, mode)
     return RedirectResponse(back, status_code=303)

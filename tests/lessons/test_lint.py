@@ -65,7 +65,10 @@ def cubes(**changes: Any) -> Data:
         },
         "prediction": {
             "question": "What does `x.grad` print?",
-            "choices": [{"text": "tensor([1., 4.])", "why": "That is x², not its slope."}, "tensor([ 3., 12.])"],
+            "choices": [
+                {"text": "tensor([1., 4.])", "why": "That is x², not its slope."},
+                "tensor([ 3., 12.])",
+            ],
             "answer": "tensor([ 3., 12.])",
             "explanation": "3x² at [1, 2].",
         },
@@ -249,7 +252,19 @@ FAULTS: list[tuple[str, Plant, str, str, str]] = [
     (
         "a pitfall opened early prints a later answer",
         lambda a, b: (
-            a["steps"].append(cubes(snippet={**cubes()["snippet"], "output": "tensor([2., 2.])\n"}, prediction={**cubes()["prediction"], "choices": [{"text": "tensor([1., 1.])", "why": "The slope of 2x is 2."}, "tensor([2., 2.])"], "answer": "tensor([2., 2.])"})),
+            a["steps"].append(
+                cubes(
+                    snippet={**cubes()["snippet"], "output": "tensor([2., 2.])\n"},
+                    prediction={
+                        **cubes()["prediction"],
+                        "choices": [
+                            {"text": "tensor([1., 1.])", "why": "The slope of 2x is 2."},
+                            "tensor([2., 2.])",
+                        ],
+                        "answer": "tensor([2., 2.])",
+                    },
+                )
+            ),
             a["pitfalls"][0].update(after_step=1),
         ),
         "first-steps",
@@ -316,7 +331,10 @@ def test_a_pitfall_waits_for_the_build_up_unless_it_says_otherwise() -> None:
     snippet = {**cubes()["snippet"], "output": "tensor([2., 2.])\n"}
     prediction = {
         **cubes()["prediction"],
-        "choices": [{"text": "tensor([1., 1.])", "why": "The slope of 2x is 2."}, "tensor([2., 2.])"],
+        "choices": [
+            {"text": "tensor([1., 1.])", "why": "The slope of 2x is 2."},
+            "tensor([2., 2.])",
+        ],
         "answer": "tensor([2., 2.])",
     }
     first["steps"].append(cubes(snippet=snippet, prediction=prediction))

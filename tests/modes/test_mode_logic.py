@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.lessons.schema import Pitfall, Snippet
 from app.lessons.disclosure import Disclosure
+from app.lessons.schema import Pitfall, Snippet
 from app.modes.cheatsheet import api_entries, error_fixes, rules
 from app.modes.drills import lesson_drills
 from app.modes.flashcards import lesson_flashcards

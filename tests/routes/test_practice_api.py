@@ -7,6 +7,7 @@ from fastapi.testclient import TestClient
 
 from tests.learner_clients import BUNDLED, FIXTURES, LESSON, bundled, client, page_text  # noqa: F401 (fixtures by import)
 
+
 def answer_the_build_up(client: TestClient) -> None:
     """Commit the fixture lesson's one prediction (rightly: no miss joins the review queue);
     its drills, cards and pitfalls open."""

@@ -32,9 +32,7 @@ def upgrade() -> None:
     for table in TABLES:
         with op.batch_alter_table(table, schema=None) as batch_op:
             batch_op.add_column(
-                sa.Column(
-                    "seen_answers", sa.Boolean(), server_default=sa.false(), nullable=False
-                )
+                sa.Column("seen_answers", sa.Boolean(), server_default=sa.false(), nullable=False)
             )
 
 
