@@ -120,3 +120,28 @@ def test_the_value_form_opens_when_the_prediction_is_committed(
     form.locator("input[name='value']").fill("[4, 6]")
     form.locator("button[type='submit']").click()
     expect(form.locator(".value-feedback")).to_contain_text("Right.")
+
+
+def test_the_reference_opens_once_the_build_up_is_answered(page: Page, server: LiveServer) -> None:
+    page.goto(f"{server.url}/lessons/first-steps")
+    expect(page.locator("#takeaways, #pitfalls")).to_have_count(0)  # not sent, not hidden
+    expect(page.locator("#reference .disclosure-notice")).to_contain_text("Read ahead")
+    page.locator(".step[data-step='1'] .choice").first.click()
+    show = page.get_by_role("button", name="Show the reference")
+    expect(show).to_be_visible()
+    show.click()
+    expect(page.locator("#takeaways")).to_contain_text("Backward fills")
+    expect(page.locator("#pitfalls")).to_be_visible()
+
+
+def test_reading_ahead_shows_every_answer(page: Page, server: LiveServer) -> None:
+    page.goto(f"{server.url}/lessons/first-steps/cheat-sheet")
+    page.get_by_role("button", name="Read ahead: show every answer").click()
+    expect(page).to_have_url(f"{server.url}/lessons/first-steps/cheat-sheet")
+    expect(page.locator(".read-ahead-on")).to_be_visible()
+    expect(page.locator(".sheet-rules")).to_contain_text("d(x²)/dx = 2x")
+    page.goto(f"{server.url}/lessons/first-steps")
+    expect(page.locator(".step[data-step='1'] .read-ahead-answer")).to_contain_text(
+        "tensor([4., 6.])"
+    )
+    expect(page.locator("form.value-prediction[data-step='1'] input")).to_be_enabled()
