@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from app.lessons.disclosure import Disclosure, asks, pitfall_texts, reference_texts
 from app.lessons.schema import GradValue, Lesson, Step
@@ -48,56 +49,85 @@ def _code_key(code: str) -> str:
     return " ".join(code.split())
 
 
-def visible_before(lesson: Lesson, number: int) -> list[tuple[str, str]]:
-    """(where, text) for every text a learner going in order is sent before step `number`'s
-    commit, its own title, setup and choice question apart (lint.py checks those)."""
+class Visible(NamedTuple):
+    where: str
+    text: str
+    outcome_of: int = 0  # the step whose outcome (answer, output, error, value) this is
+
+
+def visible_before(lesson: Lesson, number: int) -> list[Visible]:
+    """Every text a learner going in order is sent before step `number`'s commit, its own
+    title, setup and choice question apart (lint.py checks those)."""
     shown = Disclosure.before_step(lesson, number)
-    found: list[tuple[str, str]] = [("the introduction", " ".join([lesson.title, lesson.summary]))]
-    found += [(f"the overview ({k})", v) for k, v in lesson.overview.model_dump().items()]
+    found: list[Visible] = [Visible("the introduction", " ".join([lesson.title, lesson.summary]))]
+    found += [Visible(f"the overview ({k})", v) for k, v in lesson.overview.model_dump().items()]
     found += [
-        (f"the mental model ({k})", v) for k, v in lesson.mental_model.model_dump().items() if v
+        Visible(f"the mental model ({k})", v)
+        for k, v in lesson.mental_model.model_dump().items()
+        if v
     ]
     for other, step in enumerate(lesson.steps, start=1):
         if other == number:
             if step.value_prediction is not None:
-                found.append(("its own value question", step.value_prediction.question))
+                found.append(Visible("its own value question", step.value_prediction.question))
             continue
         found += _step_front(other, step)
         if shown.step_open(other):
             found += _step_reveal(other, step)
     for pitfall_number, pitfall in shown.pitfalls():
-        found += pitfall_texts(pitfall_number, pitfall)
+        found += [Visible(*item) for item in pitfall_texts(pitfall_number, pitfall)]
     if shown.reference:
-        found += reference_texts(lesson)
-    found += [(f"myth {n}'s question", myth.question) for n, myth in enumerate(lesson.myths, 1)]
+        found += [Visible(*item) for item in reference_texts(lesson)]
+    found += [
+        Visible(f"myth {n}'s question", myth.question) for n, myth in enumerate(lesson.myths, 1)
+    ]
     return found
 
 
-def _step_front(number: int, step: Step) -> list[tuple[str, str]]:
+def _step_front(number: int, step: Step) -> list[Visible]:
     where = f"step {number}"
-    found = [(f"{where}'s title or setup", " ".join(filter(None, [step.title, step.setup])))]
+    title = " ".join(filter(None, [step.title, step.setup]))
+    found = [Visible(f"{where}'s title or setup", title)]
     if step.prediction is not None:
-        found.append((f"{where}'s question", step.prediction.question))
+        found.append(Visible(f"{where}'s question", step.prediction.question))
     if step.value_prediction is not None:
-        found.append((f"{where}'s value question", step.value_prediction.question))
+        found.append(Visible(f"{where}'s value question", step.value_prediction.question))
     return found
 
 
-def _step_reveal(number: int, step: Step) -> list[tuple[str, str]]:
+def _step_reveal(number: int, step: Step) -> list[Visible]:
+    """The step's prose, and its outcomes: those answer only a question on the same
+    computation (another example may well give the same value)."""
     where = f"step {number}'s " + ("reveal" if asks(step) else "text")
-    found = [(where, " ".join([step.concept, step.explanation, step.insight]))]
+    prose = [step.concept, step.explanation, step.insight]
     if step.prediction is not None:
-        found.append((where, f"{step.prediction.answer} {step.prediction.explanation}"))
+        prose.append(step.prediction.explanation)
+    found = [Visible(where, " ".join(prose))]
+    if step.prediction is not None:
+        found.append(Visible(f"{where} (its answer)", step.prediction.answer, number))
     if step.snippet is not None:
         if step.snippet.output:
-            found.append((f"{where} (its output)", step.snippet.output))
+            found.append(Visible(f"{where} (its output)", step.snippet.output, number))
         if step.snippet.error is not None:
-            error = step.snippet.error
-            found.append((f"{where} (its error)", f"{error.type} {error.message_contains}"))
+            error = f"{step.snippet.error.type} {step.snippet.error.message_contains}"
+            found.append(Visible(f"{where} (its error)", error, number))
     if step.value_prediction is not None:
         guess = step.value_prediction
-        found.append((where, f"{guess.tensor}.grad = {guess.expected} {guess.explanation}"))
+        value = f"{guess.tensor}.grad = {guess.expected}"
+        found += [Visible(where, guess.explanation), Visible(f"{where} (its value)", value, number)]
     return found
+
+
+def _statements(code: str) -> set[str]:
+    """The lines that compute (imports and prints aside), spaces folded."""
+    lines = {" ".join(line.split()) for line in code.splitlines()}
+    return {line for line in lines if line and not line.startswith(("import ", "print(", "#"))}
+
+
+def same_computation(earlier: str, later: str) -> bool:
+    """Does the later code redo the earlier computation (every computing line of it)?"""
+    done = _statements(earlier)
+    return len(done) >= 2 and done <= _statements(later)
 
 
 # --- what a question's answer looks like in text ------------------------------------------------
@@ -192,37 +222,54 @@ def _answer_shapes(step: Step) -> list[str]:
 
 def question_leaks(lesson: Lesson, number: int, step: Step) -> Iterator[str]:
     """What answers step `number`'s questions among the texts sent before its commit."""
-    subjects = _subjects(step)
     code = step.snippet.code if step.snippet else ""
-    shapes = _answer_shapes(step)
-    guess = step.value_prediction
-    expected = _flat(guess.expected) if guess is not None else []
-    answer_numbers = _numbers_of(step.prediction.answer) if step.prediction else []
-    in_a_row = len(answer_numbers) >= 2 and not _trivial(answer_numbers)
-    for where, text in visible_before(lesson, number):
-        plain = _plain(text)
-        if in_a_row and _in_a_row(plain, answer_numbers) and not _in_a_row(code, answer_numbers):
-            yield f"the answer's numbers {_show(answer_numbers)} show in a row in {where}"
-        for shape in shapes:
-            if len(shape) >= MIN_LITERAL and _mentions(plain, shape) and shape not in code:
-                yield f"the answer {shape!r} shows in {where}"
-                break
-            if any(_binds(text, subject, shape) for subject in subjects):
-                yield f"{where} says what the question asks: {shape!r}"
-                break
-        if guess is None or where == "its own value question":
-            continue  # lint.py checks the value question's own numbers
-        if (
-            len(expected) >= 2
-            and not _trivial(expected)
-            and _in_a_row(plain, expected)
-            and not _in_a_row(code, expected)
-        ):
-            yield f"the typed value's numbers {_show(expected)} show in a row in {where}"
-        elif len(expected) == 1:
-            value = f"{expected[0]:g}"
-            if any(_binds(text, subject, value) for subject in subjects):
-                yield f"{where} states the typed value {value}"
+    for seen in visible_before(lesson, number):
+        earlier = lesson.steps[seen.outcome_of - 1].snippet if seen.outcome_of else None
+        if seen.outcome_of and (earlier is None or not same_computation(earlier.code, code)):
+            continue  # another example's outcome: the same value there answers nothing here
+        yield from _choice_leaks(step, code, seen)
+        if seen.where != "its own value question":  # lint.py checks its own numbers
+            yield from _value_leaks(step, code, seen)
+
+
+def _choice_leaks(step: Step, code: str, seen: Visible) -> Iterator[str]:
+    if step.prediction is None:
+        return
+    plain = _plain(seen.text)
+    numbers = _numbers_of(step.prediction.answer)
+    if (
+        len(numbers) >= 2
+        and not _trivial(numbers)
+        and _in_a_row(plain, numbers)
+        and not _in_a_row(code, numbers)
+    ):
+        yield f"the answer's numbers {_show(numbers)} show in a row in {seen.where}"
+    subjects = _subjects(step)
+    for shape in _answer_shapes(step):
+        if len(shape) >= MIN_LITERAL and _mentions(plain, shape) and shape not in code:
+            yield f"the answer {shape!r} shows in {seen.where}"
+            return
+        if any(_binds(seen.text, subject, shape) for subject in subjects):
+            yield f"{seen.where} says what the question asks: {shape!r}"
+            return
+
+
+def _value_leaks(step: Step, code: str, seen: Visible) -> Iterator[str]:
+    if step.value_prediction is None:
+        return
+    expected = _flat(step.value_prediction.expected)
+    plain = _plain(seen.text)
+    if (
+        len(expected) >= 2
+        and not _trivial(expected)
+        and _in_a_row(plain, expected)
+        and not _in_a_row(code, expected)
+    ):
+        yield f"the typed value's numbers {_show(expected)} show in a row in {seen.where}"
+    elif len(expected) == 1:
+        value = f"{expected[0]:g}"
+        if any(_binds(seen.text, subject, value) for subject in _subjects(step)):
+            yield f"{seen.where} states the typed value {value}"
 
 
 def repeated_examples(lessons: list[Lesson]) -> Iterator[tuple[str, str, str]]:

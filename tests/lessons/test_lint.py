@@ -93,6 +93,24 @@ def intermediate_step() -> Data:
     )
 
 
+def same_value(code: str) -> Data:
+    """A second step whose answer is step 1's printed value, on the given code."""
+    wrong = {"text": "tensor([0., 0.])", "why": "backward() did run."}
+    return cubes(
+        snippet={"code": code, "output": "tensor([4., 6.])\n"},
+        prediction={
+            **cubes()["prediction"],
+            "choices": [wrong, "tensor([4., 6.])"],
+            "answer": "tensor([4., 6.])",
+        },
+    )
+
+
+def redone(first: Data, _: Data) -> None:
+    code: str = step(first)["snippet"]["code"]
+    first["steps"].append(same_value(code.replace("print(", "z = x.detach()\nprint(")))
+
+
 def can_myths(first: Data, _: Data) -> None:
     first["myths"].extend(myth("yes", f"Can `.grad` be read after pass {n}?") for n in range(5))
 
@@ -241,6 +259,13 @@ FAULTS: list[tuple[str, Plant, str, str, str]] = [
         "step 1's reveal says what the question asks: 'None'",
     ),
     (
+        "an earlier step's output answers the same computation asked again",
+        redone,
+        "first-steps",
+        "step 2",
+        "the answer 'tensor([4., 6.])' shows in step 1's reveal (its answer)",
+    ),
+    (
         "the value question gives the choice's answer",
         lambda a, b: step(a)["value_prediction"].update(
             question="Type `x.grad`: what is left after it prints tensor([4., 6.])?"
@@ -338,6 +363,13 @@ def test_a_pitfall_waits_for_the_build_up_unless_it_says_otherwise() -> None:
         "answer": "tensor([2., 2.])",
     }
     first["steps"].append(cubes(snippet=snippet, prediction=prediction))
+    assert lint(first, second) == []
+
+
+def test_another_example_with_the_same_value_does_not_leak() -> None:
+    first, second = curriculum()
+    code = "import torch\nw = torch.tensor([1.0, 1.5], requires_grad=True)\n"
+    first["steps"].append(same_value(code + "(2 * w**2).sum().backward()\nprint(w.grad)\n"))
     assert lint(first, second) == []
 
 
