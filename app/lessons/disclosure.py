@@ -29,7 +29,6 @@ REFERENCE_NOTICE = (
     "answered the build-up, or read ahead: it states the answers, so it waits until you have "
     "made your own predictions."
 )
-STEP_NOTICE = "This opens once you have answered step {step}, or read ahead."
 
 
 def asks(step: Step) -> bool:
@@ -74,12 +73,6 @@ class Disclosure:
     def reference(self) -> bool:
         """Is the reference (every section after the build-up) sent?"""
         return self.opened_through == len(self.lesson.steps)
-
-    @property
-    def next_question(self) -> int | None:
-        """The first step whose question is not yet committed, for the notice."""
-        first = self.opened_through + 1
-        return first if first <= len(self.lesson.steps) else None
 
     def pitfall_open(self, pitfall: Pitfall) -> bool:
         if self.reference:
