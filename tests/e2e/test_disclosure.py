@@ -145,3 +145,13 @@ def test_reading_ahead_shows_every_answer(page: Page, server: LiveServer) -> Non
         "tensor([4., 6.])"
     )
     expect(page.locator("form.value-prediction[data-step='1'] input")).to_be_enabled()
+
+
+def test_step_by_step_lets_a_reader_ahead_move_on(page: Page, server: LiveServer) -> None:
+    page.goto(f"{server.url}/lessons/first-steps/step-by-step")
+    expect(page.locator(".sbs-next")).to_be_visible()
+    page.get_by_role("button", name="Read ahead: show every answer").click()
+    expect(page).to_have_url(f"{server.url}/lessons/first-steps/step-by-step")
+    page.locator(".sbs-next").click()  # no commit needed: the lesson is read ahead
+    expect(page.locator(".sbs-done")).to_be_visible()
+    expect(page.locator(".sbs-done .takeaways")).to_contain_text("Backward fills")
