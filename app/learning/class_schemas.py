@@ -51,7 +51,9 @@ class ItemOut(BaseModel):
 
 class ItemsOut(BaseModel):
     items: list[ItemOut]
-    left_out: int = Field(description="First attempts at questions rewritten since")
+    left_out: int = Field(
+        description="First attempts left out: at questions rewritten since, or after reading ahead"
+    )
 
 
 class MisconceptionOut(BaseModel):

@@ -146,13 +146,14 @@ def clean_display_name(raw: str) -> str:
 def current_answers(
     catalog: Catalog, attempts: list[FirstAttempt]
 ) -> tuple[list[tuple[Question, FirstAttempt]], int]:
-    """First attempts at today's version of each question, and how many were left out."""
+    """First attempts at today's version of each question, and how many were left out: those
+    at a question rewritten since, and those given after reading the lesson ahead."""
     by_key = {(q.lesson.slug, q.kind, q.number): q for q in questions(catalog)}
     kept: list[tuple[Question, FirstAttempt]] = []
     left_out = 0
     for attempt in attempts:
         question = by_key.get((attempt.lesson, attempt.kind, attempt.number))
-        if question is None or question.fingerprint != attempt.fingerprint:
+        if question is None or question.fingerprint != attempt.fingerprint or attempt.seen:
             left_out += 1
             continue
         kept.append((question, attempt))

@@ -11,12 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from app.errors import UnknownStep
+from app.errors import PredictionNotCommitted, UnknownStep
 from app.learning import grader
 from app.learning.lti.grades import queue_score
 from app.learning.questions import (
     asks,
     choice_order,
+    disclosure_of,
     find_lesson,
     find_myth,
     find_step,
@@ -40,6 +41,7 @@ from app.learning.schemas import (
     ValueBody,
     ValueFeedback,
 )
+from app.lessons.disclosure import Disclosure
 from app.lessons.loader import Catalog
 from app.lessons.schema import Lesson, Snippet, Step, ValuePrediction
 from app.modes.drills import value_drill_id
@@ -55,23 +57,33 @@ from app.progress.store import ProgressStore
 
 @dataclass(frozen=True)
 class StepView:
-    """One step as the page draws it before any answer."""
+    """One step as the page draws it: before its answer, or whole for a learner who reads
+    the lesson ahead."""
 
     number: int
     step: Step
     asks: bool  # True: concept, explanation and insight wait for the answer
     choices: list[str]  # the prediction's choices in this learner's order
+    # The typed value is checked only once the step's choice is committed (the check would
+    # answer the choice): its form is drawn disabled until then.
+    value_locked: bool = False
+    read_ahead: bool = False  # the answer is drawn with the step
 
 
-def step_views(lesson: Lesson, learner: str) -> list[StepView]:
+def step_views(
+    lesson: Lesson, learner: str, disclosure: Disclosure | None = None
+) -> list[StepView]:
+    shown = disclosure or Disclosure(lesson, frozenset())
     return [
         StepView(
             number,
             step,
-            asks(step),
+            asks(step) and not shown.read_ahead,
             choice_order(learner, lesson.slug, number, step.prediction.texts)
             if step.prediction
             else [],
+            value_locked=step.prediction is not None and not shown.step_open(number),
+            read_ahead=shown.read_ahead and asks(step),
         )
         for number, step in enumerate(lesson.steps, start=1)
     ]
@@ -88,9 +100,11 @@ def _current_myths(lesson: Lesson, myths: dict[int, MythRecord]) -> dict[int, My
 
 
 def _score(lesson: Lesson, myths: dict[int, MythRecord]) -> Score:
+    # An answer given after reading the lesson ahead is kept, not scored.
+    scored = [record for record in myths.values() if not record.seen_answers]
     return Score(
-        answered=len(myths),
-        correct=sum(1 for record in myths.values() if record.correct),
+        answered=len(scored),
+        correct=sum(1 for record in scored if record.correct),
         total=len(lesson.myths),
     )
 
@@ -195,19 +209,42 @@ class LessonAnswers:
     def _queue(self) -> ReviewQueue:
         return ReviewQueue(self.store, self.catalog, self.learner)
 
+    def read_ahead(self, slug: str) -> None:
+        """The learner chooses to see the whole lesson, every answer included; what they
+        answer in it from now on is kept as given after seeing the answers."""
+        find_lesson(self.catalog, slug)
+        self.store.record_read_ahead(self.learner, slug)
+
+    def _seen_answers(self, slug: str) -> bool:
+        return self.store.read_ahead(self.learner, slug)
+
     def commit_prediction(self, slug: str, number: int, body: PredictionBody) -> PredictionReveal:
         step = find_step(find_lesson(self.catalog, slug), number)
         if step.prediction is None:
             raise UnknownStep(f"Step {number} of {slug!r} asks for no prediction")
         correct = grader.grade_choice(step, body.choice)
         fingerprint = prediction_fingerprint(step.prediction)
-        answer = PredictionRecord(body.choice, body.confidence, correct, fingerprint)
         with self.store.together():  # the answer and its review card: one transaction
+            seen = self._seen_answers(slug)
+            answer = PredictionRecord(body.choice, body.confidence, correct, fingerprint, seen)
             attempt = self.store.record_prediction(self.learner, slug, number, answer)
             if not correct:
                 self._queue().note_miss(slug, "prediction", str(number), datetime.now(UTC))
             queue_score(self.store, self.learner, find_lesson(self.catalog, slug))
         return grader.prediction_reveal(step, body.choice, correct, attempt)
+
+    def require_choice(self, lesson: Lesson, number: int) -> None:
+        """A step's typed value is checked only once its choice is committed (or the lesson
+        is read ahead): its answer, explanation and even a hint would answer the choice."""
+        step = find_step(lesson, number)
+        if step.prediction is None:
+            return  # the typed value is the step's own question
+        records = self.store.lesson_state(self.learner, lesson.slug)
+        if not disclosure_of(lesson, records).step_open(number):
+            raise PredictionNotCommitted(
+                f"Commit your prediction for step {number} first: checking the value now "
+                "would give its answer away. (Or read the lesson ahead.)"
+            )
 
     def value_step(self, slug: str, number: int) -> tuple[Step, Snippet, ValuePrediction]:
         """The step, its code and its value question, if it asks for a typed value."""
@@ -220,14 +257,16 @@ class LessonAnswers:
         """Check a typed `.grad` against `actual`, the value the step's code really produces."""
         lesson = find_lesson(self.catalog, slug)
         step, _, guess = self.value_step(slug, number)
+        self.require_choice(lesson, number)
         unlocks = step if step.prediction is None else None  # a choice's reveal explains it
         check = grader.ValueCheck(actual, guess.explanation, unlocks)
         correct, feedback = grader.grade_typed(check, body.value, body.reveal)
         if correct is None:
             return grader.value_feedback(feedback)
-        answer = ValueRecord(body.value, correct, body.reveal, value_fingerprint(guess))
         drill = value_drill_id(lesson, number)
         with self.store.together():
+            seen = self._seen_answers(slug)
+            answer = ValueRecord(body.value, correct, body.reveal, value_fingerprint(guess), seen)
             self.store.record_value(self.learner, slug, number, answer)
             if not correct and drill is not None:
                 self._queue().note_miss(slug, "drill", drill, datetime.now(UTC))
@@ -237,8 +276,8 @@ class LessonAnswers:
         lesson = find_lesson(self.catalog, slug)
         myth = find_myth(lesson, number)
         correct = grader.grade_myth(myth, answer)
-        kept = MythRecord(answer, correct, myth_fingerprint(myth))
         with self.store.together():
+            kept = MythRecord(answer, correct, myth_fingerprint(myth), self._seen_answers(slug))
             self.store.record_myth(self.learner, slug, number, kept)
             if not correct:
                 self._queue().note_miss(slug, "myth", str(number), datetime.now(UTC))

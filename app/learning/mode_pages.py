@@ -1,5 +1,8 @@
 """What each learning mode's page shows, for one learner. Pure reads: a page never writes.
 
+Every mode shows only what the learner's disclosure allows (app/lessons/disclosure.py): the
+steps they have answered, the reference once the build-up is answered or read ahead.
+
 Each builder takes a `ModeRequest` and returns the template's context; app/learning/registry.py
 declares which builder, template and script each mode uses.
 """
@@ -7,14 +10,16 @@ declares which builder, template and script each mode uses.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
-from app.learning.questions import asks, prediction_fingerprint
-from app.lessons.schema import Lesson, Step
+from app.learning.questions import disclosure_of
+from app.lessons.disclosure import Disclosure
+from app.lessons.schema import Lesson
 from app.modes import cheatsheet
-from app.modes.drills import Drill, lesson_drills
-from app.modes.flashcards import lesson_flashcards
+from app.modes.drills import Drill, drill_open, lesson_drills
+from app.modes.flashcards import card_open, lesson_flashcards
 from app.modes.quickread import example_step
-from app.progress.records import DrillRecord, LessonRecords, StepRecord
+from app.progress.records import DrillRecord, LessonRecords
 from app.progress.store import ProgressStore
 
 
@@ -27,8 +32,13 @@ class ModeRequest:
     store: ProgressStore
     learner: str
 
+    @cached_property
     def records(self) -> LessonRecords:
         return self.store.lesson_state(self.learner, self.lesson.slug)
+
+    @cached_property
+    def disclosure(self) -> Disclosure:
+        return disclosure_of(self.lesson, self.records)
 
 
 @dataclass(frozen=True)
@@ -57,61 +67,48 @@ def no_context(_: ModeRequest) -> dict[str, object]:
     return {}
 
 
-def _answered(step: Step, saved: StepRecord | None) -> bool:
-    """Has the learner committed this version of the step's prediction?"""
-    return (
-        saved is not None
-        and saved.prediction is not None
-        and step.prediction is not None
-        and saved.prediction.fingerprint == prediction_fingerprint(step.prediction)
-    )
-
-
-def _about(step: Step, saved: StepRecord | None) -> str | None:
+def _about(request: ModeRequest, number: int) -> str | None:
     # The concept explains a question's answer: shown only once answered, else the setup.
-    return step.concept if not asks(step) or _answered(step, saved) else step.setup
+    step = request.lesson.steps[number - 1]
+    return step.concept if request.disclosure.step_open(number) else step.setup
 
 
 def quick_read(request: ModeRequest) -> dict[str, object]:
     example = example_step(request.lesson)
-    about = None
-    if example is not None:
-        number, step = example
-        about = _about(step, request.records().steps.get(number))
+    about = _about(request, example[0]) if example is not None else None
     return {"example": example, "example_about": about}
 
 
-def _step_cells(request: ModeRequest, records: LessonRecords) -> list[Cell]:
+def _step_cells(request: ModeRequest) -> list[Cell]:
     cells = []
     for number, step in enumerate(request.lesson.steps, start=1):
         if step.snippet is None:
             continue
-        saved = records.steps.get(number)
-        committed = _answered(step, saved)
         cells.append(
             Cell(
                 f"step-{number}",
                 f"Step {number}: {step.title}",
-                _about(step, saved),
+                _about(request, number),
                 step.snippet.code,  # the learner's edits come back in the browser
                 number,
-                unpredicted=step.prediction is not None and not committed,
+                unpredicted=step.prediction is not None
+                and not request.disclosure.step_open(number),
             )
         )
     return cells
 
 
 def code_lab(request: ModeRequest) -> dict[str, object]:
-    records = request.records()
+    records = request.records
     lesson = request.lesson
-    cells = _step_cells(request, records)
+    cells = _step_cells(request)
     for number, myth in enumerate(lesson.myths, start=1):
         if myth.demo is not None:
             code = myth.demo.code if number in records.myths else None
             cells.append(
                 Cell(f"myth-{number}", f"Myth {number}: the demonstration", myth.question, code, "")
             )
-    for number, pitfall in enumerate(lesson.pitfalls, start=1):
+    for number, pitfall in request.disclosure.pitfalls():
         for side, snippet in (("wrong", pitfall.wrong), ("fixed", pitfall.correct)):
             heading = f"Pitfall {number} ({side}): {pitfall.title}"
             cells.append(Cell(f"pitfall-{number}-{side}", heading, None, snippet.code, ""))
@@ -119,17 +116,23 @@ def code_lab(request: ModeRequest) -> dict[str, object]:
 
 
 def myth_busters(request: ModeRequest) -> dict[str, object]:
-    myths = request.records().myths
-    return {"saved_right": sum(1 for record in myths.values() if record.correct)}
+    myths = request.records.myths
+    scored = [record for record in myths.values() if not record.seen_answers]
+    return {"saved_right": sum(1 for record in scored if record.correct)}
 
 
 def pitfall_fixer(request: ModeRequest) -> dict[str, object]:
-    return {"fixes": request.store.pitfall_state(request.learner, request.lesson.slug)}
+    return {
+        "pitfalls": request.disclosure.pitfalls(),
+        "fixes": request.store.pitfall_state(request.learner, request.lesson.slug),
+    }
 
 
 def flashcards(request: ModeRequest) -> dict[str, object]:
     ratings = request.store.flashcard_state(request.learner, request.lesson.slug)
-    return {"cards": lesson_flashcards(request.lesson), "ratings": ratings}
+    shown = request.disclosure
+    cards = [card for card in lesson_flashcards(request.lesson) if card_open(card, shown)]
+    return {"cards": cards, "ratings": ratings}
 
 
 def _drill_groups(drills: list[Drill], state: dict[str, DrillRecord]) -> list[DrillGroup]:
@@ -147,15 +150,16 @@ def _drill_groups(drills: list[Drill], state: dict[str, DrillRecord]) -> list[Dr
 
 
 def predict_the_gradient(request: ModeRequest) -> dict[str, object]:
-    drills = lesson_drills(request.lesson)
+    drills = [d for d in lesson_drills(request.lesson) if drill_open(d, request.disclosure)]
     state = request.store.drill_state(request.learner, request.lesson.slug)
     return {"drills": drills, "drill_state": state, "groups": _drill_groups(drills, state)}
 
 
 def cheat_sheet(request: ModeRequest) -> dict[str, object]:
-    lesson = request.lesson
+    shown = request.disclosure
     return {
-        "api": cheatsheet.api_entries(lesson),
-        "fixes": cheatsheet.error_fixes(lesson),
-        "step_errors": cheatsheet.step_errors(lesson),
+        "rules": cheatsheet.rules(shown),
+        "api": cheatsheet.api_entries(shown),
+        "fixes": cheatsheet.error_fixes(shown),
+        "step_errors": cheatsheet.step_errors(shown),
     }

@@ -4,12 +4,23 @@ are recorded, so reading the queue never writes."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 from app import rendering
-from app.errors import UnknownDrill, UnknownFlashcard, UnknownPitfall, UnknownReviewItem
+from app.errors import (
+    PredictionNotCommitted,
+    UnknownDrill,
+    UnknownFlashcard,
+    UnknownPitfall,
+    UnknownReviewItem,
+)
 from app.learning import grader
-from app.learning.questions import find_lesson, prediction_fingerprint
+from app.learning.questions import (
+    disclosure_of,
+    find_lesson,
+    prediction_fingerprint,
+)
 from app.learning.queue import QueueView, ReviewQueue
 from app.learning.review_items import KIND_NAMES, Answer
 from app.learning.runs import Runs
@@ -28,12 +39,13 @@ from app.learning.schemas import (
     ReviewResult,
     ValueBody,
 )
+from app.lessons.disclosure import Disclosure
 from app.lessons.loader import Catalog
 from app.lessons.schema import Lesson, Pitfall
 from app.modes import pitfalls
 from app.modes.calibration import advice, calibration
-from app.modes.drills import find_drill
-from app.modes.flashcards import find_flashcard
+from app.modes.drills import drill_open, find_drill
+from app.modes.flashcards import card_open, find_flashcard
 from app.modes.scheduler import Grade, describe_wait
 from app.progress.store import ProgressStore
 
@@ -42,6 +54,9 @@ __all__ = ["Practice", "calibration_of", "queue_items"]
 
 def now() -> datetime:
     return datetime.now(UTC)
+
+
+_CLOSED = "Answer the build-up first (or read the lesson ahead): this would give answers away."
 
 
 def _pitfall(lesson: Lesson, number: int) -> Pitfall:
@@ -72,7 +87,8 @@ def queue_items(view: QueueView) -> list[ReviewItemOut]:
 
 def calibration_of(catalog: Catalog, store: ProgressStore, learner: str | None) -> CalibrationOut:
     """First attempts only, on each question as it is now: an answer to an older version of a
-    question (or one recorded before questions had fingerprints) says nothing about it."""
+    question (or one recorded before questions had fingerprints) says nothing about it, nor
+    does one given after the learner chose to read the lesson ahead."""
     current: dict[tuple[str, int], str] = {
         (lesson.slug, number): prediction_fingerprint(step.prediction)
         for lesson in catalog.lessons
@@ -84,6 +100,7 @@ def calibration_of(catalog: Catalog, store: ProgressStore, learner: str | None) 
         (first.confidence, first.correct)
         for first in firsts
         if first.fingerprint is not None
+        and not first.seen_answers  # given after reading ahead: says nothing of the learner
         and current.get((first.lesson, first.step)) == first.fingerprint
     ]
     rows = calibration(counted)
@@ -110,13 +127,27 @@ class Practice:
         self.catalog, self.store, self.runs, self.learner = catalog, store, runs, learner
         self.queue = ReviewQueue(store, catalog, learner)
 
+    def _disclosure(self, lesson: Lesson) -> Disclosure:
+        return disclosure_of(lesson, self.store.lesson_state(self.learner, lesson.slug))
+
+    def _open_pitfall(self, slug: str, number: int) -> Pitfall:
+        """A pitfall the learner may see (its code and fix answer build-up questions)."""
+        lesson = find_lesson(self.catalog, slug)
+        pitfall = _pitfall(lesson, number)
+        if not self._disclosure(lesson).pitfall_open(pitfall):
+            raise PredictionNotCommitted(_CLOSED)
+        return pitfall
+
     # --- Predict the gradient -----------------------------------------------------------------
     def answer_drill(self, slug: str, drill_id: str, body: ValueBody) -> DrillFeedback:
         """A miss enters the review queue; the answer comes back only when right or when
-        `reveal` asks for it."""
-        drill = find_drill(find_lesson(self.catalog, slug), drill_id)
+        `reveal` asks for it, and only for a drill whose step the learner has answered."""
+        lesson = find_lesson(self.catalog, slug)
+        drill = find_drill(lesson, drill_id)
         if drill is None:
             raise UnknownDrill(f"Lesson {slug!r} has no drill {drill_id!r}")
+        if not drill_open(drill, self._disclosure(lesson)):
+            raise PredictionNotCommitted(_CLOSED)
         correct, feedback = grader.grade_typed(
             grader.ValueCheck(drill.expected), body.value, body.reveal
         )
@@ -130,9 +161,12 @@ class Practice:
 
     # --- Flashcards ---------------------------------------------------------------------------
     def flashcard_back(self, slug: str, card_id: str) -> FlashcardBack:
-        card = find_flashcard(find_lesson(self.catalog, slug), card_id)
+        lesson = find_lesson(self.catalog, slug)
+        card = find_flashcard(lesson, card_id)
         if card is None:
             raise UnknownFlashcard(f"Lesson {slug!r} has no flashcard {card_id!r}")
+        if not card_open(card, self._disclosure(lesson)):
+            raise PredictionNotCommitted(_CLOSED)
         return grader.flashcard_back(card)
 
     def rate_flashcard(self, slug: str, card_id: str, rating: Grade) -> RatingResult:
@@ -149,7 +183,7 @@ class Practice:
     # --- Pitfall fixer ------------------------------------------------------------------------
     def hint(self, slug: str, number: int, level: int) -> HintOut:
         """The hint ladder: 1 the root cause, 2 the line that goes wrong, 3 the corrected line."""
-        pitfall = _pitfall(find_lesson(self.catalog, slug), number)
+        pitfall = self._open_pitfall(slug, number)
         if not 1 <= level <= pitfalls.HINT_LEVELS:
             raise UnknownPitfall(f"Hints go from 1 to {pitfalls.HINT_LEVELS}")
         found = pitfalls.hint(pitfall, level)
@@ -162,14 +196,15 @@ class Practice:
         )
 
     def fix(self, slug: str, number: int) -> FixOut:
-        pitfall = _pitfall(find_lesson(self.catalog, slug), number)
+        pitfall = self._open_pitfall(slug, number)
         root_cause = str(rendering.markdown(pitfall.root_cause))
         return FixOut(code=pitfall.correct.code, root_cause_html=root_cause)
 
     async def check_fix(self, slug: str, number: int, code: str) -> FixVerdict:
         """Run the fix and compare what it does with what the corrected code is declared to
         do. Text is never compared."""
-        pitfall = _pitfall(find_lesson(self.catalog, slug), number)
+        # A read of the store: in a thread, off the event loop (see Learning.check_value).
+        pitfall = await asyncio.to_thread(self._open_pitfall, slug, number)
         verdict = grader.fix_verdict(pitfall, await self.runs.run(code))
         # The store is synchronous: off the event loop (see Learning.check_value).
         await self.store.writer(

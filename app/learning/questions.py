@@ -12,8 +12,24 @@ import hashlib
 import json
 
 from app.errors import UnknownLesson, UnknownMyth, UnknownStep
+from app.lessons.disclosure import Disclosure, asks
 from app.lessons.loader import Catalog
 from app.lessons.schema import ChoicePrediction, Lesson, Myth, Step, ValuePrediction
+from app.progress.records import LessonRecords, StepRecord
+
+__all__ = [
+    "asks",
+    "choice_order",
+    "committed",
+    "disclosure_of",
+    "find_lesson",
+    "find_myth",
+    "find_step",
+    "item_fingerprint",
+    "myth_fingerprint",
+    "prediction_fingerprint",
+    "value_fingerprint",
+]
 
 
 def _digest(*parts: object) -> str:
@@ -71,6 +87,28 @@ def find_myth(lesson: Lesson, number: int) -> Myth:
     return lesson.myths[number - 1]
 
 
-def asks(step: Step) -> bool:
-    """A step that asks something keeps what explains its answer until it is answered."""
-    return step.prediction is not None or step.value_prediction is not None
+def committed(step: Step, record: StepRecord | None) -> bool:
+    """Has the learner committed this version of the step's question? A choice is committed
+    when given; a typed value alone (a step without a choice) when right or revealed."""
+    if record is None:
+        return False
+    if step.prediction is not None:
+        saved = record.prediction
+        return saved is not None and saved.fingerprint == prediction_fingerprint(step.prediction)
+    value, guess = record.value, step.value_prediction
+    return (
+        value is not None
+        and guess is not None
+        and (value.correct or value.revealed)
+        and value.fingerprint == value_fingerprint(guess)
+    )
+
+
+def disclosure_of(lesson: Lesson, records: LessonRecords) -> Disclosure:
+    """What this learner may be sent of the lesson (app/lessons/disclosure.py)."""
+    answered = frozenset(
+        number
+        for number, record in records.steps.items()
+        if 1 <= number <= len(lesson.steps) and committed(lesson.steps[number - 1], record)
+    )
+    return Disclosure(lesson, answered, records.read_ahead)

@@ -20,7 +20,7 @@ from app.learning.lessons import (
 from app.learning.lti.launch import LtiLaunches
 from app.learning.mode_pages import ModeRequest
 from app.learning.practice import Practice, calibration_of, now, queue_items
-from app.learning.questions import find_lesson
+from app.learning.questions import disclosure_of, find_lesson
 from app.learning.queue import QueueView
 from app.learning.registry import DEFAULT_MODE, MODES, find_mode
 from app.learning.review_items import KIND_NAMES
@@ -39,6 +39,7 @@ from app.learning.schemas import (
 )
 from app.learning.shares import Shares
 from app.learning.teaching import Teaching
+from app.lessons.disclosure import REFERENCE_NOTICE
 from app.lessons.loader import Catalog
 from app.lessons.public import PublicLesson, public_lesson
 from app.lessons.schema import Lesson
@@ -121,6 +122,7 @@ class Learning:
             names = ", ".join(m.slug for m in MODES)
             raise UnknownMode(f"There is no “{mode_slug}” mode. The modes are: {names}.")
         previous, following = self.catalog.neighbours(slug)
+        request = ModeRequest(lesson, self.store, learner)
         context: dict[str, object] = {
             "lesson": lesson,
             "mode": mode.slug,
@@ -130,9 +132,11 @@ class Learning:
             "titles": {other.slug: other.title for other in self.catalog.lessons},
             "progress": lesson_summary(lesson, self.store, learner),
             "switcher": {"modes": list(MODES), "last": self.store.lesson_modes(learner).get(slug)},
-            "steps": step_views(lesson, learner),
+            "steps": step_views(lesson, learner, request.disclosure),
+            "disclosure": request.disclosure,
+            "reference_notice": REFERENCE_NOTICE,
         }
-        context.update(mode.context(ModeRequest(lesson, self.store, learner)))
+        context.update(mode.context(request))
         return Page(mode.template, context)
 
     def lesson_page(self, slug: str, learner: str) -> Page:
@@ -187,10 +191,12 @@ class Learning:
 
     def public_lesson(self, slug: str, learner: str) -> PublicLesson:
         """The lesson without its answers nor what explains them, each prediction's choices
-        in this learner's order (the order of the pages)."""
+        in this learner's order (the order of the pages), and the reference only where this
+        learner's disclosure opens it."""
         lesson = find_lesson(self.catalog, slug)
         orders = [view.choices for view in step_views(lesson, learner)]
-        return public_lesson(lesson, orders)
+        disclosure = disclosure_of(lesson, self.store.lesson_state(learner, slug))
+        return public_lesson(lesson, orders, disclosure)
 
     def lesson_progress(self, slug: str, learner: str | None) -> LessonProgress:
         lesson = find_lesson(self.catalog, slug)
@@ -213,6 +219,13 @@ class Learning:
 
     def make_share(self, learner: str, address: str, body: ShareBody, base_url: str) -> ShareMade:
         return self.shares.make(self.catalog, learner, address, body, base_url)
+
+    def read_ahead(self, learner: str, slug: str, mode: str) -> str:
+        """Open the whole lesson for this learner (their later answers there count as seen);
+        returns the page to go back to."""
+        self.answers(learner).read_ahead(slug)
+        back = mode if find_mode(mode) is not None else DEFAULT_MODE
+        return f"/lessons/{slug}" if back == DEFAULT_MODE else f"/lessons/{slug}/{back}"
 
     def reset(self, learner: str | None) -> None:
         if learner is not None:

@@ -9,7 +9,9 @@ teaching it. Each finding names the lesson, where, and the problem.
 What the page shows before a learner commits (see `Step` and `Myth` in the schema): the lesson's
 title, summary, overview and mental model; a step's title, setup, code, question and choices;
 a myth's question. Code and the question's own numbers are the inputs of a question, so a number
-found there is not a leak.
+found there is not a leak. app/lessons/lint_disclosure.py reads the rest of what is sent before
+each commit (earlier reveals, the value question, open pitfalls, earlier lessons' examples)
+and the myths' patterns over the curriculum.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
+from app.lessons.lint_disclosure import myth_patterns, question_leaks, repeated_examples
 from app.lessons.schema import Lesson, Level, Step, StepLevel
 
 WORDS_PER_MINUTE = 200
@@ -214,6 +217,10 @@ def lint_lesson(lesson: Lesson, slugs: set[str]) -> list[Finding]:
     previous = StepLevel.foundation
     for number, step in enumerate(lesson.steps, start=1):
         findings += _step_leaks(lesson, number, step, intro)
+        findings += [
+            Finding(lesson.slug, step_label(number, step), problem)
+            for problem in dict.fromkeys(question_leaks(lesson, number, step))  # each once
+        ]
         findings += _choice_problems(lesson, number, step)
         if rank(step.level) < rank(previous):
             findings.append(
@@ -349,9 +356,11 @@ def lint_catalog(lessons: list[Lesson], only: set[str] | None = None) -> list[Fi
         for finding in lint_lesson(lesson, slugs)
     ]
     findings += _duplicates(lessons)
+    findings += [Finding(*found) for found in repeated_examples(lessons)]
     findings += _path(lessons)
     if only is None:
         findings += _myth_balance(lessons)
+        findings += [Finding("curriculum", "myths", problem) for problem in myth_patterns(lessons)]
     else:
         findings = [finding for finding in findings if finding.lesson in only]
     return findings

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from app.lessons.disclosure import Disclosure
 from app.lessons.schema import (
     Connection,
     Lesson,
@@ -29,6 +30,16 @@ _HIDDEN_STEP_FIELDS = {
 # What explains a step's answer (see `Step`): revealed only with the answer.
 _REVEALED_STEP_FIELDS = {"concept", "explanation", "insight"}
 _HIDDEN_MYTH_FIELDS = {"answer", "belief", "reality", "why_it_matters", "demo"}
+# The reference: sent once the build-up is answered or read ahead (app/lessons/disclosure.py).
+_REFERENCE_FIELDS: dict[str, list[object] | None] = {
+    "under_the_hood": None,
+    "why_designed": None,
+    "expert_zone": [],
+    "when_not_to_use": None,
+    "production_patterns": None,
+    "connections": [],
+    "takeaways": [],
+}
 
 
 class LessonListing(BaseModel):
@@ -76,6 +87,12 @@ class PublicMyth(BaseModel):
     question: str
 
 
+class PublicPitfall(Pitfall):
+    """A pitfall with its number in the lesson (only the open ones are sent)."""
+
+    number: int
+
+
 class PublicLesson(BaseModel):
     """The lesson without its answers (GET /api/lessons/{slug}). Serialize it with
     `exclude_unset`: a field that is hidden is absent, not null."""
@@ -100,22 +117,46 @@ class PublicLesson(BaseModel):
     when_not_to_use: str | None
     production_patterns: str | None
     connections: list[Connection]
-    pitfalls: list[Pitfall]
+    pitfalls: list[PublicPitfall]
     takeaways: list[str]
+    # True while the reference (under the hood ... takeaways) waits for the build-up's answers
+    # (docs/quizzes.md); its fields are then empty.
+    reference_withheld: bool = False
 
 
-def public_lesson(lesson: Lesson, orders: list[list[str]] | None = None) -> PublicLesson:
-    """`orders`: each step's choices in the order this learner sees them (file order when
-    not given)."""
-    data = _public_data(lesson)
+def public_lesson(
+    lesson: Lesson, orders: list[list[str]] | None = None, disclosure: Disclosure | None = None
+) -> PublicLesson:
+    """The lesson as a learner with this disclosure may see it (by default, a new one).
+    `orders`: each step's choices in the order this learner sees them (file order when not
+    given)."""
+    data = _public_data(lesson, disclosure or Disclosure(lesson, frozenset()))
     for order, raw in zip(orders or [], data["steps"], strict=False):
         if raw.get("prediction") is not None:
             raw["prediction"]["choices"] = order
     return PublicLesson.model_validate(data)
 
 
-def _public_data(lesson: Lesson) -> dict[str, Any]:
+def _public_data(lesson: Lesson, shown: Disclosure) -> dict[str, Any]:
     data = lesson.model_dump(mode="json")
+    if not shown.reference:
+        data.update({field: empty for field, empty in _REFERENCE_FIELDS.items()})
+        data["reference_withheld"] = True
+    opened = {number for number, _ in shown.pitfalls()}
+    data["pitfalls"] = [
+        {**pitfall, "number": number}
+        for number, pitfall in enumerate(data["pitfalls"], start=1)
+        if number in opened
+    ]
+    if not shown.reference:
+        data.update({field: empty for field, empty in _REFERENCE_FIELDS.items()})
+        data["reference_withheld"] = True
+    opened = {number for number, _ in shown.pitfalls()}
+    data["pitfalls"] = [
+        {**pitfall, "number": number}
+        for number, pitfall in enumerate(data["pitfalls"], start=1)
+        if number in opened
+    ]
     for raw_step, step in zip(data["steps"], lesson.steps, strict=True):
         for field, hidden in _HIDDEN_STEP_FIELDS.items():
             if raw_step.get(field) is not None:

@@ -225,10 +225,17 @@ class Connection(Strict):
 
 
 class Pitfall(Strict):
+    """A mistake, its fix and why. Pitfalls run code and print what it gives, so they belong to
+    the reference part of a lesson: a learner sees them once every prediction of the build-up is
+    committed, or, with `after_step: N`, once the steps up to N are."""
+
     title: Text
     wrong: Snippet
     correct: Snippet
     root_cause: Text
+    # The last build-up step this pitfall's outputs may answer; it opens when the learner has
+    # committed every step up to it. Unset: it opens with the rest of the reference.
+    after_step: Annotated[int, Field(ge=1)] | None = None
 
     @model_validator(mode="after")
     def _two_sides_differ(self) -> Pitfall:
@@ -267,6 +274,12 @@ class Lesson(Strict):
 
     @model_validator(mode="after")
     def _links_are_not_circular(self) -> Lesson:
+        for number, pitfall in enumerate(self.pitfalls, start=1):
+            if pitfall.after_step is not None and pitfall.after_step > len(self.steps):
+                raise ValueError(
+                    f"pitfalls[{number}].after_step: {pitfall.after_step} is past the last "
+                    f"step ({len(self.steps)})"
+                )
         if self.slug in self.prerequisites:
             raise ValueError("prerequisites: a lesson cannot require itself")
         if self.next == self.slug:

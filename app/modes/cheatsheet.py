@@ -1,5 +1,8 @@
 """The cheat sheet: a lesson on one printable page (rules, the API by example, errors and fixes).
 
+Like every page, the sheet states only what the learner has been shown: the steps they have
+answered and the reference once it is open (app/lessons/disclosure.py).
+
 The API list is read from the lesson's own snippets: every torch function and every tensor
 attribute or method they use, each with the first line that uses it. Nothing is written twice:
 when a lesson changes, its cheat sheet follows.
@@ -10,7 +13,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from app.lessons.schema import Lesson, Snippet
+from app.lessons.disclosure import Disclosure
+from app.lessons.schema import Snippet, Step
 from app.modes.pitfalls import first_change
 
 MAX_API_ENTRIES = 24
@@ -97,22 +101,28 @@ def _api_names(code: str) -> list[tuple[str, int]]:
     return [(name, line) for name, line, _ in sorted(found, key=lambda item: item[1:])]
 
 
-def _labelled_snippets(lesson: Lesson) -> list[tuple[str, Snippet]]:
+def _labelled_snippets(shown: Disclosure) -> list[tuple[str, Snippet]]:
     found = [
         (f"Step {n}: {step.title}", step.snippet)
-        for n, step in enumerate(lesson.steps, start=1)
+        for n, step in shown.open_steps()
         if step.snippet is not None
     ]
     found += [
         (f"Pitfall {n}, corrected: {pitfall.title}", pitfall.correct)
-        for n, pitfall in enumerate(lesson.pitfalls, start=1)
+        for n, pitfall in shown.pitfalls()
     ]
     return found
 
 
-def api_entries(lesson: Lesson) -> list[ApiEntry]:
+def rules(shown: Disclosure) -> list[Step]:
+    """The steps whose concept and insight the sheet may state: those already answered."""
+    return [step for _, step in shown.open_steps()]
+
+
+def api_entries(shown: Disclosure) -> list[ApiEntry]:
+    """Only from code whose outcome the learner has seen: the `where` names its step."""
     entries: dict[str, ApiEntry] = {}
-    for where, snippet in _labelled_snippets(lesson):
+    for where, snippet in _labelled_snippets(shown):
         lines = snippet.code.splitlines()
         for name, line in _api_names(snippet.code):
             if name not in entries and len(entries) < MAX_API_ENTRIES:
@@ -120,9 +130,9 @@ def api_entries(lesson: Lesson) -> list[ApiEntry]:
     return list(entries.values())
 
 
-def error_fixes(lesson: Lesson) -> list[ErrorFix]:
+def error_fixes(shown: Disclosure) -> list[ErrorFix]:
     fixes = []
-    for pitfall in lesson.pitfalls:
+    for _, pitfall in shown.pitfalls():
         wrong = pitfall.wrong
         if wrong.error is not None:
             symptom = f"`{wrong.error.type}`: …{wrong.error.message_contains}…"
@@ -137,7 +147,7 @@ def error_fixes(lesson: Lesson) -> list[ErrorFix]:
     return fixes
 
 
-def step_errors(lesson: Lesson) -> list[StepError]:
+def step_errors(shown: Disclosure) -> list[StepError]:
     return [
         StepError(
             f"Step {n}: {step.title}",
@@ -145,6 +155,6 @@ def step_errors(lesson: Lesson) -> list[StepError]:
             step.snippet.error.message_contains,
             step.concept,
         )
-        for n, step in enumerate(lesson.steps, start=1)
+        for n, step in shown.open_steps()
         if step.snippet is not None and step.snippet.error is not None
     ]

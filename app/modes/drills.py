@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from app.lessons.disclosure import Disclosure
 from app.lessons.schema import Lesson, Snippet
 
 
@@ -21,13 +22,25 @@ class Drill:
     code: str
     tensor: str
     expected: Any  # a number or nested list, as the lesson declares (never None)
+    step: int = 0  # the build-up step whose code it is (0: a pitfall's)
+    pitfall: int = 0  # the pitfall whose code it is (0: a step's)
 
 
-def _from_snippet(prefix: str, source: str, snippet: Snippet) -> list[Drill]:
+def drill_open(drill: Drill, disclosure: Disclosure) -> bool:
+    """A drill on a step's code answers that step's question; on a pitfall's, the pitfall's
+    output: it is sent only once those are open (app/lessons/disclosure.py)."""
+    if drill.step:
+        return disclosure.step_open(drill.step)
+    return disclosure.pitfall_open(disclosure.lesson.pitfalls[drill.pitfall - 1])
+
+
+def _from_snippet(
+    prefix: str, source: str, snippet: Snippet, step: int = 0, pitfall: int = 0
+) -> list[Drill]:
     if snippet.error is not None:
         return []  # a run that raises leaves nothing worth predicting
     return [
-        Drill(f"{prefix}.{name}", source, snippet.code, name, value)
+        Drill(f"{prefix}.{name}", source, snippet.code, name, value, step, pitfall)
         for name, value in snippet.grads.items()
         if value is not None
     ]
@@ -40,22 +53,24 @@ def lesson_drills(lesson: Lesson) -> list[Drill]:
         if step.snippet is None:
             continue
         source = f"Step {number}: {step.title}"
-        found = _from_snippet(f"step-{number}", source, step.snippet)
+        found = _from_snippet(f"step-{number}", source, step.snippet, step=number)
         guess = step.value_prediction
         declared = {drill.tensor for drill in found}
         if guess is not None and guess.expected is not None and guess.tensor not in declared:
             drill_id = f"step-{number}.{guess.tensor}"
-            found.append(Drill(drill_id, source, step.snippet.code, guess.tensor, guess.expected))
+            code = step.snippet.code
+            found.append(Drill(drill_id, source, code, guess.tensor, guess.expected, number))
         drills.extend(found)
     for number, pitfall in enumerate(lesson.pitfalls, start=1):
         title = pitfall.title
         corrected = _from_snippet(
-            f"pitfall-{number}", f"Pitfall {number}, fixed: {title}", pitfall.correct
+            f"pitfall-{number}", f"Pitfall {number}, fixed: {title}", pitfall.correct, 0, number
         )
         wrong = _from_snippet(
             f"pitfall-{number}-wrong",
             f"Pitfall {number}, as written wrongly: {title}",
             pitfall.wrong,
+            pitfall=number,
         )
         drills.extend(corrected + wrong)
     return drills

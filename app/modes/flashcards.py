@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from app.lessons.disclosure import Disclosure
 from app.lessons.schema import Lesson, Step
 
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
@@ -73,6 +74,13 @@ def lesson_flashcards(lesson: Lesson) -> list[Flashcard]:
             )
         )
     return cards
+
+
+def card_open(card: Flashcard, disclosure: Disclosure) -> bool:
+    """A takeaway belongs to the reference; an insight explains its step's answer."""
+    if card.kind == "takeaway":
+        return disclosure.reference
+    return disclosure.step_open(int(card.id.removeprefix("insight-")))
 
 
 def find_flashcard(lesson: Lesson, card_id: str) -> Flashcard | None:

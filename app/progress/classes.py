@@ -68,6 +68,7 @@ class FirstAttempt(NamedTuple):
     confidence: str | None  # myths carry none
     correct: bool
     at: datetime
+    seen: bool = False  # given after the learner read the lesson ahead
 
 
 @dataclass(frozen=True)
@@ -317,4 +318,5 @@ def _firsts(model: Any, kind: str, number: Any, choice: Any, confidence: Any, le
         confidence,
         model.correct,
         model.created_at,
+        model.seen_answers,
     ).where(model.id.in_(first))

@@ -14,6 +14,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -48,6 +49,16 @@ class Fingerprinted:
     fingerprint: Mapped[str | None] = mapped_column(String(32), nullable=True, sort_order=1)
 
 
+class SeenAnswers:
+    """Was the answer given after the learner chose to read the lesson ahead (every answer
+    shown)? Set when the row is written, from the learner's read-ahead of that lesson: such
+    an answer is kept and shown, never counted as what the learner understood."""
+
+    seen_answers: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false(), sort_order=1
+    )
+
+
 class Learner(Base):
     __tablename__ = "learners"
 
@@ -72,7 +83,7 @@ class StepState(Base):
     )
 
 
-class PredictionAttempt(LearnerRecord, Fingerprinted, Base):
+class PredictionAttempt(LearnerRecord, Fingerprinted, SeenAnswers, Base):
     __tablename__ = "prediction_attempts"
     __table_args__ = (Index("ix_prediction_learner_lesson", "learner_id", "lesson"),)
 
@@ -82,7 +93,7 @@ class PredictionAttempt(LearnerRecord, Fingerprinted, Base):
     correct: Mapped[bool] = mapped_column(Boolean)
 
 
-class ValueAttempt(LearnerRecord, Fingerprinted, Base):
+class ValueAttempt(LearnerRecord, Fingerprinted, SeenAnswers, Base):
     __tablename__ = "value_attempts"
     __table_args__ = (Index("ix_value_learner_lesson", "learner_id", "lesson"),)
 
@@ -92,13 +103,25 @@ class ValueAttempt(LearnerRecord, Fingerprinted, Base):
     revealed: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
-class MythAnswer(LearnerRecord, Fingerprinted, Base):
+class MythAnswer(LearnerRecord, Fingerprinted, SeenAnswers, Base):
     __tablename__ = "myth_answers"
     __table_args__ = (Index("ix_myth_learner_lesson", "learner_id", "lesson"),)
 
     myth: Mapped[int] = mapped_column(Integer)
     answer: Mapped[str] = mapped_column(String(3))
     correct: Mapped[bool] = mapped_column(Boolean)
+
+
+class ReadAhead(Base):
+    """A learner chose to see a whole lesson at once, answers included (one row per lesson)."""
+
+    __tablename__ = "read_aheads"
+
+    learner_id: Mapped[str] = mapped_column(
+        ForeignKey("learners.id", ondelete="CASCADE"), primary_key=True
+    )
+    lesson: Mapped[str] = mapped_column(String(64), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
 class AppSecret(Base):

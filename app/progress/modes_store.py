@@ -55,6 +55,7 @@ _FIRST_PREDICTIONS = (
         PredictionAttempt.fingerprint,
         PredictionAttempt.confidence,
         PredictionAttempt.correct,
+        PredictionAttempt.seen_answers,
     )
     .where(PredictionAttempt.learner_id == _LEARNER)
     .order_by(PredictionAttempt.id)
@@ -157,7 +158,9 @@ class ModesRecords(StoreBase):
         for a in attempts:
             first.setdefault(
                 (a.lesson, a.step, a.fingerprint),
-                FirstPrediction(a.lesson, a.step, a.fingerprint, a.confidence, a.correct),
+                FirstPrediction(
+                    a.lesson, a.step, a.fingerprint, a.confidence, a.correct, a.seen_answers
+                ),
             )
         return list(first.values())
 

@@ -14,6 +14,7 @@ class PredictionRecord:
     confidence: str
     correct: bool
     fingerprint: str | None
+    seen_answers: bool = False  # given after reading the lesson ahead
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,7 @@ class ValueRecord:
     correct: bool
     revealed: bool
     fingerprint: str | None
+    seen_answers: bool = False  # given after reading the lesson ahead
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,7 @@ class MythRecord:
     answer: str
     correct: bool
     fingerprint: str | None
+    seen_answers: bool = False  # given after reading the lesson ahead
 
 
 @dataclass
@@ -49,6 +52,7 @@ class LessonRecords:
 
     steps: dict[int, StepRecord] = field(default_factory=dict)
     myths: dict[int, MythRecord] = field(default_factory=dict)
+    read_ahead: bool = False  # the learner chose to see the whole lesson at once
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,7 @@ class FirstPrediction:
     fingerprint: str | None
     confidence: str
     correct: bool
+    seen_answers: bool = False
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from app.progress.models import (
     Learner,
     MythAnswer,
     PredictionAttempt,
+    ReadAhead,
     StepState,
     ValueAttempt,
 )
@@ -52,6 +53,9 @@ _ATTEMPTS = (
         PredictionAttempt.fingerprint.is_not_distinct_from(bindparam("fingerprint")),
     )
 )
+_READ_AHEAD = select(ReadAhead.created_at).where(
+    ReadAhead.learner_id == _LEARNER, ReadAhead.lesson == _LESSON
+)
 _STEP_STATES = select(StepState.step, StepState.done, StepState.code).where(
     StepState.learner_id == _LEARNER, StepState.lesson == _LESSON
 )
@@ -73,6 +77,7 @@ _LATEST_PREDICTIONS = _latest(
     PredictionAttempt.confidence,
     PredictionAttempt.correct,
     PredictionAttempt.fingerprint,
+    PredictionAttempt.seen_answers,
 )
 _LATEST_VALUES = _latest(
     ValueAttempt,
@@ -80,6 +85,7 @@ _LATEST_VALUES = _latest(
     ValueAttempt.correct,
     ValueAttempt.revealed,
     ValueAttempt.fingerprint,
+    ValueAttempt.seen_answers,
 )
 
 
@@ -96,6 +102,7 @@ def _latest_myths(*where: Any) -> Any:
         MythAnswer.answer,
         MythAnswer.correct,
         MythAnswer.fingerprint,
+        MythAnswer.seen_answers,
     ).where(MythAnswer.id.in_(latest))
 
 
@@ -143,6 +150,18 @@ class ProgressStore(ModesRecords, SharesRecords, LtiRecords):
     def record_myth(self, learner: str, lesson: str, myth: int, answer: MythRecord) -> None:
         self.add_row(learner, MythAnswer, lesson=lesson, myth=myth, **asdict(answer))
 
+    def record_read_ahead(self, learner: str, lesson: str) -> None:
+        """The learner chose to see the whole lesson at once (kept once: the first time)."""
+        with self.writing(learner) as connection:
+            connection.execute(
+                self.insert_ignoring(ReadAhead), {"learner_id": learner, "lesson": lesson}
+            )
+
+    def read_ahead(self, learner: str, lesson: str) -> bool:
+        """Has the learner chosen to read this lesson ahead?"""
+        with self.reading() as connection:
+            return _read_ahead(connection, {"learner": learner, "lesson": lesson})
+
     def mark_done(self, learner: str, lesson: str, step: int) -> None:
         at = {"learner_id": learner, "lesson": lesson, "step": step}
         with self.writing(learner) as connection:
@@ -156,7 +175,7 @@ class ProgressStore(ModesRecords, SharesRecords, LtiRecords):
     def reset(self, learner: str) -> None:
         """Forget everything this learner did, in every mode (the learner id stays)."""
         with self.writing() as connection:  # the modes' rows below: the same transaction
-            for model in (StepState, PredictionAttempt, ValueAttempt, MythAnswer):
+            for model in (StepState, PredictionAttempt, ValueAttempt, MythAnswer, ReadAhead):
                 connection.execute(delete(model).where(model.learner_id == learner))
             self.reset_modes(learner)
 
@@ -190,17 +209,23 @@ class ProgressStore(ModesRecords, SharesRecords, LtiRecords):
             states = connection.execute(_STEP_STATES, where).all()
             predictions = connection.execute(_LATEST_PREDICTIONS, where).all()
             values = connection.execute(_LATEST_VALUES, where).all()
-            records = LessonRecords(myths=_lesson_myths(connection, where))
+            records = LessonRecords(
+                myths=_lesson_myths(connection, where), read_ahead=_read_ahead(connection, where)
+            )
         for state in states:
             entry = records.steps.setdefault(state.step, StepRecord())
             entry.done, entry.code = state.done, state.code
         for attempt in predictions:  # the latest attempt at each step
             records.steps.setdefault(attempt.step, StepRecord()).prediction = PredictionRecord(
-                attempt.choice, attempt.confidence, attempt.correct, attempt.fingerprint
+                attempt.choice,
+                attempt.confidence,
+                attempt.correct,
+                attempt.fingerprint,
+                attempt.seen_answers,
             )
         for value in values:
             records.steps.setdefault(value.step, StepRecord()).value = ValueRecord(
-                value.value, value.correct, value.revealed, value.fingerprint
+                value.value, value.correct, value.revealed, value.fingerprint, value.seen_answers
             )
         return records
 
@@ -239,7 +264,11 @@ def _step(at: dict[str, object], **values: object) -> dict[str, object]:
 
 
 def _myth(row: Any) -> MythRecord:
-    return MythRecord(row.answer, row.correct, row.fingerprint)
+    return MythRecord(row.answer, row.correct, row.fingerprint, row.seen_answers)
+
+
+def _read_ahead(connection: Connection, where: dict[str, str]) -> bool:
+    return connection.execute(_READ_AHEAD, where).first() is not None
 
 
 def _lesson_myths(connection: Connection, where: dict[str, str]) -> dict[int, MythRecord]:

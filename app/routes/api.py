@@ -7,7 +7,7 @@ from fastapi import APIRouter, Request
 from app.errors import RUNS, STORE, UnknownLesson
 from app.learning.schemas import Health, RunRequest
 from app.lessons.public import LessonListing, PublicLesson, lesson_summary
-from app.routes.deps import LearnerDep, LearningDep, MaybeLearnerDep, learner_id
+from app.routes.deps import LearnerDep, LearningDep, MaybeLearnerDep, learner_id, read
 from app.sandbox.result import RunResult
 from app.web.problems import responses
 
@@ -27,13 +27,13 @@ async def list_lessons(learning: LearningDep) -> list[LessonListing]:
 @router.get(
     "/api/lessons/{slug}",
     tags=["lessons"],
-    responses=responses(UnknownLesson),
+    responses=responses(UnknownLesson, *STORE),
     response_model_exclude_unset=True,
 )
 async def get_lesson(slug: str, learning: LearningDep, learner: LearnerDep) -> PublicLesson:
     """A lesson without its answers, nor what explains them (see app/lessons/public.py); the
-    choices in this learner's order."""
-    return learning.public_lesson(slug, learner)
+    choices in this learner's order, the reference once this learner's disclosure opens it."""
+    return await read(learning, learning.public_lesson, slug, learner)
 
 
 @router.post(

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
-from app.errors import STORE, AnswerError, NotAChoice, UnknownLesson, UnknownMyth, UnknownStep
+from app.errors import (
+    STORE,
+    AnswerError,
+    NotAChoice,
+    PredictionNotCommitted,
+    UnknownLesson,
+    UnknownMyth,
+    UnknownStep,
+)
 from app.learning.schemas import (
     CatalogProgress,
     CodeBody,
@@ -43,7 +51,7 @@ async def commit_prediction(
 
 @router.post(
     "/api/lessons/{slug}/steps/{number}/value",
-    responses=responses(UnknownLesson, UnknownStep, AnswerError, *STORE),
+    responses=responses(UnknownLesson, UnknownStep, AnswerError, PredictionNotCommitted, *STORE),
 )
 async def check_value(
     slug: str, number: int, body: ValueBody, learning: LearningDep, learner: LearnerDep

@@ -9,6 +9,7 @@ from app.errors import (
     RUNS,
     STORE,
     AnswerError,
+    PredictionNotCommitted,
     UnknownDrill,
     UnknownFlashcard,
     UnknownLesson,
@@ -63,7 +64,7 @@ async def remember_mode(
 
 @router.post(
     "/api/lessons/{slug}/drills/{drill_id}/answer",
-    responses=responses(UnknownLesson, UnknownDrill, AnswerError, *STORE),
+    responses=responses(UnknownLesson, UnknownDrill, AnswerError, PredictionNotCommitted, *STORE),
 )
 async def answer_drill(
     slug: str, drill_id: str, body: ValueBody, practice: PracticeDep, write: WriterDep
@@ -75,11 +76,14 @@ async def answer_drill(
 
 @router.get(
     "/api/lessons/{slug}/flashcards/{card_id}",
-    responses=responses(UnknownLesson, UnknownFlashcard),
+    responses=responses(UnknownLesson, UnknownFlashcard, PredictionNotCommitted, *STORE),
 )
-async def flashcard_answer(slug: str, card_id: str, practice: PracticeDep) -> FlashcardBack:
-    """The back of a card (asked for when the learner turns it over)."""
-    return practice.flashcard_back(slug, card_id)
+async def flashcard_answer(
+    slug: str, card_id: str, practice: PracticeDep, learning: LearningDep
+) -> FlashcardBack:
+    """The back of a card (asked for when the learner turns it over); 409 while the step it
+    explains is not answered."""
+    return await read(learning, practice.flashcard_back, slug, card_id)
 
 
 @router.post(
@@ -95,25 +99,29 @@ async def rate_flashcard(
 
 @router.get(
     "/api/lessons/{slug}/pitfalls/{number}/hints/{level}",
-    responses=responses(UnknownLesson, UnknownPitfall),
+    responses=responses(UnknownLesson, UnknownPitfall, PredictionNotCommitted, *STORE),
 )
-async def pitfall_hint(slug: str, number: int, level: int, practice: PracticeDep) -> HintOut:
+async def pitfall_hint(
+    slug: str, number: int, level: int, practice: PracticeDep, learning: LearningDep
+) -> HintOut:
     """The hint ladder: 1 the root cause, 2 the line that goes wrong, 3 the corrected line."""
-    return practice.hint(slug, number, level)
+    return await read(learning, practice.hint, slug, number, level)
 
 
 @router.get(
     "/api/lessons/{slug}/pitfalls/{number}/fix",
-    responses=responses(UnknownLesson, UnknownPitfall),
+    responses=responses(UnknownLesson, UnknownPitfall, PredictionNotCommitted, *STORE),
 )
-async def pitfall_fix(slug: str, number: int, practice: PracticeDep) -> FixOut:
+async def pitfall_fix(
+    slug: str, number: int, practice: PracticeDep, learning: LearningDep
+) -> FixOut:
     """ "Show the fix": the corrected code and why."""
-    return practice.fix(slug, number)
+    return await read(learning, practice.fix, slug, number)
 
 
 @router.post(
     "/api/lessons/{slug}/pitfalls/{number}/check",
-    responses=responses(UnknownLesson, UnknownPitfall, *RUNS),
+    responses=responses(UnknownLesson, UnknownPitfall, PredictionNotCommitted, *RUNS),
 )
 async def check_fix(slug: str, number: int, body: FixBody, practice: PracticeDep) -> FixVerdict:
     """Run the learner's fix in the sandbox and compare what it does (error, stdout, `.grad`)

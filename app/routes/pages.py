@@ -33,6 +33,16 @@ async def lesson_page(
     return render_page(request, page)
 
 
+@router.post("/lessons/{slug}/read-ahead")
+async def read_ahead(
+    slug: str, learning: LearningDep, learner: LearnerDep, write: WriterDep, mode: str = ""
+) -> RedirectResponse:
+    """ "Read ahead: show every answer": the whole lesson opens for this learner, and what they
+    answer in it from now on is kept as seen. A form post, so it works without JavaScript."""
+    back = await write(learning.read_ahead, learner, slug, mode)
+    return RedirectResponse(back, status_code=303)
+
+
 @router.post("/progress/reset")
 async def reset_progress_form(
     learning: LearningDep, learner: MaybeLearnerDep, write: WriterDep

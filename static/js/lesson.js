@@ -202,6 +202,13 @@ function setupPrediction(prediction, context) {
 
 // ---- Value predictions --------------------------------------------------------
 
+/** Open a value form the page drew disabled until its step's prediction was committed. */
+export function unlockValueForm(form) {
+  for (const control of form.querySelectorAll("input, button")) control.disabled = false;
+  form.querySelector(".value-locked-note")?.remove();
+  delete form.dataset.locked;
+}
+
 function setupValuePrediction(form, context) {
   const step = Number(form.dataset.step || form.closest(".step")?.dataset.step);
   const input = form.querySelector('input[name="value"]') ?? form.querySelector("input");
@@ -375,6 +382,31 @@ export function handleLessonNavigation(event) {
   link.click();
 }
 
+// ---- The reference ----------------------------------------------------------------
+
+/** Has the learner committed every question of the build-up, as the server counts it? */
+export function buildUpAnswered(article, progress) {
+  const steps = progress.steps || {};
+  const choices = [...article.querySelectorAll('.prediction[data-kind="choice"]')];
+  const valuesOnly = [...article.querySelectorAll("form.value-prediction")]
+    .filter((form) => !form.closest(".step")?.querySelector(".prediction"));
+  return choices.every((p) => steps[p.dataset.step]?.prediction)
+    && valuesOnly.every((form) => {
+      const value = steps[form.dataset.step]?.value;
+      return Boolean(value && (value.correct || value.revealed));
+    });
+}
+
+/** The server sends the reference once the build-up is answered: say so, and offer it. */
+function offerReference(article, progress) {
+  const notice = article.querySelector("#reference .disclosure-notice");
+  if (!notice || notice.dataset.open || !buildUpAnswered(article, progress)) return;
+  notice.dataset.open = "true";
+  const show = el("button", {type: "button", class: "btn"}, "Show the reference");
+  show.addEventListener("click", () => window.location.reload());
+  notice.replaceChildren(el("p", {}, "You have answered the build-up: the reference is open now. "), show);
+}
+
 // ---- The page ----------------------------------------------------------------------
 
 export function initLesson(article) {
@@ -390,6 +422,7 @@ export function initLesson(article) {
   };
 
   const applyProgress = (progress) => {
+    offerReference(article, progress);
     const text = progressText(progress);
     if (progressLine && text) progressLine.textContent = text;
     if (progress.score) setScore(progress.score);
@@ -425,6 +458,11 @@ export function initLesson(article) {
     unlockStep(step) {
       const controller = runnables.get(step);
       if (controller) controller.setLocked(false);
+      // The server checks a typed value only once the step's choice is committed (409
+      // before); now it is, the form opens without a reload.
+      for (const form of article.querySelectorAll(`form.value-prediction[data-step="${CSS.escape(String(step))}"][data-locked]`)) {
+        unlockValueForm(form);
+      }
     },
   };
 

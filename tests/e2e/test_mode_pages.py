@@ -15,6 +15,14 @@ from tests.e2e.conftest import SCREENSHOTS
 from tests.live import LiveServer
 
 
+def answer_the_build_up(page: Page, url: str) -> None:
+    """Commit the fixture lesson's one prediction as this page's learner: its pitfalls, drills
+    and cards open (docs/quizzes.md)."""
+    page.goto(f"{url}/lessons/first-steps/quick-read")  # the learner's cookie
+    body = {"choice": "tensor([4., 6.])"}
+    assert page.request.post(f"{url}/api/lessons/first-steps/steps/1/prediction", data=body).ok
+
+
 def replace_code(page: Page, scope: str, code: str) -> None:
     editor = page.locator(f"{scope} [aria-label='Code editor']")
     editor.click()
@@ -75,6 +83,7 @@ def test_step_by_step_unlocks_the_next_step_after_a_prediction(
 
 
 def test_a_pitfall_is_fixed_until_the_check_passes(page: Page, server: LiveServer, shot) -> None:  # type: ignore[no-untyped-def]
+    answer_the_build_up(page, server.url)
     page.goto(f"{server.url}/lessons/first-steps/pitfall-fixer")
     fixer = page.locator("#pitfall-1")
     verdict = fixer.locator(".fixer-verdict")
@@ -105,6 +114,7 @@ def test_a_pitfall_is_fixed_until_the_check_passes(page: Page, server: LiveServe
 
 
 def test_a_drill_answered_wrong_then_right(page: Page, server: LiveServer, shot) -> None:  # type: ignore[no-untyped-def]
+    answer_the_build_up(page, server.url)
     page.goto(f"{server.url}/lessons/first-steps/predict-the-gradient")
     group = page.locator(".drill-group").first
     run = group.get_by_role("button", name="Run")
@@ -171,6 +181,7 @@ def test_a_missed_item_appears_in_review_and_leaves_when_answered(
 def test_flashcards_are_turned_over_and_graded_with_the_keyboard(
     page: Page, server: LiveServer, shot
 ) -> None:  # type: ignore[no-untyped-def]
+    answer_the_build_up(page, server.url)
     page.goto(f"{server.url}/lessons/first-steps/flashcards")
     card = page.locator(".flashcard[data-card='takeaway-1']")
     expect(card.locator(".cloze")).to_contain_text("Backward fills")
@@ -210,6 +221,8 @@ def test_the_cheat_sheet_prints_without_navigation_or_buttons(
     page: Page, bundled_server: LiveServer
 ) -> None:
     page.goto(f"{bundled_server.url}/lessons/debugging-gradients/cheat-sheet")
+    # The whole sheet (a fresh learner's states only the steps they have answered).
+    page.get_by_role("button", name="Read ahead: show every answer").click()
     expect(page.get_by_role("button", name="Print this page")).to_be_visible()
     page.emulate_media(media="print")
     for hidden in (".site-header", ".mode-switcher", ".pager", ".sheet-print", ".site-footer"):

@@ -25,6 +25,7 @@ def test_calibration_counts_first_attempts_per_confidence(client: TestClient) ->
 
 
 def test_reset_my_progress_also_empties_the_review_queue_and_modes(client: TestClient) -> None:
+    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])"})  # opens it
     client.post(f"{LESSON}/flashcards/takeaway-1/rating", json={"rating": "again"})
     client.post(f"{LESSON}/myths/1/answer", json={"answer": "yes"})
     assert client.get("/api/review").json()["due_count"] >= 1

@@ -273,3 +273,23 @@ class _AnyTime:
 
 
 ANY_TIME = _AnyTime()
+
+
+def test_answers_after_reading_ahead_are_left_out_and_counted() -> None:
+    with TestClient(create_app(make_settings())) as client:
+        class_id, join, instructor = _join_links(client)
+        client.post(f"/api/join/{join}", json={"display_name": "Reader"})
+        assert (
+            client.post("/lessons/first-steps/read-ahead", follow_redirects=False).status_code
+            == 303
+        )
+        client.post("/api/lessons/first-steps/steps/1/prediction", json={"choice": "None"})
+        client.cookies.clear()
+        client.post(f"/api/join/{join}", json={"display_name": "Honest"})
+        client.post("/api/lessons/first-steps/steps/1/prediction", json={"choice": "None"})
+        client.cookies.clear()
+        client.get(f"/teach/{instructor}")
+        items = client.get(f"/api/classes/{class_id}/items").json()
+        assert items["left_out"] == 1
+        assert items["items"][0]["answered"] == 1  # the honest learner's only
+        assert "reading a lesson ahead" in client.get(f"/classes/{class_id}").text

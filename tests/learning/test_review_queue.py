@@ -55,6 +55,7 @@ def test_a_wrong_review_answer_comes_back_in_ten_minutes(client: TestClient) -> 
 
 
 def test_review_answers_must_fit_the_item(client: TestClient) -> None:
+    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])"})  # opens it
     client.post(f"{LESSON}/drills/step-1.x/answer", json={"value": "0"})
     (item,) = client.get("/api/review").json()["due"]
     url = f"/api/review/{item['id']}/answer"
@@ -67,12 +68,14 @@ def test_review_answers_must_fit_the_item(client: TestClient) -> None:
 
 
 def test_a_value_prediction_miss_is_reviewed_as_its_drill(client: TestClient) -> None:
+    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])"})  # opens it
     client.post(f"{LESSON}/steps/1/value", json={"value": "[1, 1]"})
     (item,) = client.get("/api/review").json()["due"]
     assert (item["kind"], item["key"], item["tensor"]) == ("drill", "step-1.x", "x")
 
 
 def test_a_flashcard_in_review_takes_the_learners_rating(client: TestClient) -> None:
+    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])"})  # opens it
     client.post(f"{LESSON}/flashcards/takeaway-1/rating", json={"rating": "again"})
     (item,) = client.get("/api/review").json()["due"]
     assert item["kind"] == "flashcard"

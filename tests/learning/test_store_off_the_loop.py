@@ -145,6 +145,8 @@ def test_a_run_that_completes_a_step_writes_off_the_loop(
 def test_a_typed_value_and_a_fix_write_off_the_loop(
     sandbox_client: TestClient, writes_on_loop: list[str]
 ) -> None:
+    right = {"choice": "tensor([4., 6.])"}  # the value is checked once the choice is committed
+    assert sandbox_client.post(f"{LESSON}/steps/1/prediction", json=right).status_code == 200
     value = sandbox_client.post(f"{LESSON}/steps/1/value", json={"value": "[4, 6]"})
     assert value.status_code == 200 and value.json()["correct"] is True
     lesson = FIXTURES.get("first-steps")

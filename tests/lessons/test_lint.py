@@ -50,6 +50,71 @@ def add_two_no_myths(first: Data, _: Data) -> None:
     )
 
 
+def cubes(**changes: Any) -> Data:
+    """A second step for the first fixture lesson, clean on its own."""
+    code = "import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+    data: Data = {
+        "title": "Cubes",
+        "level": "foundation",
+        "concept": "d(x³)/dx = 3x²",
+        "explanation": "Run it.",
+        "snippet": {
+            "code": code + "(x ** 3).sum().backward()\nprint(x.grad)\n",
+            "output": "tensor([ 3., 12.])\n",
+            "grads": {"x": [3.0, 12.0]},
+        },
+        "prediction": {
+            "question": "What does `x.grad` print?",
+            "choices": [
+                {"text": "tensor([1., 4.])", "why": "That is x², not its slope."},
+                "tensor([ 3., 12.])",
+            ],
+            "answer": "tensor([ 3., 12.])",
+            "explanation": "3x² at [1, 2].",
+        },
+        "insight": "Powers bring their exponent down.",
+    }
+    data.update(changes)
+    return data
+
+
+def intermediate_step() -> Data:
+    """A second step whose answer is a short word: `y.grad` of a result is None."""
+    code = "import torch\nx = torch.tensor(2.0, requires_grad=True)\ny = x * 3\ny.backward()\n"
+    return cubes(
+        title="A result's grad",
+        snippet={"code": code + "print(y.grad)\n", "output": "None\n"},
+        prediction={
+            "question": "What is `y.grad`?",
+            "choices": [{"text": "tensor(1.)", "why": "Only leaves keep a gradient."}, "None"],
+            "answer": "None",
+            "explanation": "y is not a leaf.",
+        },
+    )
+
+
+def same_value(code: str) -> Data:
+    """A second step whose answer is step 1's printed value, on the given code."""
+    wrong = {"text": "tensor([0., 0.])", "why": "backward() did run."}
+    return cubes(
+        snippet={"code": code, "output": "tensor([4., 6.])\n"},
+        prediction={
+            **cubes()["prediction"],
+            "choices": [wrong, "tensor([4., 6.])"],
+            "answer": "tensor([4., 6.])",
+        },
+    )
+
+
+def redone(first: Data, _: Data) -> None:
+    code: str = step(first)["snippet"]["code"]
+    first["steps"].append(same_value(code.replace("print(", "z = x.detach()\nprint(")))
+
+
+def can_myths(first: Data, _: Data) -> None:
+    first["myths"].extend(myth("yes", f"Can `.grad` be read after pass {n}?") for n in range(5))
+
+
 def test_the_clean_fixture_curriculum_has_no_finding() -> None:
     assert lint(*curriculum()) == []
 
@@ -174,6 +239,92 @@ FAULTS: list[tuple[str, Plant, str, str, str]] = [
         "second-steps comes later in the path",
     ),
     (
+        "an earlier step's reveal states a later answer",
+        lambda a, b: (
+            step(a).update(explanation="Cubing [1, 2] instead gives tensor([ 3., 12.])."),
+            a["steps"].append(cubes()),
+        ),
+        "first-steps",
+        "step 2 (Cubes)",
+        "the answer 'tensor([ 3., 12.])' shows in step 1's reveal",
+    ),
+    (
+        "an earlier step's rule names a later answer",
+        lambda a, b: (
+            step(a).update(insight="Backward fills leaves; `y.grad` is None for a result."),
+            a["steps"].append(intermediate_step()),
+        ),
+        "first-steps",
+        "step 2",
+        "step 1's reveal says what the question asks: 'None'",
+    ),
+    (
+        "an earlier step's output answers the same computation asked again",
+        redone,
+        "first-steps",
+        "step 2",
+        "the answer 'tensor([4., 6.])' shows in step 1's reveal (its answer)",
+    ),
+    (
+        "the value question gives the choice's answer",
+        lambda a, b: step(a)["value_prediction"].update(
+            question="Type `x.grad`: what is left after it prints tensor([4., 6.])?"
+        ),
+        "first-steps",
+        "step 1",
+        "the answer 'tensor([4., 6.])' shows in its own value question",
+    ),
+    (
+        "a pitfall opened early prints a later answer",
+        lambda a, b: (
+            a["steps"].append(
+                cubes(
+                    snippet={**cubes()["snippet"], "output": "tensor([2., 2.])\n"},
+                    prediction={
+                        **cubes()["prediction"],
+                        "choices": [
+                            {"text": "tensor([1., 1.])", "why": "The slope of 2x is 2."},
+                            "tensor([2., 2.])",
+                        ],
+                        "answer": "tensor([2., 2.])",
+                    },
+                )
+            ),
+            a["pitfalls"][0].update(after_step=1),
+        ),
+        "first-steps",
+        "step 2",
+        "the answer 'tensor([2., 2.])' shows in pitfall 1 fixed output",
+    ),
+    (
+        "the same example asked again later in the path",
+        lambda a, b: b["steps"].append(
+            {
+                **step(a),
+                "level": "intermediate",
+                "title": "Squares, asked again",
+                "prediction": {**step(a)["prediction"], "question": "Which does it print?"},
+            }
+        ),
+        "second-steps",
+        "step 2",
+        "asks about the same code as first-steps step 1",
+    ),
+    (
+        "every lesson's myths split the same way",
+        lambda a, b: b["myths"][0].update(answer="no"),
+        "curriculum",
+        "myths",
+        "every lesson's myths split the same way (1 no)",
+    ),
+    (
+        "a myth's first word predicts its answer",
+        can_myths,
+        "curriculum",
+        "myths",
+        "a myth starting 'Can' answers 'yes' 5 times out of 5",
+    ),
+    (
         "words with two meanings",
         lambda a, b: step(a).update(explanation="The upstream gradient arrives."),
         "first-steps",
@@ -197,6 +348,29 @@ def test_the_lint_catches_the_planted_fault(
     assert any(
         f.lesson == lesson and f.where.startswith(where) and problem in f.problem for f in findings
     ), "\n".join(map(str, findings))
+
+
+def test_a_pitfall_waits_for_the_build_up_unless_it_says_otherwise() -> None:
+    """The same pitfall output, sent only after the build-up: no finding."""
+    first, second = curriculum()
+    snippet = {**cubes()["snippet"], "output": "tensor([2., 2.])\n"}
+    prediction = {
+        **cubes()["prediction"],
+        "choices": [
+            {"text": "tensor([1., 1.])", "why": "The slope of 2x is 2."},
+            "tensor([2., 2.])",
+        ],
+        "answer": "tensor([2., 2.])",
+    }
+    first["steps"].append(cubes(snippet=snippet, prediction=prediction))
+    assert lint(first, second) == []
+
+
+def test_another_example_with_the_same_value_does_not_leak() -> None:
+    first, second = curriculum()
+    code = "import torch\nw = torch.tensor([1.0, 1.5], requires_grad=True)\n"
+    first["steps"].append(same_value(code + "(2 * w**2).sum().backward()\nprint(w.grad)\n"))
+    assert lint(first, second) == []
 
 
 def test_a_question_naming_every_choice_does_not_leak() -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from app.lessons.disclosure import Disclosure
 from app.lessons.schema import Pitfall, Snippet
-from app.modes.cheatsheet import api_entries, error_fixes
+from app.modes.cheatsheet import api_entries, error_fixes, rules
 from app.modes.drills import lesson_drills
 from app.modes.flashcards import lesson_flashcards
 from app.modes.pitfalls import first_change, hint, judge_fix
@@ -98,8 +99,18 @@ def test_the_hint_ladder_points_at_the_line_that_differs() -> None:
 def test_the_cheat_sheet_lists_the_api_and_the_fixes() -> None:
     lesson = FIXTURES.get("first-steps")
     assert lesson is not None
-    names = [entry.name for entry in api_entries(lesson)]
+    shown = Disclosure.everything(lesson)
+    names = [entry.name for entry in api_entries(shown)]
     assert names[:4] == ["torch.tensor()", ".sum()", ".backward()", ".grad"]
-    (fix,) = error_fixes(lesson)
+    (fix,) = error_fixes(shown)
     assert (fix.wrong_line, fix.fixed_line) == ("(x * 2).backward()", "(x * 2).sum().backward()")
     assert "RuntimeError" in fix.symptom
+
+
+def test_the_cheat_sheet_states_only_what_the_learner_has_answered() -> None:
+    lesson = FIXTURES.get("first-steps")
+    assert lesson is not None
+    fresh = Disclosure(lesson, frozenset())
+    assert api_entries(fresh) == [] and error_fixes(fresh) == [] and rules(fresh) == []
+    answered = Disclosure(lesson, frozenset({1}))
+    assert rules(answered) == [lesson.steps[0]] and error_fixes(answered)

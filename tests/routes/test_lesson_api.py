@@ -67,7 +67,34 @@ def test_unknown_lessons_steps_and_myths_are_404(client: TestClient) -> None:
     assert client.post(second, json={"choice": "x"}).status_code == 404
 
 
+def commit(client: TestClient) -> None:
+    """Commit step 1's prediction: its typed value is checked only after that."""
+    assert client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"}).status_code == 200
+
+
+def test_the_value_is_refused_before_the_prediction_is_committed(client: TestClient) -> None:
+    for body in ({"value": "", "reveal": True}, {"value": "[4, 6]"}, {"value": "[4, 5]"}):
+        refused = client.post(f"{LESSON}/steps/1/value", json=body)
+        assert refused.status_code == 409
+        assert set(refused.json()) == {"detail"}  # no expected value, explanation nor hint
+        assert "Commit your prediction first" in refused.json()["detail"]
+        assert "4" not in refused.text and "2x" not in refused.text
+    commit(client)
+    after = client.post(f"{LESSON}/steps/1/value", json={"value": "", "reveal": True})
+    assert after.status_code == 200 and after.json()["expected"] == [4.0, 6.0]
+
+
+def test_the_page_draws_the_value_form_disabled_until_the_commit(client: TestClient) -> None:
+    form = 'data-tensor="x" data-locked="true"'
+    before = client.get("/lessons/first-steps").text
+    assert form in before and "Commit your prediction above first" in before
+    commit(client)
+    after = client.get("/lessons/first-steps").text
+    assert form not in after and "Commit your prediction above first" not in after
+
+
 def test_a_value_is_checked_element_by_element(client: TestClient) -> None:
+    commit(client)
     answer = client.post(f"{LESSON}/steps/1/value", json={"value": "[4, 5]"}).json()
     assert answer["correct"] is False
     assert answer["elements"] == [True, False]
@@ -80,6 +107,7 @@ def test_a_value_is_checked_element_by_element(client: TestClient) -> None:
 
 
 def test_a_value_of_the_wrong_shape_says_so(client: TestClient) -> None:
+    commit(client)
     answer = client.post(f"{LESSON}/steps/1/value", json={"value": "[[4, 6]]"}).json()
     assert answer["correct"] is False and answer["shape_ok"] is False
     assert answer["your_shape"] == [1, 2] and answer["expected_shape"] == [2]
@@ -87,18 +115,21 @@ def test_a_value_of_the_wrong_shape_says_so(client: TestClient) -> None:
 
 
 def test_an_unreadable_value_gets_a_clear_problem(client: TestClient) -> None:
+    commit(client)
     answer = client.post(f"{LESSON}/steps/1/value", json={"value": "__import__('os')"}).json()
     assert answer["parsed"] is False
     assert "a number or a list of numbers" in answer["problem"]
 
 
 def test_show_answer_reveals_the_value(client: TestClient) -> None:
+    commit(client)
     answer = client.post(f"{LESSON}/steps/1/value", json={"value": "", "reveal": True}).json()
     assert answer["expected"] == [4.0, 6.0]
     assert answer["correct"] is False
 
 
 def test_a_value_is_graded_against_the_real_run(sandbox_client: TestClient) -> None:
+    commit(sandbox_client)
     answer = sandbox_client.post(f"{LESSON}/steps/1/value", json={"value": "[4., 6.]"}).json()
     assert answer["correct"] is True
     grads = sandbox_client.app.state.learning.runs.real_grads  # type: ignore[attr-defined]

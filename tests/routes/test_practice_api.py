@@ -7,11 +7,22 @@ from fastapi.testclient import TestClient
 
 from tests.catalogs import FIXTURES, LESSON
 
+
+def answer_the_build_up(client: TestClient) -> None:
+    """Commit the fixture lesson's one prediction (rightly: no miss joins the review queue);
+    its drills, cards and pitfalls open."""
+    right = {"choice": "tensor([4., 6.])"}
+    assert client.post(f"{LESSON}/steps/1/prediction", json=right).status_code == 200
+
+
 # --- Predict the gradient ---------------------------------------------------------------------
 
 
 def test_a_drill_is_graded_per_element_and_a_miss_is_queued(client: TestClient) -> None:
     url = f"{LESSON}/drills/step-1.x/answer"
+    refused = client.post(url, json={"value": "", "reveal": True})
+    assert refused.status_code == 409 and "expected" not in refused.json()  # step 1 unanswered
+    answer_the_build_up(client)
     wrong = client.post(url, json={"value": "[4, 5]"}).json()
     assert (wrong["correct"], wrong["elements"], wrong["expected"], wrong["queued"]) == (
         False,
@@ -36,6 +47,7 @@ def test_a_drill_is_graded_per_element_and_a_miss_is_queued(client: TestClient) 
 
 
 def test_a_flashcard_is_turned_over_and_rated(client: TestClient) -> None:
+    answer_the_build_up(client)
     back = client.get(f"{LESSON}/flashcards/takeaway-1").json()
     assert back == {
         "back_html": "<p>Backward fills <code>.grad</code> of leaves.</p>\n",
@@ -57,6 +69,7 @@ def test_a_flashcard_is_turned_over_and_rated(client: TestClient) -> None:
 
 
 def test_the_hints_and_the_fix_come_on_request(client: TestClient) -> None:
+    answer_the_build_up(client)
     first = client.get(f"{LESSON}/pitfalls/1/hints/1").json()
     assert first["title"] == "The root cause" and "scalar" in first["text_html"]
     second = client.get(f"{LESSON}/pitfalls/1/hints/2").json()
@@ -68,6 +81,7 @@ def test_the_hints_and_the_fix_come_on_request(client: TestClient) -> None:
 
 
 def test_a_fix_is_judged_by_running_it(sandbox_client: TestClient) -> None:
+    answer_the_build_up(sandbox_client)
     url = f"{LESSON}/pitfalls/1/check"
     lesson = FIXTURES.get("first-steps")
     assert lesson is not None
@@ -95,5 +109,6 @@ def test_a_fix_is_judged_by_running_it(sandbox_client: TestClient) -> None:
 
 
 def test_checking_a_fix_needs_the_sandbox(client: TestClient) -> None:
+    answer_the_build_up(client)
     answer = client.post(f"{LESSON}/pitfalls/1/check", json={"code": "print(1)"})
     assert answer.status_code == 503

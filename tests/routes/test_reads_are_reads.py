@@ -53,7 +53,8 @@ def test_a_new_visitor_walks_every_page_without_a_row(client: TestClient) -> Non
     share = TestClient(client.app).post("/api/shares", json={"code": "print(1)"}).json()["id"]
     before = _snapshot(client)
     for path in _gets(share):
-        assert client.get(path).status_code in (200, 404), path
+        # 409: what would answer an uncommitted question is refused, and writes nothing.
+        assert client.get(path).status_code in (200, 404, 409), path
     assert _snapshot(client) == before
     assert before["learners"] == []
 

@@ -7,7 +7,8 @@ a client-credentials grant and a JWT assertion signed with gradlab's published k
 until it expires), and retries with backoff.
 
 The score is the share of the lesson's predictions and myths answered right at the first try,
-out of all of them; `activityProgress` is Completed and `gradingProgress` FullyGraded once every
+out of all of them (an answer given after reading the lesson ahead counts as answered, not as
+right); `activityProgress` is Completed and `gradingProgress` FullyGraded once every
 question is answered, else InProgress and Pending (the grade can still change).
 """
 
@@ -54,7 +55,8 @@ def lesson_score(store: ProgressStore, learner: str, lesson: Lesson) -> LessonSc
         for row in store.lesson_rows(model, learner, lesson.slug):  # oldest first
             key = (kind, getattr(row, number))
             if current.get(key) == row.fingerprint and key not in first:
-                first[key] = bool(row.correct)
+                # An answer given after reading the lesson ahead counts as answered, not right.
+                first[key] = bool(row.correct) and not row.seen_answers
     return LessonScore(sum(first.values()), len(first), len(current))
 
 

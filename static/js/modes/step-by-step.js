@@ -17,7 +17,8 @@ export function initStepByStep(article) {
   let current = 0;
   let finished = false;
 
-  const isOpen = (i) => !predictions[i] || committed.has(i);
+  // A learner who chose to read ahead has every step open (the server drew its answer).
+  const isOpen = (i) => !predictions[i] || committed.has(i) || steps[i].dataset.readAhead === "true";
   const reachable = (i) => steps.slice(0, i).every((_, k) => isOpen(k));
 
   const update = () => {

@@ -1,7 +1,7 @@
 """shares: snippets shared by link, immutable, with a keyed hash of the author instead of an id
 
 Revision ID: 0005
-Revises: 0003
+Revises: 0004
 Create Date: 2026-11-24 06:30:00.000000
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0005"
-down_revision = "0003"
+down_revision = "0004"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,157 @@
+"""Progressive disclosure, read as the browser has it: a fresh learner opens every lesson in
+every mode, and no page's HTML (text, attributes, hidden elements, closed <details>) carries
+the answer of a prediction they have not committed, nor a myth's reveal. The typed value is refused (409) before
+the commit and checked after it; the value form opens without a reload."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from app.config import PROJECT_ROOT
+from app.learning.registry import MODES
+from app.lessons.lint import mentions, plain
+from app.lessons.loader import load_catalog
+from app.lessons.schema import Lesson, Step
+from tests.e2e.conftest import LiveServer
+
+pytestmark = pytest.mark.browser
+
+BUNDLED = load_catalog(PROJECT_ROOT / "lessons")
+# Below this length an answer (None, True, 6.0) is a common word that any page may hold.
+MIN_ANSWER = 6
+
+# The page's HTML without what asks the questions: the choices (each holds one answer among
+# others) and the code (the question's input). Everything else stays: text, attributes,
+# hidden elements, closed <details>.
+PAGE_WITHOUT_CHOICES = """() => {
+  const copy = document.documentElement.cloneNode(true);
+  for (const node of copy.querySelectorAll(
+    '.choices, .runnable-source, pre.highlight.code, .cm-editor, script, style')) node.remove();
+  return copy.outerHTML;
+}"""
+
+
+def answers(lesson: Lesson) -> list[tuple[int, Step, list[str]]]:
+    """(step, the texts that would answer it) for each prediction with a telling answer: its
+    answer, and the printed output when that is the answer."""
+    found = []
+    for number, step in enumerate(lesson.steps, start=1):
+        if step.prediction is None:
+            continue
+        answer = plain(step.prediction.answer)
+        output = " ".join(step.snippet.output.split()) if step.snippet else ""
+        texts = [answer] if len(answer) >= MIN_ANSWER else []
+        if len(output) >= MIN_ANSWER and (answer in output or output in answer):
+            texts.append(output)
+        if texts:
+            found.append((number, step, texts))
+    return found
+
+
+def offences(lesson: Lesson, where: str, page_html: str) -> list[str]:
+    readable = plain(html.unescape(page_html))
+    found = []
+    for number, step, texts in answers(lesson):
+        question = plain(step.prediction.question) if step.prediction else ""
+        haystack = readable.replace(question, " ")  # a question may name several choices
+        for text in texts:
+            if mentions(haystack, text):
+                found.append(f"{lesson.slug} {where}: step {number}'s answer {text!r}")
+                break
+    for number, myth in enumerate(lesson.myths, start=1):
+        # A myth's verdict travels with its reality and belief: neither is sent before it.
+        for part in (myth.reality, myth.belief, myth.why_it_matters):
+            if plain(part)[:60] in readable:
+                found.append(f"{lesson.slug} {where}: myth {number}'s reveal")
+                break
+    return found
+
+
+@pytest.mark.lesson_content
+def test_a_fresh_learner_is_sent_no_uncommitted_answer_on_any_page(
+    page: Page, bundled_server: LiveServer
+) -> None:
+    found: list[str] = []
+    for lesson in BUNDLED.lessons:
+        for mode in MODES:
+            path = f"/lessons/{lesson.slug}/{mode.slug}"
+            page.goto(bundled_server.url + path, wait_until="domcontentloaded")
+            found += offences(lesson, mode.slug, page.evaluate(PAGE_WITHOUT_CHOICES))
+    assert not found, "Pages that carry an answer before its commit:\n" + "\n".join(found)
+
+
+def test_the_value_is_refused_before_the_commit_and_checked_after(
+    page: Page, bundled_server: LiveServer
+) -> None:
+    page.goto(bundled_server.url + "/")  # the learner's cookie, shared by page.request
+    for lesson in BUNDLED.lessons:
+        numbered = [(n, s) for n, s in enumerate(lesson.steps, 1) if s.value_prediction]
+        gated = [(n, s) for n, s in numbered if s.prediction is not None]
+        if not gated:
+            continue
+        number, step = gated[0]
+        api = f"{bundled_server.url}/api/lessons/{lesson.slug}/steps/{number}"
+        refused = page.request.post(f"{api}/value", data={"value": "", "reveal": True})
+        assert refused.status == 409, lesson.slug
+        assert set(refused.json()) == {"detail"}, lesson.slug
+        assert step.prediction is not None
+        choice = {"choice": step.prediction.answer, "confidence": "guess"}
+        assert page.request.post(f"{api}/prediction", data=choice).status == 200
+        checked = page.request.post(f"{api}/value", data={"value": "", "reveal": True})
+        assert checked.status == 200, lesson.slug
+        assert checked.json()["expected"] is not None, lesson.slug
+
+
+def test_the_value_form_opens_when_the_prediction_is_committed(
+    page: Page, server: LiveServer
+) -> None:
+    page.goto(f"{server.url}/lessons/first-steps")
+    form = page.locator("form.value-prediction[data-step='1']")
+    expect(form.locator("input[name='value']")).to_be_disabled()
+    expect(form.locator(".value-locked-note")).to_be_visible()
+    assert "4., 6." not in re.sub(r"\s+", " ", form.inner_html())
+    page.locator(".step[data-step='1'] .choice").first.click()
+    expect(form.locator("input[name='value']")).to_be_enabled()  # no reload
+    expect(form.locator(".value-locked-note")).to_have_count(0)
+    form.locator("input[name='value']").fill("[4, 6]")
+    form.locator("button[type='submit']").click()
+    expect(form.locator(".value-feedback")).to_contain_text("Right.")
+
+
+def test_the_reference_opens_once_the_build_up_is_answered(page: Page, server: LiveServer) -> None:
+    page.goto(f"{server.url}/lessons/first-steps")
+    expect(page.locator("#takeaways, #pitfalls")).to_have_count(0)  # not sent, not hidden
+    expect(page.locator("#reference .disclosure-notice")).to_contain_text("Read ahead")
+    page.locator(".step[data-step='1'] .choice").first.click()
+    show = page.get_by_role("button", name="Show the reference")
+    expect(show).to_be_visible()
+    show.click()
+    expect(page.locator("#takeaways")).to_contain_text("Backward fills")
+    expect(page.locator("#pitfalls")).to_be_visible()
+
+
+def test_reading_ahead_shows_every_answer(page: Page, server: LiveServer) -> None:
+    page.goto(f"{server.url}/lessons/first-steps/cheat-sheet")
+    page.get_by_role("button", name="Read ahead: show every answer").click()
+    expect(page).to_have_url(f"{server.url}/lessons/first-steps/cheat-sheet")
+    expect(page.locator(".read-ahead-on")).to_be_visible()
+    expect(page.locator(".sheet-rules")).to_contain_text("d(x²)/dx = 2x")
+    page.goto(f"{server.url}/lessons/first-steps")
+    expect(page.locator(".step[data-step='1'] .read-ahead-answer")).to_contain_text(
+        "tensor([4., 6.])"
+    )
+    expect(page.locator("form.value-prediction[data-step='1'] input")).to_be_enabled()
+
+
+def test_step_by_step_lets_a_reader_ahead_move_on(page: Page, server: LiveServer) -> None:
+    page.goto(f"{server.url}/lessons/first-steps/step-by-step")
+    expect(page.locator(".sbs-next")).to_be_visible()
+    page.get_by_role("button", name="Read ahead: show every answer").click()
+    expect(page).to_have_url(f"{server.url}/lessons/first-steps/step-by-step")
+    page.locator(".sbs-next").click()  # no commit needed: the lesson is read ahead
+    expect(page.locator(".sbs-done")).to_be_visible()
+    expect(page.locator(".sbs-done .takeaways")).to_contain_text("Backward fills")

@@ -1,0 +1,41 @@
+"""Which parts of a lesson a learner may be sent (app/lessons/disclosure.py), on the real
+curriculum: the rules every page and the lint share."""
+
+from __future__ import annotations
+
+from tests.learner_clients import BUNDLED, FIXTURES
+
+from app.lessons.disclosure import Disclosure, asks
+
+
+def test_the_reference_opens_only_when_every_question_is_committed() -> None:
+    for lesson in BUNDLED.lessons:
+        asking = {n for n, step in enumerate(lesson.steps, 1) if asks(step)}
+        assert asking, lesson.slug
+        assert not Disclosure(lesson, frozenset()).reference
+        assert not Disclosure(lesson, frozenset(asking - {max(asking)})).reference
+        assert Disclosure(lesson, frozenset(asking)).reference
+        assert Disclosure(lesson, frozenset(), read_ahead=True).reference
+        # Before its own commit a step is closed; in order, everything before it is open.
+        for number in asking:
+            shown = Disclosure.before_step(lesson, number)
+            assert not shown.step_open(number) and shown.opened_through == number - 1
+
+
+def test_a_step_that_asks_nothing_is_open_at_once() -> None:
+    for lesson in BUNDLED.lessons:
+        fresh = Disclosure(lesson, frozenset())
+        for number, step in enumerate(lesson.steps, 1):
+            assert fresh.step_open(number) is not asks(step), (lesson.slug, number)
+
+
+def test_a_pitfall_opens_with_the_reference_or_after_its_step() -> None:
+    lesson = FIXTURES.get("first-steps")
+    assert lesson is not None
+    assert Disclosure(lesson, frozenset()).pitfalls() == []
+    assert [n for n, _ in Disclosure(lesson, frozenset({1})).pitfalls()] == [1]
+    early = lesson.model_copy(
+        update={"pitfalls": [lesson.pitfalls[0].model_copy(update={"after_step": 1})]}
+    )
+    assert Disclosure(early, frozenset()).pitfalls() == []  # step 1 is not committed yet
+    assert [n for n, _ in Disclosure(early, frozenset({1})).pitfalls()] == [1]
