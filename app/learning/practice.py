@@ -169,7 +169,7 @@ class Practice:
         """Run the fix and compare what it does with what the corrected code is declared to
         do. Text is never compared."""
         pitfall = _pitfall(find_lesson(self.catalog, slug), number)
-        verdict = grader.fix_verdict(pitfall, await self.runs.run(code))
+        verdict = grader.fix_verdict(pitfall, await self.runs.run(code, self.learner))
         # The store is synchronous: off the event loop (see Learning.check_value).
         await self.store.writer(
             self.store.record_pitfall_check, self.learner, slug, number, verdict.passed

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request
 
 from app.learning.schemas import LessonListing, RunRequest
 from app.lessons.public import lesson_summary
-from app.routes.deps import LearnerDep, LearningDep, MaybeLearnerDep, learner_id
+from app.routes.deps import LearnerDep, LearningDep, MaybeLearnerDep, learner_id, run_line
 from app.sandbox.result import RunResult
 
 router = APIRouter()
@@ -43,6 +43,10 @@ async def get_lesson(slug: str, learning: LearningDep, learner: LearnerDep) -> d
     tags=["sandbox"],
     responses={
         413: {"description": "The snippet is larger than the limit"},
+        429: {
+            "description": "This learner (or, without one, this address) has as many runs in "
+            "progress and waiting as it may (see Retry-After)"
+        },
         503: {
             "description": "Every worker is busy and the queue is full (see Retry-After), "
             "or the sandbox refuses to run snippets"
@@ -55,6 +59,7 @@ async def run_snippet(
     """Run a snippet in a fresh sandboxed process. A failing snippet is not an HTTP error:
     `status` says how it ended. With `lesson` and `step`, a step that asks for no prediction
     counts as done once its code has run."""
+    who = run_line(request, learner)
     if body.lesson and learner is None:
         learner = learner_id(request)
-    return await learning.run(body.code, learner, body.lesson, body.step)
+    return await learning.run(body.code, learner, body.lesson, body.step, who)

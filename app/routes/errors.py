@@ -11,16 +11,20 @@ from app.learning.grader import AnswerError
 from app.learning.questions import NotFound
 from app.learning.queue import NotDue
 from app.learning.runs import SandboxDisabled
-from app.sandbox.service import SandboxBusy, SandboxUnavailable, SnippetTooLarge
+from app.sandbox.service import LearnerLimit, SandboxBusy, SandboxUnavailable, SnippetTooLarge
+from app.web.client_address import TooManyNewLearners
 from app.web.templates import render
 
-# exception -> (status, message prefix, Retry-After seconds or None)
+# exception -> (status, message prefix, Retry-After seconds or None; an exception's own
+# `retry_after`, when it has one, wins)
 _STATUS: dict[type[Exception], tuple[int, str, str | None]] = {
     NotFound: (404, "", None),
     AnswerError: (422, "", None),
     NotDue: (409, "This item was answered already; it is scheduled for later.", None),
     SnippetTooLarge: (413, "", None),
     SandboxBusy: (503, "", "1"),
+    LearnerLimit: (429, "", "2"),
+    TooManyNewLearners: (429, "", "60"),
     SandboxUnavailable: (503, "The sandbox is not running snippets: ", "5"),
     SandboxDisabled: (503, "", None),
 }
@@ -29,6 +33,7 @@ _STATUS: dict[type[Exception], tuple[int, str, str | None]] = {
 def _answer(request: Request, exc: Exception) -> Response:
     status, prefix, retry = next(v for k, v in _STATUS.items() if isinstance(exc, k))
     detail = prefix if status == 409 else f"{prefix}{exc}"
+    retry = str(getattr(exc, "retry_after", retry)) if retry else None
     headers = {"Retry-After": retry} if retry else None
     if request.url.path.startswith(("/api/", "/healthz")):
         return JSONResponse({"detail": detail}, status_code=status, headers=headers)

@@ -1,9 +1,11 @@
 """The server's side of the sandbox: start the zygote, hand it runs, read what they print.
 
-`Sandbox.run(code)` is the one entry point: it never raises for anything the snippet does; the
-returned `RunResult.status` says how the run ended. It raises `SandboxBusy` when every worker is
-taken and the queue is full, `SnippetTooLarge` for oversized code, and `SandboxUnavailable` when
-the sandbox refuses to run (fail closed) or cannot start.
+`Sandbox.run(code, key)` is the one entry point: it never raises for anything the snippet does;
+the returned `RunResult.status` says how the run ended. It raises `SandboxBusy` when every worker
+is taken and the queue is full, `LearnerLimit` when `key` (a learner) has as many runs in
+progress and waiting as it may, `SnippetTooLarge` for oversized code, and `SandboxUnavailable`
+when the sandbox refuses to run (fail closed) or cannot start. Who runs next is fair between
+keys (app/sandbox/fair.py).
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 
 from app.config import ISOLATION_LAYERS, Settings
+from app.sandbox.fair import FairQueue
+from app.sandbox.fair import LearnerLimit as LearnerLimit
+from app.sandbox.fair import SandboxBusy as SandboxBusy
 from app.sandbox.launch import (
     START_TIMEOUT_S,
     ZygoteProcess,
@@ -52,10 +57,6 @@ MAX_RESULT_BYTES = 4 << 20
 BACKSTOP_GRACE_S = 3.0
 
 
-class SandboxBusy(Exception):
-    """Every worker is busy and the queue is full."""
-
-
 class SandboxUnavailable(Exception):
     """The sandbox is not running or refuses to run snippets; the message says why."""
 
@@ -81,8 +82,12 @@ class Sandbox:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.workers = settings.workers
-        self._slots = asyncio.Semaphore(settings.workers)
-        self._waiting = 0
+        self._line = FairQueue(
+            settings.workers,
+            settings.queue_size,
+            settings.runs_per_learner,
+            settings.queued_per_learner,
+        )
         self._ids = itertools.count(1)
         self._runs: dict[int, asyncio.Queue[Event]] = {}
         self._zygote: ZygoteProcess | None = None
@@ -208,8 +213,8 @@ class Sandbox:
         report = SandboxHealth(
             ready=self._problem is None and zygote is not None and zygote.alive,
             workers=self.workers,
-            busy=self.workers - self._slots._value,
-            queued=self._waiting,
+            busy=self._line.busy,
+            queued=self._line.waiting,
             isolation=layers,
         )
         if self._problem:
@@ -217,21 +222,21 @@ class Sandbox:
         return report
 
     # --- runs -------------------------------------------------------------------------------
-    async def run(self, code: str) -> RunResult:
+    def longest_line(self) -> int:
+        """The most runs one learner has waiting."""
+        return self._line.longest_line()
+
+    async def run(self, code: str, key: str | None = None) -> RunResult:
+        """Run `code` in `key`'s line: an opaque name for who asks (a learner), or None for
+        the server's own runs, which share a line without the per-learner limits."""
         marks = {"enter": now()}
         if len(code.encode("utf-8", errors="replace")) > self.settings.code_bytes:
             raise SnippetTooLarge(f"the snippet is larger than {self.settings.code_bytes} bytes")
-        if self._slots.locked() and self._waiting >= self.settings.queue_size:
-            raise SandboxBusy("every worker is busy and the queue is full")
-        self._waiting += 1
-        try:
-            await self._slots.acquire()
-        finally:
-            self._waiting -= 1
+        slot = await self._line.acquire(key)
         try:
             result = await self._run_in_zygote(code, marks)
         finally:
-            self._slots.release()
+            self._line.release(slot)
         marks["answered"] = now()
         self._phases.write(marks)
         if result.status in KILLED:  # on the request's log line too, for whoever follows it up
