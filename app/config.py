@@ -105,6 +105,12 @@ class Settings(BaseSettings):
     """Server processes `gradlab serve` starts on one port, each with its own sandbox (about
     280 MiB more each); the default runs at once are shared between them."""
 
+    header_timeout_s: Annotated[float, Field(gt=0, le=300)] = 10.0
+    """Seconds a client has to send a request's headers (from connecting, or from the previous
+    answer) before its connection is closed: slow-loris clients are cut off."""
+    body_timeout_s: Annotated[float, Field(gt=0, le=300)] = 15.0
+    """Seconds a request's body may take to arrive once its headers have; then 408."""
+
     # --- snippet sandbox ---
     sandbox_enabled: bool = True
     """Start the sandbox (a torch-preloaded zygote) with the server."""

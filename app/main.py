@@ -115,7 +115,11 @@ def _install_middleware(
         https_only=settings.cookie_secure,
     )
     # JSON may escape every character of a snippet as \uXXXX: leave room for that, no more.
-    app.add_middleware(BodyLimitMiddleware, max_bytes=6 * settings.code_bytes + 64 * 1024)
+    app.add_middleware(
+        BodyLimitMiddleware,
+        max_bytes=6 * settings.code_bytes + 64 * 1024,
+        timeout_s=settings.body_timeout_s,
+    )
     app.add_middleware(
         SecurityHeadersMiddleware,
         frame_ancestors=settings.frame_ancestors,

@@ -1,7 +1,11 @@
-"""Refuse request bodies above a size before reading them (413), chunked uploads included."""
+"""Bound every request's body, whatever its method and route: refuse one above a size before
+reading it (413, chunked uploads included), and one that takes too long to arrive (408), so
+that a client sending its body a byte at a time cannot hold a connection and a request open.
+(The headers' time is bounded by app/web/slow_clients.py.)"""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -11,25 +15,39 @@ class BodyTooLarge(Exception):
     pass
 
 
+class BodyTooSlow(Exception):
+    pass
+
+
 class BodyLimitMiddleware:
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, timeout_s: float) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.timeout_s = timeout_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         if self._declared_too_big(scope):
-            await self._refuse(send)
+            await self._refuse(send, 413, f"The request body is larger than {self.max_bytes} bytes.")
             return
         received = 0
+        body_complete = False
         response_started = False
+        deadline = asyncio.get_running_loop().time() + self.timeout_s
 
         async def limited_receive() -> Message:
-            nonlocal received
-            message = await receive()
+            nonlocal received, body_complete
+            if body_complete:  # then receive() waits for the client to leave: no deadline
+                return await receive()
+            left = deadline - asyncio.get_running_loop().time()
+            try:
+                message = await asyncio.wait_for(receive(), max(left, 0.0))
+            except TimeoutError:
+                raise BodyTooSlow from None
             if message["type"] == "http.request":
+                body_complete = not message.get("more_body", False)
                 received += len(message.get("body", b""))
                 if received > self.max_bytes:
                     raise BodyTooLarge
@@ -44,7 +62,14 @@ class BodyLimitMiddleware:
             await self.app(scope, limited_receive, tracking_send)
         except BodyTooLarge:
             if not response_started:
-                await self._refuse(send)
+                await self._refuse(
+                    send, 413, f"The request body is larger than {self.max_bytes} bytes."
+                )
+        except BodyTooSlow:
+            if not response_started:
+                await self._refuse(
+                    send, 408, f"The request body took longer than {self.timeout_s:g} s to arrive."
+                )
 
     def _declared_too_big(self, scope: Scope) -> bool:
         """A Content-Length above the limit (an unreadable one is left to the server)."""
@@ -56,17 +81,17 @@ class BodyLimitMiddleware:
                     return False
         return False
 
-    async def _refuse(self, send: Send) -> None:
-        body = json.dumps(
-            {"detail": f"The request body is larger than {self.max_bytes} bytes."}
-        ).encode()
+    async def _refuse(self, send: Send, status: int, detail: str) -> None:
+        body = json.dumps({"detail": detail}).encode()
         await send(
             {
                 "type": "http.response.start",
-                "status": 413,
+                "status": status,
                 "headers": [
                     (b"content-type", b"application/json"),
                     (b"content-length", str(len(body)).encode()),
+                    # The rest of the body may still be on its way: not this connection again.
+                    (b"connection", b"close"),
                 ],
             }
         )
