@@ -94,7 +94,9 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
     app.state.store = store
     app.state.learning = Learning(catalog, store, sandbox)
     app.state.live_catalog = live
-    app.state.new_learners = NewLearnerLimit(settings.new_learners_per_minute)
+    app.state.new_learners = NewLearnerLimit(
+        settings.new_learners_per_minute, metrics.refusals.labels("client_limit").inc
+    )
     _install_middleware(app, settings, secret_key, metrics)
     _install_routes(app, catalog, with_dev=live is not None)
     folders = ", ".join(str(folder) for folder in settings.lessons_dir)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ipaddress
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -90,9 +91,10 @@ class _Bucket:
 class NewLearnerLimit:
     """A token bucket per address: `per_minute` tokens a minute, as many at once."""
 
-    def __init__(self, per_minute: int) -> None:
+    def __init__(self, per_minute: int, on_refusal: Callable[[], None] = lambda: None) -> None:
         self.capacity = float(per_minute)
         self.rate = per_minute / 60.0
+        self.on_refusal = on_refusal
         self._buckets: OrderedDict[str, _Bucket] = OrderedDict()
 
     def take(self, address: str) -> None:
@@ -105,6 +107,7 @@ class NewLearnerLimit:
         while len(self._buckets) > MAX_ADDRESSES:
             self._buckets.popitem(last=False)
         if bucket.tokens < 1:
+            self.on_refusal()
             wait = int((1 - bucket.tokens) / self.rate) + 1
             raise TooManyNewLearners(
                 "Too many new learners from your address; try again shortly.", retry_after=wait
