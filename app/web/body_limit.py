@@ -11,14 +11,6 @@ import json
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
-class BodyTooLarge(Exception):
-    pass
-
-
-class BodyTooSlow(Exception):
-    pass
-
-
 class BodyLimitMiddleware:
     def __init__(self, app: ASGIApp, max_bytes: int, timeout_s: float) -> None:
         self.app = app
@@ -34,42 +26,47 @@ class BodyLimitMiddleware:
             return
         received = 0
         body_complete = False
+        refused = False  # answered here: what the app sends after that is dropped
         response_started = False
         deadline = asyncio.get_running_loop().time() + self.timeout_s
 
+        async def refuse(status: int, detail: str) -> Message:
+            # Answered now, and the app told the client left: the app cannot turn it into
+            # another answer (FastAPI makes any error while reading a body a 400).
+            nonlocal refused
+            if not response_started:
+                await self._refuse(send, status, detail)
+            refused = True
+            return {"type": "http.disconnect"}
+
         async def limited_receive() -> Message:
             nonlocal received, body_complete
-            if body_complete:  # then receive() waits for the client to leave: no deadline
+            if body_complete or refused:  # receive() waits for the client to leave
                 return await receive()
             left = deadline - asyncio.get_running_loop().time()
             try:
                 message = await asyncio.wait_for(receive(), max(left, 0.0))
             except TimeoutError:
-                raise BodyTooSlow from None
+                return await refuse(
+                    408, f"The request body took longer than {self.timeout_s:g} s to arrive."
+                )
             if message["type"] == "http.request":
                 body_complete = not message.get("more_body", False)
                 received += len(message.get("body", b""))
                 if received > self.max_bytes:
-                    raise BodyTooLarge
+                    return await refuse(
+                        413, f"The request body is larger than {self.max_bytes} bytes."
+                    )
             return message
 
         async def tracking_send(message: Message) -> None:
             nonlocal response_started
+            if refused:
+                return
             response_started = response_started or message["type"] == "http.response.start"
             await send(message)
 
-        try:
-            await self.app(scope, limited_receive, tracking_send)
-        except BodyTooLarge:
-            if not response_started:
-                await self._refuse(
-                    send, 413, f"The request body is larger than {self.max_bytes} bytes."
-                )
-        except BodyTooSlow:
-            if not response_started:
-                await self._refuse(
-                    send, 408, f"The request body took longer than {self.timeout_s:g} s to arrive."
-                )
+        await self.app(scope, limited_receive, tracking_send)
 
     def _declared_too_big(self, scope: Scope) -> bool:
         """A Content-Length above the limit (an unreadable one is left to the server)."""
