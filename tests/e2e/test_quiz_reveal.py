@@ -4,6 +4,7 @@ refused while the server is busy waits out Retry-After with a countdown, then ru
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import Page, Route, expect
 
 from tests.e2e.conftest import LiveServer
@@ -42,14 +43,18 @@ def test_keyboard_order_is_the_visible_order(page: Page, server: LiveServer) -> 
     assert page.locator(f"{STEP_1} .choices .choice").all_inner_texts() == texts  # stable
 
 
-def test_a_busy_server_is_waited_out_with_a_countdown(page: Page, server: LiveServer) -> None:
+@pytest.mark.parametrize("status", [503, 429])
+def test_a_busy_server_is_waited_out_with_a_countdown(
+    page: Page, server: LiveServer, status: int
+) -> None:
+    # 503: every worker busy; 429: this learner has as many runs going as they may.
     refused = []
 
     def busy_once(route: Route) -> None:
         if not refused:
             refused.append(True)
             route.fulfill(
-                status=503,
+                status=status,
                 headers={"Retry-After": "2", "Content-Type": "application/json"},
                 body='{"detail": "Every worker is busy."}',
             )
