@@ -26,6 +26,13 @@ from dataclasses import dataclass, field
 
 # "Lately": a minute-old run still counts a quarter, a five-minute-old one almost nothing.
 USAGE_HALF_LIFE_S = 30.0
+# The CPUs are shared too: two runs of a busy loop take both cores of a small box, and a quiet
+# learner's run, though it gets a worker at once, then waits for a core. A learner who has had
+# more than HEAVY_S of worker time lately runs at niceness HEAVY_NICE: their runs still use
+# every idle cycle, but yield the CPU to everyone else's (and to the server). A lesson's
+# snippets take milliseconds each; HEAVY_S is a minute of them at a brisk pace.
+HEAVY_S = 2.0
+HEAVY_NICE = 10
 UNKEYED = ""
 
 
@@ -67,10 +74,12 @@ class _Line:
 
 @dataclass(frozen=True)
 class Slot:
-    """A worker granted to a key: give it back with `FairQueue.release`."""
+    """A worker granted to a key: give it back with `FairQueue.release`. `nice`: the CPU
+    niceness its run gets (HEAVY_NICE for a key that has used more than HEAVY_S lately)."""
 
     key: str
     started: float
+    nice: int = 0
 
 
 class FairQueue:
@@ -127,7 +136,8 @@ class FairQueue:
                     self._waiting -= 1
                 self._forget_idle()
             raise
-        return Slot(name, started)
+        heavy = name != UNKEYED and line.usage(started) > HEAVY_S
+        return Slot(name, started, HEAVY_NICE if heavy else 0)
 
     def release(self, slot: Slot) -> None:
         at = time.monotonic()

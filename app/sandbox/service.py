@@ -234,7 +234,7 @@ class Sandbox:
             raise SnippetTooLarge(f"the snippet is larger than {self.settings.code_bytes} bytes")
         slot = await self._line.acquire(key)
         try:
-            result = await self._run_in_zygote(code, marks)
+            result = await self._run_in_zygote(code, marks, slot.nice)
         finally:
             self._line.release(slot)
         marks["answered"] = now()
@@ -243,7 +243,7 @@ class Sandbox:
             log.info("sandbox: run killed (%s) after %.0f ms", result.status, result.duration_ms)
         return result
 
-    async def _run_in_zygote(self, code: str, marks: dict[str, float]) -> RunResult:
+    async def _run_in_zygote(self, code: str, marks: dict[str, float], nice: int) -> RunResult:
         if (self._zygote is None or not self._zygote.alive) and not (
             self._stopping or self._refused
         ):
@@ -253,17 +253,18 @@ class Sandbox:
             raise SandboxUnavailable(self._problem or "the sandbox is not running")
         started_at = time.perf_counter()
         try:
-            return await self._attempt(zygote, code, started_at, marks, retry_if_lost=True)
+            return await self._attempt(zygote, code, nice, started_at, marks, retry_if_lost=True)
         except _ChildLost:
             # Its child was killed from outside before it read the code: nothing of the
             # snippet ran, so running it once more on a fresh child is safe.
             log.warning("sandbox: a child died before starting its run; running it again")
-            return await self._attempt(zygote, code, started_at, marks, retry_if_lost=False)
+            return await self._attempt(zygote, code, nice, started_at, marks, retry_if_lost=False)
 
     async def _attempt(
         self,
         zygote: ZygoteProcess,
         code: str,
+        nice: int,
         started_at: float,
         marks: dict[str, float],
         retry_if_lost: bool,
@@ -273,7 +274,7 @@ class Sandbox:
         self._runs[run_id] = events
         try:
             marks["sent"] = now()
-            zygote.sock.send(encode(RunOp(op="run", id=run_id, code=code)))
+            zygote.sock.send(encode(RunOp(op="run", id=run_id, code=code, nice=nice)))
             started, fds = await self._started(events)
             if isinstance(started, Lost):
                 return lost(started.message, None, started_at)

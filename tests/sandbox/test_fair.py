@@ -1,5 +1,5 @@
-"""The order in which learners' runs get a worker, and the limits per learner (no sandbox: the
-queue alone, with real asyncio tasks)."""
+"""The order in which learners' runs get a worker and the limits per learner (the queue alone,
+with real asyncio tasks), and the CPU priority of a heavy user's runs (the real sandbox)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,11 @@ import asyncio
 
 import pytest
 
-from app.sandbox.fair import FairQueue, LearnerLimit, SandboxBusy, Slot
+from app.sandbox.fair import HEAVY_NICE, HEAVY_S, FairQueue, LearnerLimit, SandboxBusy, Slot
+from tests.conftest import SandboxHarness
+
+NICENESS = "import os\nprint(os.getpriority(os.PRIO_PROCESS, 0))\n"
+BUSY = "import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end:\n    pass\n"
 
 
 async def _take(queue: FairQueue, key: str | None, order: list[str], hold: asyncio.Event) -> None:
@@ -124,3 +128,22 @@ def test_a_cancelled_wait_leaves_no_trace_and_a_granted_one_gives_its_worker_bac
         queue.release(await queue.acquire("d"))
 
     asyncio.run(scenario())
+
+
+def test_a_learner_who_used_the_sandbox_heavily_lately_runs_at_a_lower_cpu_priority(
+    sandbox: SandboxHarness,
+) -> None:
+    def niceness(key: str) -> int:
+        result = sandbox.call(sandbox.sandbox.run(NICENESS, key))
+        assert result.status == "ok", result
+        return int(result.stdout)
+
+    base = niceness("heavy-user")  # the server's own (a test run under `nice` has more)
+    for _ in range(int(HEAVY_S / 0.9) + 1):  # each run well within the fixture's wall limit
+        busy = sandbox.call(sandbox.sandbox.run(BUSY.format(seconds=0.9), "heavy-user"))
+        assert busy.status == "ok", busy
+    lowered = min(base + HEAVY_NICE, 19)
+    assert lowered > base
+    assert niceness("heavy-user") == lowered
+    assert niceness("light-user") == base
+    assert niceness("heavy-user") == lowered
