@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import math
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -60,7 +61,7 @@ class _Line:
     used_at: float = 0.0
 
     def usage(self, at: float) -> float:
-        decayed = self.used_s * 0.5 ** ((at - self.used_at) / USAGE_HALF_LIFE_S)
+        decayed = self.used_s * math.pow(0.5, (at - self.used_at) / USAGE_HALF_LIFE_S)
         return decayed + sum(at - started for started in self.running)
 
     def charge(self, seconds: float, at: float) -> None:
@@ -164,8 +165,7 @@ class FairQueue:
             ready = [
                 (line.usage(at), line.waiting[0][0], line)
                 for name, line in self._lines.items()
-                if line.waiting
-                and (name == UNKEYED or len(line.running) < self.per_key_running)
+                if line.waiting and (name == UNKEYED or len(line.running) < self.per_key_running)
             ]
             if not ready:
                 return

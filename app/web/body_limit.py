@@ -21,75 +21,82 @@ class BodyLimitMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if self._declared_too_big(scope):
-            await self._refuse(send, 413, f"The request body is larger than {self.max_bytes} bytes.")
+        if _declared_length(scope) > self.max_bytes:
+            await _refuse(send, 413, f"The request body is larger than {self.max_bytes} bytes.")
             return
-        received = 0
-        body_complete = False
-        refused = False  # answered here: what the app sends after that is dropped
-        response_started = False
-        deadline = asyncio.get_running_loop().time() + self.timeout_s
+        body = _BoundedBody(receive, send, self.max_bytes, self.timeout_s)
+        await self.app(scope, body.receive, body.send)
 
-        async def refuse(status: int, detail: str) -> Message:
-            # Answered now, and the app told the client left: the app cannot turn it into
-            # another answer (FastAPI makes any error while reading a body a 400).
-            nonlocal refused
-            if not response_started:
-                await self._refuse(send, status, detail)
-            refused = True
-            return {"type": "http.disconnect"}
 
-        async def limited_receive() -> Message:
-            nonlocal received, body_complete
-            if body_complete or refused:  # receive() waits for the client to leave
-                return await receive()
-            left = deadline - asyncio.get_running_loop().time()
-            try:
-                message = await asyncio.wait_for(receive(), max(left, 0.0))
-            except TimeoutError:
-                return await refuse(
-                    408, f"The request body took longer than {self.timeout_s:g} s to arrive."
+class _BoundedBody:
+    """One request's receive and send, the body counted and timed. Past a bound it answers
+    413 or 408 itself, and tells the app the client left: the app cannot turn that into another
+    answer (FastAPI makes any error while reading a body a 400), and what it sends is dropped."""
+
+    def __init__(self, receive: Receive, send: Send, max_bytes: int, timeout_s: float) -> None:
+        self._receive, self._send = receive, send
+        self.max_bytes, self.timeout_s = max_bytes, timeout_s
+        self.deadline = asyncio.get_running_loop().time() + timeout_s
+        self.received = 0
+        self.complete = False
+        self.refused = False
+        self.response_started = False
+
+    async def receive(self) -> Message:
+        if self.complete or self.refused:  # receive() now waits for the client to leave
+            return await self._receive()
+        left = self.deadline - asyncio.get_running_loop().time()
+        try:
+            message = await asyncio.wait_for(self._receive(), max(left, 0.0))
+        except TimeoutError:
+            return await self._refuse(
+                408, f"The request body took longer than {self.timeout_s:g} s to arrive."
+            )
+        if message["type"] == "http.request":
+            self.complete = not message.get("more_body", False)
+            self.received += len(message.get("body", b""))
+            if self.received > self.max_bytes:
+                return await self._refuse(
+                    413, f"The request body is larger than {self.max_bytes} bytes."
                 )
-            if message["type"] == "http.request":
-                body_complete = not message.get("more_body", False)
-                received += len(message.get("body", b""))
-                if received > self.max_bytes:
-                    return await refuse(
-                        413, f"The request body is larger than {self.max_bytes} bytes."
-                    )
-            return message
+        return message
 
-        async def tracking_send(message: Message) -> None:
-            nonlocal response_started
-            if refused:
-                return
-            response_started = response_started or message["type"] == "http.response.start"
-            await send(message)
+    async def send(self, message: Message) -> None:
+        if self.refused:
+            return
+        self.response_started |= message["type"] == "http.response.start"
+        await self._send(message)
 
-        await self.app(scope, limited_receive, tracking_send)
+    async def _refuse(self, status: int, detail: str) -> Message:
+        if not self.response_started:
+            await _refuse(self._send, status, detail)
+        self.refused = True
+        return {"type": "http.disconnect"}
 
-    def _declared_too_big(self, scope: Scope) -> bool:
-        """A Content-Length above the limit (an unreadable one is left to the server)."""
-        for name, value in scope["headers"]:
-            if name == b"content-length":
-                try:
-                    return int(value) > self.max_bytes
-                except ValueError:
-                    return False
-        return False
 
-    async def _refuse(self, send: Send, status: int, detail: str) -> None:
-        body = json.dumps({"detail": detail}).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": status,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    # The rest of the body may still be on its way: not this connection again.
-                    (b"connection", b"close"),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+def _declared_length(scope: Scope) -> int:
+    """The Content-Length (0 when absent or unreadable: that is left to the server)."""
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return 0
+    return 0
+
+
+async def _refuse(send: Send, status: int, detail: str) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                # The rest of the body may still be on its way: not this connection again.
+                (b"connection", b"close"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

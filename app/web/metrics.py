@@ -87,8 +87,8 @@ class Metrics:
             self.runs.labels(status)  # every series exists from the start, at 0
         for reason in KILLED:
             self.kills.labels(reason)
-        for reason in REFUSALS:
-            self.refusals.labels(reason)
+        for refusal in REFUSALS:
+            self.refusals.labels(refusal)
 
     def count_run(self, status: str, seconds: float) -> None:
         self.runs.labels(status).inc()

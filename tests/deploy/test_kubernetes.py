@@ -19,9 +19,7 @@ from app.config import PROJECT_ROOT, Settings
 from app.routes.api import router
 
 FOLDER = PROJECT_ROOT / "deploy" / "kubernetes"
-MANIFESTS = sorted(
-    path for path in FOLDER.rglob("*.yaml") if path.name != "kustomization.yaml"
-)
+MANIFESTS = sorted(path for path in FOLDER.rglob("*.yaml") if path.name != "kustomization.yaml")
 KUSTOMIZATIONS = sorted(FOLDER.rglob("kustomization.yaml"))
 # gradlab's own, without the example PostgreSQL in its folder
 APP_MANIFESTS = [path for path in MANIFESTS if path.parent == FOLDER]
@@ -119,7 +117,7 @@ def test_the_pods_are_hardened_as_the_container_image_and_compose_are() -> None:
             assert hardening["capabilities"] == {"drop": ["ALL"]}
     server = _one("Deployment")["spec"]["template"]["spec"]
     mounts = {mount["mountPath"] for mount in server["containers"][0]["volumeMounts"]}
-    assert "/tmp" in mounts  # noqa: S108 - the runs' scratch dirs, an emptyDir
+    assert "/tmp" in mounts  # the runs' scratch dirs, an emptyDir
 
 
 def test_migrations_run_in_a_job_with_the_cli_command() -> None:

@@ -120,9 +120,7 @@ def test_without_a_cookie_runs_share_the_client_address_line(app: Clients) -> No
     waiting = _in_background(second, SLEEP, answers)
     assert wait_until(lambda: _health(first)["queued"] == 1)
     # A third client without a cookie at the same address: the same line, already full.
-    assert app("192.0.2.3", 2).post(
-        "/api/run", json={"code": "print(1)"}
-    ).status_code == 429
+    assert app("192.0.2.3", 2).post("/api/run", json={"code": "print(1)"}).status_code == 429
     running.join(30)
     waiting.join(30)
     assert answers == [200, 200]
@@ -130,10 +128,7 @@ def test_without_a_cookie_runs_share_the_client_address_line(app: Clients) -> No
 
 def test_new_learners_are_limited_per_client_address(app: Clients) -> None:
     before = _metric(app(), "gradlab_refusals_total", {"reason": "client_limit"})
-    statuses = [
-        app("198.51.100.7", 1).get(f"/api/lessons/{LESSON}").status_code
-        for _ in range(4)
-    ]
+    statuses = [app("198.51.100.7", 1).get(f"/api/lessons/{LESSON}").status_code for _ in range(4)]
     assert statuses == [200, 200, 200, 429]
     refused = app("198.51.100.7", 1).get(f"/api/lessons/{LESSON}")
     assert int(refused.headers["retry-after"]) > 0
