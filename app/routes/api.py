@@ -43,10 +43,7 @@ async def get_lesson(slug: str, learning: LearningDep, learner: LearnerDep) -> d
     tags=["sandbox"],
     responses={
         413: {"description": "The snippet is larger than the limit"},
-        429: {
-            "description": "This learner (or, without one, this address) has as many runs in "
-            "progress and waiting as it may (see Retry-After)"
-        },
+        429: {"description": "This learner has as many runs going as allowed (see Retry-After)"},
         503: {
             "description": "Every worker is busy and the queue is full (see Retry-After), "
             "or the sandbox refuses to run snippets"
