@@ -93,12 +93,19 @@ def _serve_processes(args: argparse.Namespace, settings: Settings, url: str) -> 
 
 
 def _uvicorn_options(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    from app.web.slow_clients import HeaderDeadlineProtocol
+
     return {
         "host": args.host,
         "port": args.port,
         # Our own logging (plain or JSON, with request ids) for uvicorn's loggers too.
         "log_config": None,
         "access_log": False,
+        # X-Forwarded-For is read by the app, from GRADLAB_TRUSTED_PROXIES only (uvicorn's own
+        # default would believe it from 127.0.0.1).
+        "proxy_headers": False,
+        # A request's headers must arrive within GRADLAB_HEADER_TIMEOUT_S (app/web/slow_clients).
+        "http": HeaderDeadlineProtocol,
         # On SIGTERM: stop accepting, give runs in flight their wall limit (and a margin for
         # the answer to leave), then the lifespan stops the zygote and its children.
         "timeout_graceful_shutdown": int(settings.wall_time_s) + 5,

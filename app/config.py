@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -42,6 +43,7 @@ def memory_limit_bytes() -> int:
     return limit
 
 
+IPNetwork = IPv4Network | IPv6Network
 MAX_WORKERS = 64
 MAX_PROCESSES = 32
 # Runs that may wait, per worker: a full queue is about this many runs' time away. At 100
@@ -101,6 +103,12 @@ class Settings(BaseSettings):
     # --- operating it ---
     public_url: str = "http://127.0.0.1:8000"
     """The address learners open gradlab at; `gradlab class` prints links under it."""
+    trusted_proxies: Annotated[tuple[IPNetwork, ...], NoDecode] = ()
+    """Proxies whose X-Forwarded-For is believed (comma-separated addresses or CIDR ranges,
+    e.g. '10.0.0.0/8,127.0.0.1'); from any other peer the header is ignored. Default: none."""
+    new_learners_per_minute: Annotated[int, Field(ge=1, le=1_000_000)] = 120
+    """New learners (requests without a cookie that get one) one client address may create a
+    minute, as many at once (a class behind one NAT); beyond that 429 with Retry-After."""
     frame_ancestors: str = "'self'"
     """CSP frame-ancestors: who may embed the pages in a frame (e.g. "'self'
     https://course.example.org")."""
@@ -111,6 +119,12 @@ class Settings(BaseSettings):
     processes: Annotated[int, Field(ge=1, le=MAX_PROCESSES)] = 1
     """Server processes `gradlab serve` starts on one port, each with its own sandbox (about
     280 MiB more each); the default runs at once are shared between them."""
+
+    header_timeout_s: Annotated[float, Field(gt=0, le=300)] = 10.0
+    """Seconds a client has to send a request's headers (from connecting, or from the previous
+    answer) before its connection is closed: slow-loris clients are cut off."""
+    body_timeout_s: Annotated[float, Field(gt=0, le=300)] = 15.0
+    """Seconds a request's body may take to arrive once its headers have; then 408."""
 
     # --- snippet sandbox ---
     sandbox_enabled: bool = True
@@ -125,6 +139,12 @@ class Settings(BaseSettings):
     )
     """Runs that may wait for a worker before the server answers 503 (default: eight per
     worker)."""
+    runs_per_learner: Annotated[int, Field(ge=1, le=MAX_WORKERS)] = 2
+    """Runs one learner may have in progress at once; more wait in their line."""
+    queued_per_learner: Annotated[int, Field(ge=0, le=1000)] = 4
+    """Runs one learner may have waiting; beyond that and GRADLAB_RUNS_PER_LEARNER the server
+    answers 429 with Retry-After. A free worker serves the learner who has had the least of
+    the sandbox lately."""
     wall_time_s: Annotated[float, Field(gt=0, le=300)] = 5.0
     """Wall-clock limit of one run, in seconds."""
     cpu_time_s: Annotated[int, Field(ge=1, le=300)] = 5
@@ -163,6 +183,18 @@ class Settings(BaseSettings):
                     f"unknown isolation layer(s) {unknown}; known: {', '.join(ISOLATION_LAYERS)}"
                 )
             return frozenset(value)
+        return value
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _parse_networks(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = [part.strip() for part in value.split(",") if part.strip()]
+        if isinstance(value, list | tuple):
+            try:
+                return tuple(ip_network(str(part), strict=False) for part in value)
+            except ValueError as exc:
+                raise ValueError(f"not an address or CIDR range: {exc}") from None
         return value
 
     @field_validator("lessons_dir", mode="before")

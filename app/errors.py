@@ -10,9 +10,11 @@ module knows no web framework, so every layer may raise them.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Callable
+from typing import ClassVar, TypeVar
 
 TYPE_PREFIX = "/problems/"
+F = TypeVar("F", bound=Callable[..., object])
 
 
 class Problem(Exception):
@@ -158,6 +160,14 @@ class BodyTooLarge(Problem):
     status = 413
 
 
+class BodyTooSlow(Problem):
+    """The request body took longer than GRADLAB_BODY_TIMEOUT_S to arrive."""
+
+    slug = "body-too-slow"
+    title = "The request body arrived too slowly"
+    status = 408
+
+
 class TooManyRequests(Problem):
     """A limit on how often or how much: raise it with the seconds after which the same request
     would be accepted again."""
@@ -172,6 +182,26 @@ class TooManyRequests(Problem):
 
     def headers(self) -> dict[str, str]:
         return {"Retry-After": str(self.wait)}
+
+
+class LearnerLimit(TooManyRequests):
+    """This learner has as many runs in progress and waiting as they may."""
+
+    slug = "learner-limit"
+    title = "You have as many runs going as you may"
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(retry_after, message)
+
+
+class TooManyNewLearners(TooManyRequests):
+    """This client address has created as many new learners as it may for now."""
+
+    slug = "too-many-new-learners"
+    title = "Too many new learners from one address"
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(retry_after, message)
 
 
 class SandboxBusy(Problem):
@@ -215,4 +245,15 @@ class StoreUnavailable(Problem):
 
 # What operations of a kind may meet, for their OpenAPI entries (`app.web.problems.responses`).
 STORE = (StoreUnavailable,)
-RUNS = (SnippetTooLarge, SandboxBusy, SandboxUnavailable, SandboxDisabled)
+RUNS = (SnippetTooLarge, LearnerLimit, SandboxBusy, SandboxUnavailable, SandboxDisabled)
+
+
+def raises(*problems: type[Problem]) -> Callable[[F], F]:
+    """Mark a dependency with the problems it may raise: every operation that uses it lists
+    them in the API's schema (app/web/problems.py)."""
+
+    def mark(function: F) -> F:
+        function.problems = problems  # type: ignore[attr-defined]
+        return function
+
+    return mark

@@ -23,6 +23,7 @@ from app.progress.store import ProgressStore
 from app.routes import api, classes, dev, learning, lti, modes, pages, review, shares
 from app.web import page_speed, problems, templates
 from app.web.body_limit import BodyLimitMiddleware
+from app.web.client_address import ClientAddressMiddleware, NewLearnerLimit
 from app.web.collector import settle_for_serving
 from app.web.head import HeadMiddleware
 from app.web.logs import RequestIdMiddleware, configure_logging
@@ -100,6 +101,9 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
     app.state.store = store
     app.state.learning = learning(catalog)
     app.state.live_catalog = live
+    app.state.new_learners = NewLearnerLimit(
+        settings.new_learners_per_minute, metrics.refusals.labels("client_limit").inc
+    )
     _install_middleware(app, settings, secret_key, metrics)
     _install_routes(app, catalog, with_dev=live is not None)
     folders = ", ".join(str(folder) for folder in settings.lessons_dir)
@@ -130,7 +134,11 @@ def _install_middleware(
         https_only=settings.cookie_secure,
     )
     # JSON may escape every character of a snippet as \uXXXX: leave room for that, no more.
-    app.add_middleware(BodyLimitMiddleware, max_bytes=6 * settings.code_bytes + 64 * 1024)
+    app.add_middleware(
+        BodyLimitMiddleware,
+        max_bytes=6 * settings.code_bytes + 64 * 1024,
+        timeout_s=settings.body_timeout_s,
+    )
     app.add_middleware(
         SecurityHeadersMiddleware,
         frame_ancestors=settings.frame_ancestors,
@@ -142,7 +150,9 @@ def _install_middleware(
         token=settings.metrics_token.get_secret_value() if settings.metrics_token else None,
     )
     app.add_middleware(HeadMiddleware)  # everything inside sees a GET
-    app.add_middleware(RequestIdMiddleware)  # outermost: the access line shows the real method
+    app.add_middleware(RequestIdMiddleware)  # the access line shows the real method
+    # Outermost: everything inside, the access line included, sees the client's address.
+    app.add_middleware(ClientAddressMiddleware, trusted=settings.trusted_proxies)
 
 
 def _install_routes(app: FastAPI, catalog: Catalog, *, with_dev: bool) -> None:

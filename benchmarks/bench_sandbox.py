@@ -87,11 +87,21 @@ def pss_kib(pid: int) -> int:
     return 0
 
 
+# Every client of a benchmark comes from 127.0.0.1, and the throughput clients send runs
+# without a cookie: as one client address they would share one learner's limits. A benchmark
+# measures the server's capacity, not those limits (benchmarks/fairness.py measures them).
+ONE_ADDRESS = {"GRADLAB_RUNS_PER_LEARNER": "64", "GRADLAB_NEW_LEARNERS_PER_MINUTE": "1000000"}
+
+
 def start_server(
-    port: int, phases: Path | None = None, processes: int = 1
+    port: int,
+    phases: Path | None = None,
+    processes: int = 1,
+    settings: dict[str, str] = ONE_ADDRESS,
 ) -> subprocess.Popen[bytes]:
     """`gradlab serve` on `port` with a throwaway database (the learners it makes are fake),
-    in `processes` server processes, writing each run's timestamps to `phases` when given."""
+    in `processes` server processes, writing each run's timestamps to `phases` when given,
+    with `settings` (GRADLAB_* variables) on top of the environment."""
     database = Path(tempfile.mkdtemp(prefix="gradlab-bench-")) / "bench.db"
     command = [sys.executable, "-m", "app.cli", "serve", "--port", str(port)]
     server = subprocess.Popen(
@@ -100,6 +110,7 @@ def start_server(
         env={
             **os.environ,
             "GRADLAB_DATABASE_URL": f"sqlite:///{database}",
+            **settings,
             **({PHASES_ENV: str(phases)} if phases is not None else {}),
         },
     )

@@ -205,7 +205,7 @@ class Practice:
         do. Text is never compared."""
         # A read of the store: in a thread, off the event loop (see Learning.check_value).
         pitfall = await asyncio.to_thread(self._open_pitfall, slug, number)
-        verdict = grader.fix_verdict(pitfall, await self.runs.run(code))
+        verdict = grader.fix_verdict(pitfall, await self.runs.run(code, self.learner))
         # The store is synchronous: off the event loop (see Learning.check_value).
         await self.store.writer(
             self.store.record_pitfall_check, self.learner, slug, number, verdict.passed

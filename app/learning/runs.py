@@ -3,7 +3,7 @@ step, for grading typed values) and a learner's pitfall fix."""
 
 from __future__ import annotations
 
-from app.errors import SandboxBusy, SandboxDisabled, SandboxUnavailable
+from app.errors import LearnerLimit, SandboxBusy, SandboxDisabled, SandboxUnavailable
 from app.lessons.schema import Snippet, ValuePrediction
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox
@@ -14,25 +14,26 @@ class Runs:
         self.sandbox = sandbox
         self.real_grads: dict[tuple[str, int], object] = {}
 
-    async def run(self, code: str) -> RunResult:
-        """Run code in a fresh sandboxed process (SandboxBusy, SandboxUnavailable,
-        SnippetTooLarge and SandboxDisabled say why not)."""
+    async def run(self, code: str, who: str | None = None) -> RunResult:
+        """Run code in a fresh sandboxed process, in the line of `who` (a learner's id, or a
+        client's address; None for the server's own runs). SandboxBusy, LearnerLimit,
+        SandboxUnavailable, SnippetTooLarge and SandboxDisabled say why not."""
         if self.sandbox is None:
             raise SandboxDisabled(
                 "The sandbox is disabled on this server (GRADLAB_SANDBOX_ENABLED)."
             )
-        return await self.sandbox.run(code)
+        return await self.sandbox.run(code, who)
 
     async def real_grad(
-        self, key: tuple[str, int], snippet: Snippet, guess: ValuePrediction
+        self, key: tuple[str, int], snippet: Snippet, guess: ValuePrediction, who: str
     ) -> object:
         """The `.grad` the step's own snippet really produces, run once and cached. Falls back
         to the lesson's value (verified by `gradlab check`) when no sandbox runs."""
         if key in self.real_grads:
             return self.real_grads[key]
         try:
-            result = await self.run(snippet.code)
-        except (SandboxDisabled, SandboxBusy, SandboxUnavailable):
+            result = await self.run(snippet.code, who)
+        except (SandboxDisabled, SandboxBusy, LearnerLimit, SandboxUnavailable):
             return guess.expected
         found = next((t for t in result.tensors if t.name == guess.tensor), None)
         if found is None:

@@ -236,16 +236,17 @@ class Learning:
     ) -> ValueFeedback:
         answers = self.answers(learner)
         _, snippet, guess = answers.value_step(slug, number)
-        actual = await self.runs.real_grad((slug, number), snippet, guess)
+        actual = await self.runs.real_grad((slug, number), snippet, guess, learner)
         # The store is synchronous: its writer runs the write off the event loop, so that a
         # write waiting for the database never holds up other requests and the runs in flight.
         return await self.store.writer(answers.check_value, slug, number, body, actual)
 
     async def run(
-        self, code: str, learner: str | None, slug: str | None, step: int | None
+        self, code: str, learner: str | None, slug: str | None, step: int | None, who: str
     ) -> RunResult:
-        """Run a snippet; with a lesson and step, a step that asks nothing counts as done."""
-        result = await self.runs.run(code)
+        """Run a snippet in the line of `who` (the learner, or the client's address when there
+        is none); with a lesson and step, a step that asks nothing counts as done."""
+        result = await self.runs.run(code, who)
         answers = self.answers(learner) if learner is not None else None
         # Most runs complete nothing (their step asks for a prediction): no hop to the writer
         # for them. The write is off the event loop, as in check_value.

@@ -7,7 +7,7 @@ from fastapi import APIRouter, Request
 from app.errors import RUNS, STORE, UnknownLesson
 from app.learning.schemas import Health, RunRequest
 from app.lessons.public import LessonListing, PublicLesson, lesson_summary
-from app.routes.deps import LearnerDep, LearningDep, MaybeLearnerDep, learner_id, read
+from app.routes.deps import LearnerDep, LearningDep, MaybeLearnerDep, learner_id, read, run_line
 from app.sandbox.result import RunResult
 from app.web.problems import responses
 
@@ -48,6 +48,7 @@ async def run_snippet(
     """Run a snippet in a fresh sandboxed process. A failing snippet is not an HTTP error:
     `status` says how it ended. With `lesson` and `step`, a step that asks for no prediction
     counts as done once its code has run."""
+    who = run_line(request, learner)
     if body.lesson and learner is None:
         learner = learner_id(request)
-    return await learning.run(body.code, learner, body.lesson, body.step)
+    return await learning.run(body.code, learner, body.lesson, body.step, who)

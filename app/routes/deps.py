@@ -12,9 +12,11 @@ from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
+from app.errors import TooManyNewLearners, raises
 from app.learning.lessons import LessonAnswers
 from app.learning.practice import Practice
 from app.learning.service import Learning, Page, Writer
+from app.web.client_address import NewLearnerLimit
 from app.web.templates import templates
 
 LEARNER_KEY = "learner"
@@ -34,14 +36,29 @@ def current_learner(request: Request) -> str | None:
     return learner if isinstance(learner, str) else None
 
 
+def client_host(request: Request) -> str:
+    """The client's address (behind a trusted proxy, the one it forwarded: see
+    app/web/client_address.py)."""
+    return request.client.host if request.client else "unknown"
+
+
 def learner_id(request: Request) -> str:
     """The learner behind this request. A new visitor gets an id in the signed cookie and
-    nothing in the database: the first answer they record creates their row."""
+    nothing in the database: the first answer they record creates their row. A client address
+    creates only so many (TooManyNewLearners)."""
     learner = current_learner(request)
     if learner is None:
+        new_learners: NewLearnerLimit = request.app.state.new_learners
+        new_learners.take(client_host(request))
         learner = str(uuid.uuid4())
         request.session[LEARNER_KEY] = learner
     return learner
+
+
+def run_line(request: Request, learner: str | None) -> str:
+    """Whose line a run waits in: the learner's, or for a request without a learner the
+    client address's, so that dropping the cookie never buys a fresh line."""
+    return learner if learner is not None else f"address:{client_host(request)}"
 
 
 # Coroutines, so FastAPI resolves them on the event loop: a plain function would cost every
@@ -50,6 +67,7 @@ async def _learning(request: Request) -> Learning:
     return get_learning(request)
 
 
+@raises(TooManyNewLearners)
 async def _learner(request: Request) -> str:
     return learner_id(request)
 

@@ -1,7 +1,7 @@
 """The messages between the server and the zygote, one JSON object per SOCK_SEQPACKET packet.
 
   server → zygote
-    RunOp     {"op": "run", "id": int, "code": str}
+    RunOp     {"op": "run", "id": int, "code": str, "nice": int}
     KillOp    {"op": "kill", "id": int, "reason": str}
   zygote → server
     Ready     {"event": "ready", "ok": bool, "problem": str | None, "layers": {str: str},
@@ -57,6 +57,7 @@ class RunOp(TypedDict):
     op: Literal["run"]
     id: int
     code: str
+    nice: int  # added to the child's CPU niceness (app/sandbox/fair.py: a heavy user's runs yield)
 
 
 class KillOp(TypedDict):

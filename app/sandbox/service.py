@@ -1,9 +1,11 @@
 """The server's side of the sandbox: start the zygote, hand it runs, read what they print.
 
-`Sandbox.run(code)` is the one entry point: it never raises for anything the snippet does; the
-returned `RunResult.status` says how the run ended. It raises `SandboxBusy` when every worker is
-taken and the queue is full, `SnippetTooLarge` for oversized code, and `SandboxUnavailable` when
-the sandbox refuses to run (fail closed) or cannot start.
+`Sandbox.run(code, key)` is the one entry point: it never raises for anything the snippet does;
+the returned `RunResult.status` says how the run ended. It raises `SandboxBusy` when every worker
+is taken and the queue is full, `LearnerLimit` when `key` (a learner) has as many runs in
+progress and waiting as it may, `SnippetTooLarge` for oversized code, and `SandboxUnavailable`
+when the sandbox refuses to run (fail closed) or cannot start. Who runs next is fair between
+keys (app/sandbox/fair.py).
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 
 from app.config import ISOLATION_LAYERS, Settings
-from app.errors import SandboxBusy, SandboxUnavailable, SnippetTooLarge
+from app.errors import SandboxUnavailable, SnippetTooLarge
+from app.sandbox.fair import FairQueue
 from app.sandbox.launch import (
     START_TIMEOUT_S,
     ZygoteProcess,
@@ -70,8 +73,12 @@ class Sandbox:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.workers = settings.workers
-        self._slots = asyncio.Semaphore(settings.workers)
-        self._waiting = 0
+        self._line = FairQueue(
+            settings.workers,
+            settings.queue_size,
+            settings.runs_per_learner,
+            settings.queued_per_learner,
+        )
         self._ids = itertools.count(1)
         self._runs: dict[int, asyncio.Queue[Event]] = {}
         self._zygote: ZygoteProcess | None = None
@@ -197,8 +204,8 @@ class Sandbox:
         report = SandboxHealth(
             ready=self._problem is None and zygote is not None and zygote.alive,
             workers=self.workers,
-            busy=self.workers - self._slots._value,
-            queued=self._waiting,
+            busy=self._line.busy,
+            queued=self._line.waiting,
             isolation=layers,
         )
         if self._problem:
@@ -206,28 +213,28 @@ class Sandbox:
         return report
 
     # --- runs -------------------------------------------------------------------------------
-    async def run(self, code: str) -> RunResult:
+    def longest_line(self) -> int:
+        """The most runs one learner has waiting."""
+        return self._line.longest_line()
+
+    async def run(self, code: str, key: str | None = None) -> RunResult:
+        """Run `code` in `key`'s line: an opaque name for who asks (a learner), or None for
+        the server's own runs, which share a line without the per-learner limits."""
         marks = {"enter": now()}
         if len(code.encode("utf-8", errors="replace")) > self.settings.code_bytes:
             raise SnippetTooLarge(f"the snippet is larger than {self.settings.code_bytes} bytes")
-        if self._slots.locked() and self._waiting >= self.settings.queue_size:
-            raise SandboxBusy("every worker is busy and the queue is full")
-        self._waiting += 1
+        slot = await self._line.acquire(key)
         try:
-            await self._slots.acquire()
+            result = await self._run_in_zygote(code, marks, slot.nice)
         finally:
-            self._waiting -= 1
-        try:
-            result = await self._run_in_zygote(code, marks)
-        finally:
-            self._slots.release()
+            self._line.release(slot)
         marks["answered"] = now()
         self._phases.write(marks)
         if result.status in KILLED:  # on the request's log line too, for whoever follows it up
             log.info("sandbox: run killed (%s) after %.0f ms", result.status, result.duration_ms)
         return result
 
-    async def _run_in_zygote(self, code: str, marks: dict[str, float]) -> RunResult:
+    async def _run_in_zygote(self, code: str, marks: dict[str, float], nice: int) -> RunResult:
         if (self._zygote is None or not self._zygote.alive) and not (
             self._stopping or self._refused
         ):
@@ -237,17 +244,18 @@ class Sandbox:
             raise SandboxUnavailable(self._problem or "the sandbox is not running")
         started_at = time.perf_counter()
         try:
-            return await self._attempt(zygote, code, started_at, marks, retry_if_lost=True)
+            return await self._attempt(zygote, code, nice, started_at, marks, retry_if_lost=True)
         except _ChildLost:
             # Its child was killed from outside before it read the code: nothing of the
             # snippet ran, so running it once more on a fresh child is safe.
             log.warning("sandbox: a child died before starting its run; running it again")
-            return await self._attempt(zygote, code, started_at, marks, retry_if_lost=False)
+            return await self._attempt(zygote, code, nice, started_at, marks, retry_if_lost=False)
 
     async def _attempt(
         self,
         zygote: ZygoteProcess,
         code: str,
+        nice: int,
         started_at: float,
         marks: dict[str, float],
         retry_if_lost: bool,
@@ -257,7 +265,7 @@ class Sandbox:
         self._runs[run_id] = events
         try:
             marks["sent"] = now()
-            zygote.sock.send(encode(RunOp(op="run", id=run_id, code=code)))
+            zygote.sock.send(encode(RunOp(op="run", id=run_id, code=code, nice=nice)))
             started, fds = await self._started(events)
             if isinstance(started, Lost):
                 return lost(started.message, None, started_at)

@@ -23,7 +23,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.config import Settings
-from app.errors import SandboxBusy, SandboxUnavailable, SnippetTooLarge
+from app.errors import LearnerLimit, SandboxBusy, SandboxUnavailable, SnippetTooLarge
 from app.processes import child_pids, is_zygote
 from app.sandbox.result import KILLED, RunResult
 from app.sandbox.service import Sandbox
@@ -31,6 +31,7 @@ from app.web.observed import Observed, call_observed
 
 # A run costs ~10 ms idle and up to the wall limit (5 s); refusals are instant.
 RUN_BUCKETS = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4, 0.8, 1.5, 3.0, 5.0, 10.0)
+REFUSALS = ("learner_limit", "queue_full", "client_limit")
 HTTP_BUCKETS = (0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 
@@ -52,7 +53,7 @@ class Metrics:
         self.runs = Counter(
             "gradlab_runs",
             "Snippet runs by outcome: ok, error, timeout, memory, killed (the snippet ran); "
-            "busy, unavailable, too_large (it was refused).",
+            "busy, limited (the learner's limit), unavailable, too_large (it was refused).",
             ["status"],
             registry=self.registry,
         )
@@ -77,10 +78,20 @@ class Metrics:
         )
         for event in ("made", "viewed"):
             self.shares.labels(event)
-        for status in ("ok", "error", *KILLED, "busy", "unavailable", "too_large"):
+        self.refusals = Counter(
+            "gradlab_refusals",
+            "Requests refused to share the server fairly, by reason: learner_limit (a learner's "
+            "runs in progress and waiting, 429), queue_full (the server's run queue, 503), "
+            "client_limit (new learners from one client address, 429).",
+            ["reason"],
+            registry=self.registry,
+        )
+        for status in ("ok", "error", *KILLED, "busy", "limited", "unavailable", "too_large"):
             self.runs.labels(status)  # every series exists from the start, at 0
         for reason in KILLED:
             self.kills.labels(reason)
+        for refusal in REFUSALS:
+            self.refusals.labels(refusal)
 
     def count_share(self, event: str) -> None:
         self.shares.labels(event).inc()
@@ -99,15 +110,20 @@ class MeteredSandbox(Sandbox):
         super().__init__(settings)
         self.metrics = metrics
 
-    async def run(self, code: str) -> RunResult:
+    async def run(self, code: str, key: str | None = None) -> RunResult:
         started = time.perf_counter()
         outcome = "error"
         try:
-            result = await super().run(code)
+            result = await super().run(code, key)
             outcome = result.status
             return result
         except SandboxBusy:
             outcome = "busy"
+            self.metrics.refusals.labels("queue_full").inc()
+            raise
+        except LearnerLimit:
+            outcome = "limited"
+            self.metrics.refusals.labels("learner_limit").inc()
             raise
         except SandboxUnavailable:
             outcome = "unavailable"
@@ -155,6 +171,12 @@ GAUGES = (
         "livesum",
     ),
     GaugeSpec(
+        "gradlab_sandbox_longest_line",
+        "The most runs one learner has waiting (with several server processes: the longest "
+        "of any).",
+        "livemax",
+    ),
+    GaugeSpec(
         "gradlab_sandbox_spare_children",
         "Children forked and confined ahead of demand (the zygote's children minus the runs "
         "in progress).",
@@ -185,6 +207,7 @@ def read_gauges(sandbox: Sandbox | None, lessons: int) -> dict[str, dict[str, fl
     readings["gradlab_sandbox_busy_workers"] = {"": health["busy"]}
     readings["gradlab_sandbox_queue_depth"] = {"": health["queued"]}
     readings["gradlab_sandbox_queue_size"] = {"": sandbox.settings.queue_size}
+    readings["gradlab_sandbox_longest_line"] = {"": sandbox.longest_line()}
     children = zygote_children()
     if children is not None:
         readings["gradlab_sandbox_spare_children"] = {"": max(0, children - health["busy"])}

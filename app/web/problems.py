@@ -10,15 +10,17 @@ hook adds what every operation with a body or parameters may meet (400, 413, 422
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.dependencies.models import Dependant
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse, Response
+from fastapi.routing import APIRoute
 from pydantic import BaseModel, Field
 from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -97,9 +99,8 @@ def problem_answer(request: Request, problem: Problem) -> Response:
     return answer(request, problem.status, body, problem.headers())
 
 
-def body_too_large(limit: int) -> bytes:
-    """The 413 the body limit sends before any route runs (app/web/body_limit.py)."""
-    problem = BodyTooLarge(f"The request body is larger than {limit} bytes.")
+def refusal_body(problem: Problem) -> bytes:
+    """A refusal sent before any route runs (the body limit's 413 and 408), as bytes."""
     body = problem_body(problem.slug, problem.title, problem.status, problem.detail)
     return bytes(JSONResponse(body).body)
 
@@ -221,6 +222,33 @@ def _framework_responses(operation: dict[str, Any]) -> None:
     operation["responses"] = dict(sorted(answers.items()))
 
 
+def _dependency_problems(app: FastAPI) -> dict[tuple[str, str], tuple[type[Problem], ...]]:
+    """(path, method) -> the problems its dependencies declare they may raise, through a
+    `problems` attribute on the dependency's function (a new learner's cookie, for one)."""
+    found: dict[tuple[str, str], tuple[type[Problem], ...]] = {}
+    for route in app.routes:
+        if isinstance(route, APIRoute) and route.include_in_schema:
+            raised = tuple(_raised_by(route.dependant))
+            for method in route.methods or ():
+                found[(route.path_format, method)] = raised
+    return found
+
+
+def _raised_by(dependant: Dependant) -> Iterator[type[Problem]]:
+    for sub in dependant.dependencies:
+        yield from getattr(sub.call, "problems", ())
+        yield from _raised_by(sub)
+
+
+def _dependencies_responses(operation: dict[str, Any], raised: tuple[type[Problem], ...]) -> None:
+    answers: dict[str, Any] = operation.setdefault("responses", {})
+    for status, entry in responses(*raised).items():
+        own = answers.get(str(status))
+        if own is not None:
+            entry["description"] += "; " + own["description"].partition(". ")[2]
+        answers[str(status)] = entry
+
+
 def _openapi_hook(app: FastAPI) -> Callable[[], dict[str, Any]]:
     def openapi() -> dict[str, Any]:
         if app.openapi_schema:
@@ -237,8 +265,10 @@ def _openapi_hook(app: FastAPI) -> Callable[[], dict[str, Any]]:
         model = ProblemDetails.model_json_schema(ref_template="#/components/schemas/{model}")
         schemas.update(model.pop("$defs", {}))
         schemas["ProblemDetails"] = model
-        for path in document.get("paths", {}).values():
-            for operation in path.values():
+        raised = _dependency_problems(app)
+        for url, path in document.get("paths", {}).items():
+            for method, operation in path.items():
+                _dependencies_responses(operation, raised.get((url, method.upper()), ()))
                 _framework_responses(operation)
         app.openapi_schema = document
         return document

@@ -1,4 +1,4 @@
-// The run request of a runnable cell: POST /api/run through postJson (a 503 with Retry-After
+// The run request of a runnable cell: POST /api/run through postJson (a 503 or 429 with Retry-After
 // is waited out with a visible countdown and a Cancel button, then sent again), and the
 // sentence for a run that did not happen.
 //
@@ -32,6 +32,11 @@ export function runFailureText(response, stale) {
   if (response.cancelled) return [`The run was cancelled.${staleNote}`, "error"];
   if (response.status === 413) {
     return [`This code is too long to run. ${detail}Shorten it and run again.${staleNote}`, "error"];
+  }
+  if (response.status === 429) {
+    const seconds = retryAfterSeconds(response.headers);
+    const wait = seconds ? `Try again in ${plural(seconds, "second")}.` : "Try again in a moment.";
+    return [`The code did not run: your earlier runs are still going or waiting. ${detail}${wait}${staleNote}`, "busy"];
   }
   if (response.status === 503) {
     const seconds = retryAfterSeconds(response.headers);

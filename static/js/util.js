@@ -13,7 +13,7 @@
 //   choiceContent(root, choice)      a choice as its button shows it (rendered Markdown)
 //   lessonUrl(slug, ...parts)        "/api/lessons/SLUG/part/part" (every part encoded)
 //   apiFetch(url, {method, body})    -> {ok, status, data, detail, headers}; never throws
-//   postJson(url, body, options)     apiFetch with POST; waits out a 503 with Retry-After
+//   postJson(url, body, options)     apiFetch with POST; waits out a 503 or 429 with Retry-After
 //   networkMessage(response, what)   a sentence for a failed request
 
 let uidCounter = 0;
@@ -137,9 +137,13 @@ export async function apiFetch(url, {method = "GET", body, timeoutMs = 30_000, k
 
 const MAX_RETRY_WAIT_S = 30;
 
-/** Seconds a 503 asks to wait (Retry-After), or null when it does not say. */
+// A busy server (503) and a learner's own limit (429: runs in progress and waiting) are both
+// waited out the same way.
+const WAITED_OUT = new Set([429, 503]);
+
+/** Seconds a 503 or 429 asks to wait (Retry-After), or null when it does not say. */
 export function retryAfter(response) {
-  if (!response || response.status !== 503) return null;
+  if (!response || !WAITED_OUT.has(response.status)) return null;
   const seconds = retrySeconds(response);
   return seconds === null ? null : Math.min(seconds, MAX_RETRY_WAIT_S);
 }
@@ -178,9 +182,10 @@ export function waitWithCountdown(host, seconds, what = "The server is busy") {
 }
 
 /**
- * POST JSON, the one error path of every page: the answer of apiFetch. A 503 that says when
- * to come back (Retry-After: a run refused while the server is busy) is waited out by itself
- * with a visible countdown and a Cancel button in `waitHost`, then tried again.
+ * POST JSON, the one error path of every page: the answer of apiFetch. A 503 or 429 that says
+ * when to come back (Retry-After: a run refused while the server is busy, or while this learner
+ * has as many runs going as they may) is waited out by itself with a visible countdown and a
+ * Cancel button in `waitHost`, then tried again.
  */
 const MAX_WAITS = 5;
 

@@ -7,11 +7,20 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from playwright.sync_api import Page, Route, expect
 
 from tests.live import LiveServer
 
 STEP_1 = ".step[data-step='1']"
+LIMITED = json.dumps(
+    {
+        "type": "/problems/learner-limit",
+        "title": "You have as many runs going as you may",
+        "status": 429,
+        "detail": "You already have 2 runs in progress and 4 waiting; wait for one to finish.",
+    }
+)
 BUSY = json.dumps(
     {
         "type": "/problems/sandbox-busy",
@@ -53,16 +62,20 @@ def test_keyboard_order_is_the_visible_order(page: Page, server: LiveServer) -> 
     assert page.locator(f"{STEP_1} .choices .choice").all_inner_texts() == texts  # stable
 
 
-def test_a_busy_server_is_waited_out_with_a_countdown(page: Page, server: LiveServer) -> None:
+@pytest.mark.parametrize("status", [503, 429])
+def test_a_busy_server_is_waited_out_with_a_countdown(
+    page: Page, server: LiveServer, status: int
+) -> None:
+    # 503: every worker busy; 429: this learner has as many runs going as they may.
     refused = []
 
     def busy_once(route: Route) -> None:
         if not refused:
             refused.append(True)
             route.fulfill(
-                status=503,
+                status=status,
                 headers={"Retry-After": "2", "Content-Type": "application/problem+json"},
-                body=BUSY,
+                body=BUSY if status == 503 else LIMITED,
             )
         else:
             route.fulfill(
