@@ -221,6 +221,9 @@ pitfalls:
       output: |
         tensor([2., 2.])
     root_cause: "TODO: why the wrong code goes wrong"
+    # Shown with the reference once the build-up is answered; to show it earlier, once
+    # step N is answered (its code must not answer a later question): after_step: N
+    after_step: null
 
 # What to remember, one sentence each.
 takeaways:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 
-from app.errors import RUNS, STORE, UnknownLesson
+from app.errors import RUNS, STORE, TooManyNewLearners, UnknownLesson
 from app.learning.schemas import Health, RunRequest
 from app.lessons.public import LessonListing, PublicLesson, lesson_summary
 from app.routes.deps import LearnerDep, LearningDep, MaybeLearnerDep, learner_id, read, run_line
@@ -40,7 +40,7 @@ async def get_lesson(slug: str, learning: LearningDep, learner: LearnerDep) -> P
     "/api/run",
     response_model=RunResult,
     tags=["sandbox"],
-    responses=responses(*RUNS, *STORE),
+    responses=responses(*RUNS, *STORE, TooManyNewLearners),
 )
 async def run_snippet(
     body: RunRequest, request: Request, learning: LearningDep, learner: MaybeLearnerDep

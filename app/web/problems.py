@@ -24,6 +24,7 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, Field
 from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import BaseRoute
 
 from app.errors import TYPE_PREFIX, BodyTooLarge, Problem, StoreUnavailable
 from app.web.templates import render
@@ -222,16 +223,25 @@ def _framework_responses(operation: dict[str, Any]) -> None:
     operation["responses"] = dict(sorted(answers.items()))
 
 
-def _dependency_problems(app: FastAPI) -> dict[tuple[str, str], tuple[type[Problem], ...]]:
-    """(path, method) -> the problems its dependencies declare they may raise, through a
+def _dependency_problems(app: FastAPI) -> dict[str, tuple[type[Problem], ...]]:
+    """operationId -> the problems its dependencies declare they may raise, through a
     `problems` attribute on the dependency's function (a new learner's cookie, for one)."""
-    found: dict[tuple[str, str], tuple[type[Problem], ...]] = {}
-    for route in app.routes:
-        if isinstance(route, APIRoute) and route.include_in_schema:
-            raised = tuple(_raised_by(route.dependant))
-            for method in route.methods or ():
-                found[(route.path_format, method)] = raised
-    return found
+    return {
+        route.unique_id: tuple(_raised_by(route.dependant))
+        for route in _api_routes(app.routes)
+        if route.include_in_schema
+    }
+
+
+def _api_routes(routes: Iterable[BaseRoute]) -> Iterator[APIRoute]:
+    """Every APIRoute, included routers' too (FastAPI keeps those behind a wrapper that holds
+    the router it included)."""
+    for route in routes:
+        if isinstance(route, APIRoute):
+            yield route
+        included = getattr(route, "original_router", None)
+        if included is not None:
+            yield from _api_routes(included.routes)
 
 
 def _raised_by(dependant: Dependant) -> Iterator[type[Problem]]:
@@ -266,9 +276,9 @@ def _openapi_hook(app: FastAPI) -> Callable[[], dict[str, Any]]:
         schemas.update(model.pop("$defs", {}))
         schemas["ProblemDetails"] = model
         raised = _dependency_problems(app)
-        for url, path in document.get("paths", {}).items():
-            for method, operation in path.items():
-                _dependencies_responses(operation, raised.get((url, method.upper()), ()))
+        for path in document.get("paths", {}).values():
+            for operation in path.values():
+                _dependencies_responses(operation, raised.get(operation.get("operationId"), ()))
                 _framework_responses(operation)
         app.openapi_schema = document
         return document

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 from sqlalchemy import select
-from tests.learner_clients import LESSON, client, page_text  # noqa: F401 (fixtures by import)
 
 from app.progress.models import MythAnswer, PredictionAttempt, ReadAhead
+from tests.catalogs import LESSON, page_text
 
 TAKEAWAY = "Backward fills"  # the fixture's takeaway: reference text
 PITFALL = "backward() needs a scalar"  # the fixture's pitfall root cause

@@ -3,9 +3,8 @@ curriculum: the rules every page and the lint share."""
 
 from __future__ import annotations
 
-from tests.learner_clients import BUNDLED, FIXTURES
-
 from app.lessons.disclosure import Disclosure, asks
+from tests.catalogs import BUNDLED, FIXTURES
 
 
 def test_the_reference_opens_only_when_every_question_is_committed() -> None:

@@ -76,8 +76,10 @@ def test_the_value_is_refused_before_the_prediction_is_committed(client: TestCli
     for body in ({"value": "", "reveal": True}, {"value": "[4, 6]"}, {"value": "[4, 5]"}):
         refused = client.post(f"{LESSON}/steps/1/value", json=body)
         assert refused.status_code == 409
-        assert set(refused.json()) == {"detail"}  # no expected value, explanation nor hint
-        assert "Commit your prediction first" in refused.json()["detail"]
+        # Problem Details and nothing else: no expected value, explanation nor hint.
+        assert set(refused.json()) == {"type", "title", "status", "detail"}
+        assert refused.json()["type"] == "/problems/prediction-not-committed"
+        assert refused.json()["detail"].startswith("Commit your prediction for step 1 first")
         assert "4" not in refused.text and "2x" not in refused.text
     commit(client)
     after = client.post(f"{LESSON}/steps/1/value", json={"value": "", "reveal": True})

@@ -80,7 +80,7 @@ def test_a_learner_beyond_its_runs_and_its_waiting_line_is_refused_and_others_ar
         assert (queue.busy, queue.waiting) == (2, 3)
         with pytest.raises(LearnerLimit) as refused:
             await queue.acquire("me")
-        assert refused.value.retry_after > 0
+        assert refused.value.wait > 0
         other = await queue.acquire("other")  # a free worker, at once
         assert queue.busy == 3
         queue.release(other)
