@@ -80,7 +80,7 @@ def test_the_value_is_refused_before_the_prediction_is_committed(client: TestCli
         assert set(refused.json()) == {"type", "title", "status", "detail"}
         assert refused.json()["type"] == "/problems/prediction-not-committed"
         assert refused.json()["detail"].startswith("Commit your prediction for step 1 first")
-        assert "4" not in refused.text and "2x" not in refused.text
+        assert "4" not in refused.json()["detail"] and "2x" not in refused.text
     commit(client)
     after = client.post(f"{LESSON}/steps/1/value", json={"value": "", "reveal": True})
     assert after.status_code == 200 and after.json()["expected"] == [4.0, 6.0]
