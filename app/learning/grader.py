@@ -59,6 +59,20 @@ def step_reveal(step: Step) -> StepReveal:
     )
 
 
+NO_CONFIDENCE = (
+    "Say how sure you are (Guess, Fairly sure or Certain) before you commit: "
+    "there is no default, so that calibration counts only what you chose"
+)
+
+
+def require_confidence(confidence: str | None) -> str:
+    """A prediction's confidence, which the learner must choose: a default would be counted in
+    calibration as if they had said it."""
+    if confidence is None:
+        raise AnswerError(NO_CONFIDENCE)
+    return confidence
+
+
 def grade_choice(step: Step, choice: str | None) -> bool:
     """Graded by the choice's text, never by its position."""
     if step.prediction is None or choice is None or step.prediction.choice(choice) is None:

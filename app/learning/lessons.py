@@ -198,9 +198,10 @@ class LessonAnswers:
         step = find_step(find_lesson(self.catalog, slug), number)
         if step.prediction is None:
             raise NotFound(f"Step {number} of {slug!r} asks for no prediction")
+        confidence = grader.require_confidence(body.confidence)
         correct = grader.grade_choice(step, body.choice)
         fingerprint = prediction_fingerprint(step.prediction)
-        answer = PredictionRecord(body.choice, body.confidence, correct, fingerprint)
+        answer = PredictionRecord(body.choice, confidence, correct, fingerprint)
         with self.store.together():  # the answer and its review card: one transaction
             attempt = self.store.record_prediction(self.learner, slug, number, answer)
             if not correct:

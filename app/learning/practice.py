@@ -30,7 +30,7 @@ from app.learning.schemas import (
 from app.lessons.loader import Catalog
 from app.lessons.schema import Lesson, Pitfall
 from app.modes import pitfalls
-from app.modes.calibration import advice, calibration
+from app.modes.calibration import MIN_ANSWERS, advice, calibration
 from app.modes.drills import find_drill
 from app.modes.flashcards import find_flashcard
 from app.modes.scheduler import Grade, describe_wait
@@ -94,10 +94,13 @@ def calibration_of(catalog: Catalog, store: ProgressStore, learner: str | None) 
                 answered=row.answered,
                 right=row.right,
                 percent=row.percent,
+                verdict=row.verdict.value,
+                finding=row.finding,
             )
             for row in rows
         ],
         advice=advice(rows),
+        min_answers=MIN_ANSWERS,
         based_on=len(counted),
     )
 

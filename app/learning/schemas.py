@@ -43,7 +43,10 @@ class RunRequest(BaseModel):
 
 class PredictionBody(BaseModel):
     choice: str = Field(max_length=2000)
-    confidence: Confidence = "fairly_sure"
+    confidence: Confidence | None = Field(
+        default=None,
+        description="How sure the learner is; required: a commit without one is refused (422)",
+    )
 
 
 class ValueBody(BaseModel):
@@ -246,11 +249,16 @@ class CalibrationRow(BaseModel):
     answered: int
     right: int
     percent: int | None
+    verdict: Literal["none", "too_few", "overconfident", "underconfident", "matches"] = Field(
+        description="What this level's answers support; judged only with enough answers"
+    )
+    finding: str = Field(description="This level's verdict in a sentence")
 
 
 class CalibrationOut(BaseModel):
     levels: list[CalibrationRow]
-    advice: str
+    advice: str = Field(description="What the numbers support, as a whole; never more")
+    min_answers: int = Field(description="Answers a level needs before it is judged")
     based_on: int = Field(
         description="First answers counted: questions as they are now, never after a reveal"
     )

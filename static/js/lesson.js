@@ -131,10 +131,21 @@ function setupPrediction(prediction, context) {
   tryAgain.classList.add("btn");
   let busy = false;
 
-  const confidence = () => {
-    const checked = prediction.querySelector(`input[type="radio"]:checked`);
-    return checked ? checked.value : "fairly_sure";
+  // No default: calibration counts only what the learner chose, so the commit waits for it.
+  const confidence = () => prediction.querySelector(`input[type="radio"]:checked`)?.value ?? null;
+
+  const askForConfidence = () => {
+    feedback.dataset.result = "error";
+    feedback.replaceChildren(el("p", {class: "feedback-error"},
+      "First say how sure you are: Guess, Fairly sure or Certain. Then pick your answer."));
+    fieldset?.querySelector(`input[type="radio"]`)?.focus();
   };
+  fieldset?.addEventListener("change", () => {
+    if (feedback.dataset.result === "error") {
+      feedback.replaceChildren();
+      delete feedback.dataset.result;
+    }
+  });
 
   const markCommitted = (choice, answer) => {
     for (const button of choices) {
@@ -158,9 +169,13 @@ function setupPrediction(prediction, context) {
 
   const commit = async (button) => {
     if (busy || button.disabled) return;
+    const level = confidence();
+    if (!level) {
+      askForConfidence();
+      return;
+    }
     busy = true;
     const choice = button.dataset.choice ?? button.textContent.trim();
-    const level = confidence();
     feedback.dataset.result = "pending";
     const data = await sendAnswer({
       holder: prediction, feedback, what: "Checking your prediction",

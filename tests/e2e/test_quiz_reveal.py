@@ -19,6 +19,7 @@ def test_the_reveal_comes_with_the_commit_and_stays_after_a_reload(
     expect(step).to_contain_text("runs on a sum of squares")  # the setup
     for hidden in ("d(x²)/dx = 2x", "Backward fills leaves.", "A fresh tensor has no gradient"):
         expect(step).not_to_contain_text(hidden)
+    step.get_by_label("Guess").check()
     step.get_by_role("button", name="None", exact=True).click()
     feedback = step.locator(".prediction-feedback")
     expect(feedback).to_contain_text("A fresh tensor has no gradient")  # the wrong pick's why
@@ -29,6 +30,28 @@ def test_the_reveal_comes_with_the_commit_and_stays_after_a_reload(
     page.reload()
     expect(page.locator(f"{STEP_1} .step-reveal")).to_contain_text("Backward fills leaves.")
     expect(page.locator(f"{STEP_1} .prediction-feedback")).to_contain_text("A fresh tensor")
+
+
+def test_the_commit_waits_for_a_chosen_confidence(page: Page, server: LiveServer) -> None:
+    page.goto(f"{server.url}/lessons/first-steps")
+    step = page.locator(STEP_1)
+    radios = step.locator("fieldset.confidence input[type='radio']")
+    expect(radios).to_have_count(3)
+    for i in range(3):
+        expect(radios.nth(i)).not_to_be_checked()  # no default
+    none = step.get_by_role("button", name="None", exact=True)
+    none.click()
+    feedback = step.locator(".prediction-feedback")
+    expect(feedback).to_contain_text("First say how sure you are")
+    expect(step.get_by_label("Guess")).to_be_focused()
+    expect(none).to_be_enabled()  # nothing was committed
+    expect(step.locator(".step-reveal")).to_be_hidden()
+    page.keyboard.press("ArrowDown")  # the radio group, by keyboard: Fairly sure
+    expect(step.get_by_label("Fairly sure")).to_be_checked()
+    expect(feedback).to_be_empty()
+    none.click()
+    expect(feedback).to_contain_text("Not quite.")
+    expect(feedback).to_contain_text("(fairly sure)")
 
 
 def test_keyboard_order_is_the_visible_order(page: Page, server: LiveServer) -> None:

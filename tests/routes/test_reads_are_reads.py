@@ -46,7 +46,7 @@ def _snapshot(client: TestClient) -> dict[str, list[tuple[object, ...]]]:
 
 def test_a_walk_over_every_get_writes_nothing(client: TestClient) -> None:
     # A learner with something in every table that a GET used to touch.
-    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"})
+    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "guess"})
     client.post(f"{LESSON}/myths/1/answer", json={"answer": "yes"})
     client.post(f"{LESSON}/steps/1/value", json={"value": "[0, 0]"})
     client.post(f"{LESSON}/flashcards/takeaway-1/rating", json={"rating": "again"})
