@@ -5,7 +5,6 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from app.modes.calibration import MIN_ANSWERS, LevelStats, Verdict, advice, calibration
-
 from tests.learner_clients import BUNDLED, FIXTURES, LESSON, bundled, client, page_text  # noqa: F401 (fixtures by import)
 
 # --- Calibration ------------------------------------------------------------------------------

@@ -51,12 +51,16 @@ def test_the_review_page_withholds_it(client: TestClient) -> None:
 
 def test_the_commit_and_a_reload_carry_the_reveal(client: TestClient) -> None:
     client.get("/lessons/first-steps")
-    reveal = client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "guess"}).json()
+    reveal = client.post(
+        f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "guess"}
+    ).json()
     assert reveal["why_html"].startswith("A fresh tensor has no gradient")
     assert reveal["step"]["concept_html"] == "d(x²)/dx = 2x"
     saved = client.get(f"{LESSON}/progress").json()["steps"]["1"]["prediction"]["reveal"]
     assert saved["step"]["insight_html"] == "Backward fills leaves."
-    right = client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])", "confidence": "guess"})
+    right = client.post(
+        f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])", "confidence": "guess"}
+    )
     assert right.json()["why_html"] is None  # a right pick has nothing to correct
     myth = client.post(f"{LESSON}/myths/1/answer", json={"answer": "yes"}).json()
     assert myth["belief_html"] == "It starts at zero."
@@ -102,8 +106,15 @@ def test_the_order_differs_between_learners_and_spreads_the_answer() -> None:
 
 
 def test_grading_goes_by_the_text_never_the_position(client: TestClient) -> None:
-    assert client.post(f"{LESSON}/steps/1/prediction", json={"choice": "1", "confidence": "guess"}).status_code == 422
-    right = client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])", "confidence": "guess"})
+    assert (
+        client.post(
+            f"{LESSON}/steps/1/prediction", json={"choice": "1", "confidence": "guess"}
+        ).status_code
+        == 422
+    )
+    right = client.post(
+        f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])", "confidence": "guess"}
+    )
     assert right.json()["correct"] is True
 
 
@@ -128,14 +139,18 @@ def test_a_rewritten_question_retires_its_saved_answers(client: TestClient) -> N
     assert client.get("/api/progress/calibration").json()["based_on"] == 0
     assert "Based on 0 answers" in client.get("/progress").text
     # The new question's first attempt counts; the old attempts do not make it a second one.
-    again = client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])", "confidence": "guess"})
+    again = client.post(
+        f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])", "confidence": "guess"}
+    )
     assert again.json()["attempt"] == 1
     assert client.get("/api/progress/calibration").json()["based_on"] == 1
 
 
 def test_calibration_counts_first_attempts_and_says_on_how_many(client: TestClient) -> None:
     client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "guess"})
-    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])", "confidence": "guess"})
+    client.post(
+        f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])", "confidence": "guess"}
+    )
     out = client.get("/api/progress/calibration").json()
     assert out["based_on"] == 1
     assert "Based on 1 answer." in client.get("/progress").text

@@ -42,7 +42,10 @@ def test_a_prediction_reveals_the_answer_explanation_and_output(client: TestClie
             "insight_html": "Backward fills leaves.",
         },
     }
-    right = client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])", "confidence": "fairly_sure"})
+    right = client.post(
+        f"{LESSON}/steps/1/prediction",
+        json={"choice": "tensor([4., 6.])", "confidence": "fairly_sure"},
+    )
     assert right.json()["correct"] is True
     assert right.json()["attempt"] == 2
     state = client.get(f"{LESSON}/progress").json()["steps"]["1"]["prediction"]
@@ -54,7 +57,9 @@ def test_a_prediction_reveals_the_answer_explanation_and_output(client: TestClie
 
 
 def test_a_prediction_must_be_one_of_the_choices(client: TestClient) -> None:
-    answer = client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([1.])", "confidence": "guess"})
+    answer = client.post(
+        f"{LESSON}/steps/1/prediction", json={"choice": "tensor([1.])", "confidence": "guess"}
+    )
     assert answer.status_code == 422
     assert (
         client.post(
@@ -66,10 +71,17 @@ def test_a_prediction_must_be_one_of_the_choices(client: TestClient) -> None:
 
 def test_unknown_lessons_steps_and_myths_are_404(client: TestClient) -> None:
     assert (
-        client.post("/api/lessons/nope/steps/1/prediction", json={"choice": "None", "confidence": "guess"}).status_code
+        client.post(
+            "/api/lessons/nope/steps/1/prediction", json={"choice": "None", "confidence": "guess"}
+        ).status_code
         == 404
     )
-    assert client.post(f"{LESSON}/steps/9/prediction", json={"choice": "None", "confidence": "guess"}).status_code == 404
+    assert (
+        client.post(
+            f"{LESSON}/steps/9/prediction", json={"choice": "None", "confidence": "guess"}
+        ).status_code
+        == 404
+    )
     assert client.post(f"{LESSON}/steps/0/value", json={"value": "1"}).status_code == 404
     assert client.post(f"{LESSON}/myths/2/answer", json={"answer": "yes"}).status_code == 404
     second = "/api/lessons/second-steps/steps/1/prediction"
