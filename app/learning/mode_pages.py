@@ -13,6 +13,7 @@ from app.lessons.schema import Lesson, Step
 from app.modes import cheatsheet
 from app.modes.drills import Drill, lesson_drills
 from app.modes.flashcards import lesson_flashcards
+from app.modes.pitfalls import goal_grads
 from app.modes.quickread import example_step
 from app.progress.records import DrillRecord, LessonRecords, StepRecord
 from app.progress.store import ProgressStore
@@ -124,7 +125,13 @@ def myth_busters(request: ModeRequest) -> dict[str, object]:
 
 
 def pitfall_fixer(request: ModeRequest) -> dict[str, object]:
-    return {"fixes": request.store.pitfall_state(request.learner, request.lesson.slug)}
+    return {
+        "fixes": request.store.pitfall_state(request.learner, request.lesson.slug),
+        "goals": {
+            number: goal_grads(pitfall)
+            for number, pitfall in enumerate(request.lesson.pitfalls, start=1)
+        },
+    }
 
 
 def flashcards(request: ModeRequest) -> dict[str, object]:

@@ -150,7 +150,7 @@ class Practice:
 
     # --- Pitfall fixer ------------------------------------------------------------------------
     def hint(self, slug: str, number: int, level: int) -> HintOut:
-        """The hint ladder: 1 the root cause, 2 the line that goes wrong, 3 the corrected line."""
+        """The hint ladder: 1 what to compare, 2 where to look (quoted, not numbered), 3 why."""
         pitfall = _pitfall(find_lesson(self.catalog, slug), number)
         if not 1 <= level <= pitfalls.HINT_LEVELS:
             raise NotFound(f"Hints go from 1 to {pitfalls.HINT_LEVELS}")
@@ -159,7 +159,6 @@ class Practice:
             level=found.level,
             title=found.title,
             text_html=str(rendering.markdown(found.text)),
-            line=found.line,
             code=found.code,
         )
 

@@ -144,8 +144,9 @@ class HintOut(BaseModel):
     level: int
     title: str
     text_html: str
-    line: int | None
-    code: str | None
+    code: str | None = Field(
+        description="A line of the broken code, quoted, never numbered: the learner's code differs"
+    )
 
 
 class FixOut(BaseModel):

@@ -11,84 +11,22 @@ the pedagogy lints (`app.lessons.lint`) check that the quizzes test understandin
 from __future__ import annotations
 
 import asyncio
-import difflib
 import sys
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from app.config import Settings
+from app.lessons.behaviour import snippet_problems
 from app.lessons.lint import Finding, lint_catalog, plain, step_label
 from app.lessons.loader import Catalog, LessonError, load_catalog
 from app.lessons.numeric import compare
-from app.lessons.schema import Lesson, Snippet
+from app.lessons.schema import Lesson
 from app.lessons.unfinished import unfinished_fields
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox, SandboxUnavailable
 
 # A failed check reads like a lint finding: lesson, where, problem.
 Failure = Finding
-
-
-def _output_diff(expected: str, actual: str) -> str:
-    diff = difflib.unified_diff(
-        expected.splitlines(keepends=True),
-        actual.splitlines(keepends=True),
-        "claimed",
-        "actual",
-        n=1,
-    )
-    return "".join(diff).rstrip("\n") or f"claimed {expected!r}, actual {actual!r}"
-
-
-def _error_problems(snippet: Snippet, result: RunResult) -> list[str]:
-    """How the run's error (or its absence) contradicts the snippet's claimed error."""
-    expected_error = snippet.error
-    if expected_error is None:
-        if result.error is None:
-            return []
-        return [
-            f"raised {result.error.type}: {result.error.message} (line {result.error.line}) "
-            "but the lesson claims it runs cleanly"
-        ]
-    if result.error is None:
-        return [f"claimed to raise {expected_error.type} but ran without error"]
-    if result.error.type != expected_error.type.rsplit(".", 1)[-1]:
-        return [
-            f"claimed to raise {expected_error.type} but raised {result.error.type}: "
-            f"{result.error.message}"
-        ]
-    if expected_error.message_contains not in result.error.message:
-        return [
-            f"the {result.error.type} message does not contain "
-            f"{expected_error.message_contains!r}; it is {result.error.message!r}"
-        ]
-    return []
-
-
-def snippet_problems(snippet: Snippet, result: RunResult) -> list[str]:
-    """How `result` (a real run) contradicts what `snippet` claims; empty when it does not."""
-    if result.status in ("timeout", "memory", "killed"):
-        message = result.error.message if result.error else ""
-        return [f"the run ended with status {result.status!r}: {message}"]
-    problems = _error_problems(snippet, result)
-    if result.stdout != snippet.output:
-        problems.append(
-            "stdout differs from the claimed output:\n"
-            + _output_diff(snippet.output, result.stdout)
-        )
-    tensors = {tensor.name: tensor for tensor in result.tensors}
-    for name, claimed in snippet.grads.items():
-        tensor = tensors.get(name)
-        if tensor is None:
-            problems.append(f"grads: no tensor named {name!r} after the run")
-            continue
-        comparison = compare(claimed, tensor.grad)
-        if not comparison.matches:
-            problems.append(
-                f"grads: {name}.grad is claimed {claimed!r} but torch holds {tensor.grad!r} "
-                f"({comparison.problem})"
-            )
-    return problems
 
 
 def _outcome(result: RunResult) -> tuple[str, str, str]:

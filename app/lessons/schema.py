@@ -229,6 +229,11 @@ class Pitfall(Strict):
     wrong: Snippet
     correct: Snippet
     root_cause: Text
+    # A learner's fix is graded by behaviour: the corrected code's output and its declared
+    # non-`None` `.grad` values, a gradient of zeros and `None` counting as the same. Set this
+    # only when the difference between `None` and zeros is the point of the pitfall: then the
+    # corrected code's `None` claims are part of the goal too, and zeros do not stand for them.
+    none_matters: bool = False
 
     @model_validator(mode="after")
     def _two_sides_differ(self) -> Pitfall:

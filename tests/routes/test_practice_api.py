@@ -3,8 +3,14 @@ PostgreSQL."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import pytest
 from fastapi.testclient import TestClient
 
+from app.config import PROJECT_ROOT
+from app.main import create_app
+from tests.conftest import make_settings
 from tests.learner_clients import BUNDLED, FIXTURES, LESSON, bundled, client, page_text  # noqa: F401 (fixtures by import)
 
 # --- Predict the gradient ---------------------------------------------------------------------
@@ -58,9 +64,11 @@ def test_a_flashcard_is_turned_over_and_rated(client: TestClient) -> None:
 
 def test_the_hints_and_the_fix_come_on_request(client: TestClient) -> None:
     first = client.get(f"{LESSON}/pitfalls/1/hints/1").json()
-    assert first["title"] == "The root cause" and "scalar" in first["text_html"]
+    assert first["title"] == "What to compare" and "RuntimeError" in first["text_html"]
     second = client.get(f"{LESSON}/pitfalls/1/hints/2").json()
-    assert (second["line"], second["code"]) == (3, "(x * 2).backward()")
+    assert second["code"] == "(x * 2).backward()" and "line" not in second
+    third = client.get(f"{LESSON}/pitfalls/1/hints/3").json()
+    assert third["title"] == "Why it goes wrong" and "scalar" in third["text_html"]
     assert client.get(f"{LESSON}/pitfalls/1/hints/4").status_code == 404
     assert client.get(f"{LESSON}/pitfalls/2/hints/1").status_code == 404
     fix = client.get(f"{LESSON}/pitfalls/1/fix").json()
@@ -97,3 +105,84 @@ def test_a_fix_is_judged_by_running_it(sandbox_client: TestClient) -> None:
 def test_checking_a_fix_needs_the_sandbox(client: TestClient) -> None:
     answer = client.post(f"{LESSON}/pitfalls/1/check", json={"code": "print(1)"})
     assert answer.status_code == 503
+
+
+# --- Fixes graded by what they do, on the real curriculum and the real sandbox -----------------
+LOOPS = "/api/lessons/grad-in-training-loops/pitfalls/2"
+SETUP = """import torch
+x = torch.tensor([1.0, 2.0, 3.0, 4.0])
+y = torch.tensor([3.0, 5.0, 7.0, 9.0])
+w = torch.tensor(0.0, requires_grad=True)
+b = torch.tensor(0.0, requires_grad=True)
+"""
+ZERO_FIRST = (
+    SETUP
+    + """for step in range(5):
+    for p in (w, b):
+        if p.grad is not None:
+            p.grad.zero_()
+    loss = ((w * x + b - y) ** 2).mean()
+    loss.backward()
+    with torch.no_grad():
+        for p in (w, b):
+            p -= 0.05 * p.grad
+    print(step, f"{loss.item():.4f}")
+"""
+)
+OPTIMIZER = (
+    SETUP
+    + """opt = torch.optim.SGD([w, b], lr=0.05)
+for step in range(5):
+    opt.zero_grad()
+    loss = ((w * x + b - y) ** 2).mean()
+    loss.backward()
+    opt.step()
+    print(step, f"{loss.item():.4f}")
+"""
+)
+# Clears the gradient before the update uses it: nothing is learned.
+TOO_EARLY = (
+    SETUP
+    + """for step in range(5):
+    loss = ((w * x + b - y) ** 2).mean()
+    loss.backward()
+    with torch.no_grad():
+        for p in (w, b):
+            p.grad.zero_()
+            p -= 0.05 * p.grad
+    print(step, f"{loss.item():.4f}")
+"""
+)
+
+
+@pytest.fixture(scope="module")
+def curriculum_sandbox() -> Iterator[TestClient]:
+    """The real curriculum with the real sandbox behind it."""
+    settings = make_settings(sandbox_enabled=True, lessons_dir=PROJECT_ROOT / "lessons")
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
+
+
+@pytest.mark.parametrize("fix", [ZERO_FIRST, OPTIMIZER], ids=["zero-before-backward", "zero_grad"])
+def test_the_textbook_fixes_for_forgetting_to_zero_pass(
+    curriculum_sandbox: TestClient, fix: str
+) -> None:
+    verdict = curriculum_sandbox.post(f"{LOOPS}/check", json={"code": fix}).json()
+    assert verdict["reasons_html"] == [] and verdict["passed"] is True
+    grads = {t["name"]: t["grad"] for t in verdict["result"]["tensors"]}
+    assert grads["w"] is not None  # the last step's gradient stays, unlike the lesson's own fix
+
+
+def test_a_wrong_fix_for_forgetting_to_zero_still_fails(curriculum_sandbox: TestClient) -> None:
+    verdict = curriculum_sandbox.post(f"{LOOPS}/check", json={"code": TOO_EARLY}).json()
+    assert verdict["passed"] is False
+    assert "should print" in " ".join(verdict["reasons_html"])
+
+
+def test_the_goal_is_shown_in_full(curriculum_sandbox: TestClient) -> None:
+    loops = page_text(curriculum_sandbox.get("/lessons/grad-in-training-loops/pitfall-fixer").text)
+    assert "4 0.0122" in loops  # the goal's whole output
+    assert "What the .grad attributes hold at the end is up to your fix." in loops
+    about_none = page_text(curriculum_sandbox.get("/lessons/what-is-grad/pitfall-fixer").text)
+    assert "a.grad : None (not a tensor of zeros)" in about_none
+    assert "w.grad : 5.0" in about_none
