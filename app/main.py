@@ -54,7 +54,7 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
     def publish(reloaded: Catalog) -> None:
         app.state.catalog = reloaded
         # The core caches what it computed from the old lessons: a new one starts clean.
-        app.state.learning = Learning(reloaded, store, sandbox)
+        app.state.learning = Learning(reloaded, store, sandbox, settings.review_sitting)
 
     live = LiveCatalog(settings.lessons_dir, publish) if reload else None
 
@@ -91,7 +91,7 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
     app.state.catalog = catalog
     app.state.sandbox = sandbox
     app.state.store = store
-    app.state.learning = Learning(catalog, store, sandbox)
+    app.state.learning = Learning(catalog, store, sandbox, settings.review_sitting)
     app.state.live_catalog = live
     _install_middleware(app, settings, secret_key, metrics)
     _install_routes(app, catalog, with_dev=live is not None)

@@ -185,8 +185,8 @@ def lesson_summary(lesson: Lesson, store: ProgressStore, learner: str) -> Lesson
 
 # --- answering --------------------------------------------------------------------------------
 class LessonAnswers:
-    """The answers one learner gives on a lesson page; each is recorded, and a miss is queued
-    at once (reading the queue later never writes)."""
+    """The answers one learner gives on a lesson page; each is recorded, and a miss (or a right
+    guess) is queued as it is recorded (reading the queue later never writes)."""
 
     def __init__(self, catalog: Catalog, store: ProgressStore, learner: str) -> None:
         self.catalog, self.store, self.learner = catalog, store, learner
@@ -204,8 +204,12 @@ class LessonAnswers:
         answer = PredictionRecord(body.choice, confidence, correct, fingerprint)
         with self.store.together():  # the answer and its review card: one transaction
             attempt = self.store.record_prediction(self.learner, slug, number, answer)
+            at = datetime.now(UTC)
             if not correct:
-                self._queue().note_miss(slug, "prediction", str(number), datetime.now(UTC))
+                urgent = confidence == "certain"
+                self._queue().note_miss(slug, "prediction", str(number), at, urgent=urgent)
+            elif confidence == "guess" and attempt == 1:  # later attempts follow the reveal
+                self._queue().note_guess(slug, "prediction", str(number), at)
         return grader.prediction_reveal(step, body.choice, correct, attempt)
 
     def value_step(self, slug: str, number: int) -> tuple[Step, Snippet, ValuePrediction]:

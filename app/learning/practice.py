@@ -108,9 +108,11 @@ def calibration_of(catalog: Catalog, store: ProgressStore, learner: str | None) 
 class Practice:
     """Drills, flashcards, pitfall fixes and reviews of one learner."""
 
-    def __init__(self, catalog: Catalog, store: ProgressStore, runs: Runs, learner: str) -> None:
+    def __init__(
+        self, catalog: Catalog, store: ProgressStore, runs: Runs, learner: str, sitting_size: int
+    ) -> None:
         self.catalog, self.store, self.runs, self.learner = catalog, store, runs, learner
-        self.queue = ReviewQueue(store, catalog, learner)
+        self.queue = ReviewQueue(store, catalog, learner, sitting_size)
 
     # --- Predict the gradient -----------------------------------------------------------------
     def answer_drill(self, slug: str, drill_id: str, body: ValueBody) -> DrillFeedback:
@@ -144,9 +146,10 @@ class Practice:
         with self.store.together():
             self.store.record_flashcard(self.learner, slug, card_id, rating.value)
             self.queue.note_flashcard(slug, card_id, rating, moment)
-        view = self.queue.view(moment)
-        queued = any(i.card.kind == "flashcard" and i.card.key == card_id for i in view.due)
-        return RatingResult(queued=queued, due_count=len(view.due))
+        # `again` and `hard` queue a card (it comes back after a learning step), as they relearn
+        # one that was queued already.
+        queued = rating in (Grade.again, Grade.hard)
+        return RatingResult(queued=queued, due_count=self.queue.view(moment).due_total)
 
     # --- Pitfall fixer ------------------------------------------------------------------------
     def hint(self, slug: str, number: int, level: int) -> HintOut:
@@ -184,7 +187,8 @@ class Practice:
         view = self.queue.view(moment)
         return ReviewQueueOut(
             due=queue_items(view),
-            due_count=len(view.due),
+            due_count=view.due_total,
+            sitting=self.queue.sitting_size,
             scheduled=view.scheduled,
             next_due=view.next_due,
             next_due_text=describe_wait(view.next_due, moment) if view.next_due else None,
@@ -194,7 +198,7 @@ class Practice:
         """Graded as its lesson page grades it, then rescheduled by FSRS. NotDue when it was
         answered already, NotFound when there is no such item."""
         moment = now()
-        given = Answer(choice=body.choice, answer=body.answer, value=body.value, rating=body.rating)
+        given = Answer(body.choice, body.answer, body.value, body.rating, body.confidence)
         answered = self.queue.answer(card_id, given, moment)
         if answered is None:
             raise NotFound(f"There is no review item {card_id}")
@@ -205,7 +209,7 @@ class Practice:
             reveal=outcome.reveal,
             next_due=memory.due,
             comes_back=describe_wait(memory.due, moment),
-            due_count=len(self.queue.view(moment).due),
+            due_count=self.queue.view(moment).due_total,
         )
 
     def view(self) -> QueueView:

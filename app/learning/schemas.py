@@ -79,6 +79,9 @@ class ReviewBody(BaseModel):
     answer: YesNo | None = None
     value: str | None = Field(default=None, max_length=2000)
     rating: Grade | None = None
+    confidence: Confidence | None = Field(
+        default=None, description="Required for every kind but flashcards (which carry a rating)"
+    )
 
 
 # --- reveals: what explains an answer, sent only once it is given -----------------------------
@@ -225,8 +228,9 @@ class ReviewItemOut(BaseModel):
 
 
 class ReviewQueueOut(BaseModel):
-    due: list[ReviewItemOut]
-    due_count: int
+    due: list[ReviewItemOut] = Field(description="This sitting, in the order to ask it")
+    due_count: int = Field(description="Every item due now, also those beyond this sitting")
+    sitting: int = Field(description="The most items one sitting asks (GRADLAB_REVIEW_SITTING)")
     scheduled: int
     next_due: datetime | None
     next_due_text: str | None = Field(description="e.g. 'in 10 minutes', 'tomorrow'")

@@ -49,22 +49,29 @@ class Page:
 
 
 class Learning:
-    def __init__(self, catalog: Catalog, store: ProgressStore, sandbox: Sandbox | None) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        store: ProgressStore,
+        sandbox: Sandbox | None,
+        sitting_size: int = 20,
+    ) -> None:
         self.catalog = catalog
         self.store = store
         self.runs = Runs(sandbox)
+        self.sitting_size = sitting_size  # the most items one review sitting asks
 
     # --- per learner ----------------------------------------------------------------------------
     def answers(self, learner: str) -> LessonAnswers:
         return LessonAnswers(self.catalog, self.store, learner)
 
     def practice(self, learner: str) -> Practice:
-        return Practice(self.catalog, self.store, self.runs, learner)
+        return Practice(self.catalog, self.store, self.runs, learner, self.sitting_size)
 
     # --- pages ----------------------------------------------------------------------------------
     def catalog_page(self, learner: str | None) -> Page:
         progress = catalog_progress(self.catalog, self.store, learner)
-        due = len(self.practice(learner).view().due) if learner else 0
+        due = self.practice(learner).view().due_total if learner else 0
         return Page(
             "catalog.html",
             {
@@ -104,7 +111,13 @@ class Learning:
 
     def review_page(self, learner: str | None) -> Page:
         view = self.practice(learner).view() if learner else QueueView()
-        context = {"view": view, "items": queue_items(view), "kind_names": KIND_NAMES, "now": now()}
+        context = {
+            "view": view,
+            "items": queue_items(view),
+            "kind_names": KIND_NAMES,
+            "now": now(),
+            "sitting": self.sitting_size,
+        }
         return Page("modes/review.html", context)
 
     def progress_page(self, learner: str | None) -> Page:

@@ -12,7 +12,7 @@
 
 import {mountRunnable} from "./runnable.js";
 import {renderMythReveal, renderPredictionReveal, renderStepReveal} from "./reveals.js";
-import {apiFetch, choiceContent, el, lessonUrl, networkMessage, sendAnswer, uid} from "./util.js";
+import {apiFetch, askForConfidence, chosenConfidence, choiceContent, el, lessonUrl, networkMessage, sendAnswer, uid} from "./util.js";
 import {askForValue, renderValueFeedback} from "./value-feedback.js";
 
 const CONFIDENCE_WORDS = {guess: "a guess", fairly_sure: "fairly sure", certain: "certain"};
@@ -131,21 +131,6 @@ function setupPrediction(prediction, context) {
   tryAgain.classList.add("btn");
   let busy = false;
 
-  // No default: calibration counts only what the learner chose, so the commit waits for it.
-  const confidence = () => prediction.querySelector(`input[type="radio"]:checked`)?.value ?? null;
-
-  const askForConfidence = () => {
-    feedback.dataset.result = "error";
-    feedback.replaceChildren(el("p", {class: "feedback-error"},
-      "First say how sure you are: Guess, Fairly sure or Certain. Then pick your answer."));
-    fieldset?.querySelector(`input[type="radio"]`)?.focus();
-  };
-  fieldset?.addEventListener("change", () => {
-    if (feedback.dataset.result === "error") {
-      feedback.replaceChildren();
-      delete feedback.dataset.result;
-    }
-  });
 
   const markCommitted = (choice, answer) => {
     for (const button of choices) {
@@ -169,9 +154,10 @@ function setupPrediction(prediction, context) {
 
   const commit = async (button) => {
     if (busy || button.disabled) return;
-    const level = confidence();
+    // No default: calibration counts only what the learner chose, so the commit waits for it.
+    const level = chosenConfidence(prediction);
     if (!level) {
-      askForConfidence();
+      askForConfidence(prediction, feedback);
       return;
     }
     busy = true;

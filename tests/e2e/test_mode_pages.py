@@ -12,6 +12,7 @@ from app.config import PROJECT_ROOT
 from app.learning.registry import MODES
 from app.lessons.loader import load_catalog
 from tests.e2e.conftest import SCREENSHOTS, LiveServer
+from tests.learner_clients import time_passes
 
 
 def replace_code(page: Page, scope: str, code: str) -> None:
@@ -155,22 +156,31 @@ def test_a_missed_item_appears_in_review_and_leaves_when_answered(
     expect(result).to_contain_text("It is None until a backward pass reaches it.")
     shot("modes-myth-score")
 
+    page.goto(f"{server.url}/review")  # not at once: a miss waits out a learning step
+    expect(page.get_by_role("heading", name="Nothing to review right now")).to_be_visible()
+    expect(page.locator(".review-later")).to_contain_text("comes back in 10 minutes")
+    time_passes(server.database_url)
     page.goto(server.url)
     page.get_by_role("link", name="1 item due").click()
     expect(page).to_have_url(f"{server.url}/review")
     item = page.locator(".review-item").first
     expect(item).to_contain_text("Is .grad filled when the tensor is created?")
-    expect(page.locator(".review-count")).to_have_text("1 item due")
+    expect(page.locator(".review-count")).to_have_text("1 item in this sitting")
     shot("modes-review-due")
-    item.get_by_role("button", name="No", exact=True).click()
+    no = item.get_by_role("button", name="No", exact=True)
+    no.click()  # how sure comes first, as on a lesson page
     feedback = item.locator(".review-feedback")
+    expect(feedback).to_contain_text("First say how sure you are")
+    expect(item.get_by_label("Guess")).to_be_focused()
+    item.get_by_label("Certain").check()
+    no.click()
     expect(feedback).to_contain_text("Right.")
     expect(feedback).to_contain_text("comes back in 2 days")
     page.get_by_role("button", name="Finish").click()
     expect(page.get_by_role("heading", name="All done for now")).to_be_visible()
     expect(page.locator(".review-later")).to_contain_text("the next one comes back in 2 days")
     page.reload()
-    expect(page.locator(".review-count")).to_have_text("0 items due")
+    expect(page.locator(".review-count")).to_have_text("0 items in this sitting")
     expect(page.get_by_role("heading", name="Nothing to review right now")).to_be_visible()
     page.goto(server.url)
     expect(page.get_by_role("link", name=re.compile("items? due"))).to_have_count(0)
@@ -197,7 +207,9 @@ def test_flashcards_are_turned_over_and_graded_with_the_keyboard(
     second.get_by_role("button", name="Show answer").click()
     second.get_by_role("button", name=re.compile("^Good")).click()
     expect(page.locator(".deck-summary")).to_contain_text("1 again, 1 good")
-    expect(page.locator(".deck-summary")).to_contain_text("1 item due")
+    expect(page.locator(".deck-summary")).to_contain_text(
+        "1 card will come back in your review queue"
+    )
 
 
 def test_the_progress_page_draws_calibration(page: Page, server: LiveServer, shot) -> None:  # type: ignore[no-untyped-def]
@@ -210,7 +222,10 @@ def test_the_progress_page_draws_calibration(page: Page, server: LiveServer, sho
     certain = page.locator(".calibration-row[data-level='certain']")
     expect(certain).to_contain_text("0% right (0 of 1)")
     expect(page.locator(".calibration-row[data-level='guess']")).to_contain_text("no answers yet")
-    expect(page.locator(".queue-stats")).to_contain_text("1 due now")
+    expect(page.locator(".queue-stats")).to_contain_text("0 due now")
+    expect(page.locator(".queue-stats")).to_contain_text(
+        "1 scheduled for later (next in 10 minutes)"
+    )
     shot("modes-progress")
 
 
@@ -271,6 +286,7 @@ def test_mode_pages_have_no_serious_accessibility_violations(
     myth.get_by_role("button", name=WRONG_MYTH_1, exact=True).click()
     expect(page.locator(".quiz-feedback").first).not_to_be_empty()
     no_serious_violations(page)
+    time_passes(bundled_server.database_url)
     page.goto(f"{bundled_server.url}/review")
     expect(page.locator(".review-item").first).to_be_visible()
     no_serious_violations(page)

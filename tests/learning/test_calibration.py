@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from app.modes.calibration import MIN_ANSWERS, LevelStats, Verdict, advice, calibration
-from tests.learner_clients import BUNDLED, FIXTURES, LESSON, bundled, client, page_text  # noqa: F401 (fixtures by import)
+from tests.learner_clients import BUNDLED, FIXTURES, LESSON, bundled, client, page_text, time_passes  # noqa: F401 (fixtures by import)
 
 # --- Calibration ------------------------------------------------------------------------------
 
@@ -28,6 +28,7 @@ def test_calibration_counts_first_attempts_per_confidence(client: TestClient) ->
 def test_reset_my_progress_also_empties_the_review_queue_and_modes(client: TestClient) -> None:
     client.post(f"{LESSON}/flashcards/takeaway-1/rating", json={"rating": "again"})
     client.post(f"{LESSON}/myths/1/answer", json={"answer": "yes"})
+    time_passes(client)
     assert client.get("/api/review").json()["due_count"] >= 1
     assert client.post("/api/progress/reset").status_code == 204
     assert client.get("/api/review").json()["due_count"] == 0

@@ -7,7 +7,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import event
 
-from tests.learner_clients import LESSON, client  # noqa: F401 (fixtures by import)
+from tests.learner_clients import LESSON, client, time_passes  # noqa: F401 (fixtures by import)
 
 WRONG = [
     (f"{LESSON}/steps/1/prediction", {"choice": "None", "confidence": "certain"}),
@@ -25,14 +25,18 @@ def test_a_wrong_answer_and_its_review_card_commit_once(
     event.listen(client.app.state.store.engine, "commit", lambda _: commits.append(1))  # type: ignore[attr-defined]
     assert client.post(path, json=body).status_code == 200
     assert len(commits) == 1
+    time_passes(client)
     (item,) = client.get("/api/review").json()["due"]  # the card is there
     assert item["key"] in path
 
 
 def test_a_review_answer_and_the_card_it_reschedules_commit_once(client: TestClient) -> None:
     client.post(f"{LESSON}/myths/1/answer", json={"answer": "yes"})
+    time_passes(client)
     (item,) = client.get("/api/review").json()["due"]
     commits: list[int] = []
     event.listen(client.app.state.store.engine, "commit", lambda _: commits.append(1))  # type: ignore[attr-defined]
-    assert client.post(f"/api/review/{item['id']}/answer", json={"answer": "no"}).json()["correct"]
+    assert client.post(
+        f"/api/review/{item['id']}/answer", json={"answer": "no", "confidence": "certain"}
+    ).json()["correct"]
     assert len(commits) == 1

@@ -18,7 +18,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.progress.store import ProgressStore
-from tests.learner_clients import FIXTURES, LESSON, client  # noqa: F401 (fixtures by import)
+from tests.learner_clients import FIXTURES, LESSON, client, time_passes  # noqa: F401 (fixtures by import)
 
 RUN = "import torch\nw = torch.tensor(1.0, requires_grad=True)\n(3 * w).backward()\n"
 
@@ -103,8 +103,10 @@ def _a_learner_reads_and_writes(client: TestClient) -> None:
         assert client.get(path).status_code == 200, path
     for method, path, body in writes:
         assert client.request(method, path, json=body).status_code in (200, 204), path
+    time_passes(client)
     (item,) = [i for i in client.get("/api/review").json()["due"] if i["kind"] == "myth"]
-    assert client.post(f"/api/review/{item['id']}/answer", json={"answer": "no"}).status_code == 200
+    answer = {"answer": "no", "confidence": "certain"}
+    assert client.post(f"/api/review/{item['id']}/answer", json=answer).status_code == 200
     assert client.delete(f"{LESSON}/steps/1/code").status_code == 204
     for path in reads:  # and again with answers to read
         assert client.get(path).status_code == 200, path

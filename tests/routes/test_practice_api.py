@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from app.config import PROJECT_ROOT
 from app.main import create_app
 from tests.conftest import make_settings
-from tests.learner_clients import BUNDLED, FIXTURES, LESSON, bundled, client, page_text  # noqa: F401 (fixtures by import)
+from tests.learner_clients import BUNDLED, FIXTURES, LESSON, bundled, client, page_text, time_passes  # noqa: F401 (fixtures by import)
 
 # --- Predict the gradient ---------------------------------------------------------------------
 
@@ -31,6 +31,7 @@ def test_a_drill_is_graded_per_element_and_a_miss_is_queued(client: TestClient) 
     assert right["correct"] is True and right["expected"] == [4.0, 6.0]
     shown = client.post(url, json={"value": "", "reveal": True}).json()
     assert shown["expected"] == [4.0, 6.0]
+    time_passes(client)
     due = client.get("/api/review").json()["due"]
     assert [(item["kind"], item["key"]) for item in due] == [("drill", "step-1.x")]
     assert client.post(f"{LESSON}/drills/step-9.x/answer", json={"value": "1"}).status_code == 404
@@ -50,7 +51,7 @@ def test_a_flashcard_is_turned_over_and_rated(client: TestClient) -> None:
     good = client.post(f"{LESSON}/flashcards/insight-1/rating", json={"rating": "good"}).json()
     assert good == {"queued": False, "due_count": 0}
     hard = client.post(f"{LESSON}/flashcards/takeaway-1/rating", json={"rating": "hard"}).json()
-    assert hard == {"queued": True, "due_count": 1}
+    assert hard == {"queued": True, "due_count": 0}  # back after a learning step, not at once
     assert (
         client.post(f"{LESSON}/flashcards/takeaway-1/rating", json={"rating": "meh"}).status_code
         == 422

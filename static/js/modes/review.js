@@ -3,7 +3,7 @@
 
 import {turnOver} from "./flashcards.js";
 import {renderMythReveal, renderPredictionReveal, renderStepReveal} from "../reveals.js";
-import {apiFetch, el, focusTarget, networkMessage, plural, postJson, renderValueFeedback} from "./common.js";
+import {apiFetch, askForConfidence, chosenConfidence, el, focusTarget, networkMessage, plural, postJson, renderValueFeedback} from "./common.js";
 
 function renderOutcome(item, feedback, data, given) {
   const reveal = data.reveal || {};
@@ -50,8 +50,8 @@ export function initReview(root) {
       const queue = response.data;
       count.textContent = `${plural(queue.due_count, "item")} due`;
       if (queue.due_count > 0) {
-        later.replaceChildren(`${plural(queue.due_count, "item")} came due while you worked: `,
-          el("a", {href: "/review"}, "review them now"), ".");
+        later.replaceChildren(`${plural(queue.due_count, "more item is", "more items are")} due: `,
+          el("a", {href: "/review"}, "start another sitting"), ".");
       } else if (queue.next_due_text) {
         later.textContent = `${plural(queue.scheduled, "item is", "items are")} scheduled; the next one comes back ${queue.next_due_text}.`;
       }
@@ -67,8 +67,17 @@ export function initReview(root) {
     let busy = false;
     let answered = false;
 
+    const fieldset = item.querySelector("fieldset.confidence");
     const send = async (body, controls, label) => {
-      if (busy || answered) return;
+      if (busy || answered) return false;
+      if (fieldset) { // every kind but a flashcard asks how sure, with no default
+        const confidence = chosenConfidence(item);
+        if (!confidence) {
+          askForConfidence(item, feedback);
+          return false;
+        }
+        body = {...body, confidence};
+      }
       busy = true;
       item.setAttribute("aria-busy", "true");
       const response = await postJson(`/api/review/${item.dataset.id}/answer`, body);
@@ -93,6 +102,7 @@ export function initReview(root) {
       }
       answered = true;
       for (const control of controls) control.disabled = true;
+      if (fieldset) fieldset.disabled = true;
       renderOutcome(item, feedback, data, label);
       dueCount = data.due_count;
       count.textContent = `${plural(Math.max(0, items.length - i - 1), "item")} left`;
@@ -105,9 +115,8 @@ export function initReview(root) {
     const answerOnPress = (selector, bodyOf) => {
       const buttons = [...item.querySelectorAll(selector)];
       for (const button of buttons) {
-        button.addEventListener("click", () => {
-          button.setAttribute("aria-pressed", "true");
-          send(bodyOf(button), buttons);
+        button.addEventListener("click", async () => {
+          if (await send(bodyOf(button), buttons) !== false) button.setAttribute("aria-pressed", "true");
         });
       }
     };
