@@ -8,6 +8,7 @@ picked wrong choice's `why`, a myth's belief and reality); nothing else sends th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -22,9 +23,9 @@ from app.learning.schemas import (
     StepReveal,
     ValueFeedback,
 )
-from app.lessons.grading import TypedValueError, grade_value
+from app.lessons.grading import TypedValueError, grade_value, misconception_for
 from app.lessons.numeric import shape_of
-from app.lessons.schema import Myth, Pitfall, Snippet, Step
+from app.lessons.schema import Myth, Pitfall, Snippet, Step, ValueMisconception
 from app.modes.flashcards import Flashcard
 from app.modes.pitfalls import judge_fix
 from app.modes.scheduler import Grade
@@ -132,6 +133,7 @@ class ValueCheck:
     expected: object
     explanation: str | None = None
     step: Step | None = None  # the step whose text the answer unlocks, if any
+    misconceptions: Sequence[ValueMisconception] = ()  # named wrong values and their why
 
 
 def grade_typed(check: ValueCheck, typed: str, reveal: bool) -> tuple[bool | None, DrillFeedback]:
@@ -155,6 +157,7 @@ def grade_typed(check: ValueCheck, typed: str, reveal: bool) -> tuple[bool | Non
     correct = comparison is not None and comparison.matches
     show = correct or reveal
     explanation = check.explanation if show else None
+    named = misconception_for(check.misconceptions, parsed) if comparison and not correct else None
     return correct, DrillFeedback(
         correct=correct,
         parsed=comparison is not None,
@@ -165,6 +168,7 @@ def grade_typed(check: ValueCheck, typed: str, reveal: bool) -> tuple[bool | Non
         elements=comparison.elements if comparison else [],
         expected=check.expected if show else None,  # type: ignore[arg-type]
         explanation_html=str(rendering.markdown(explanation)) if explanation else None,
+        why_html=str(rendering.markdown_inline(named.why)) if named else None,
         step=step_reveal(check.step) if show and check.step is not None else None,
     )
 

@@ -224,7 +224,7 @@ class LessonAnswers:
         lesson = find_lesson(self.catalog, slug)
         step, _, guess = self.value_step(slug, number)
         unlocks = step if step.prediction is None else None  # a choice's reveal explains it
-        check = grader.ValueCheck(actual, guess.explanation, unlocks)
+        check = grader.ValueCheck(actual, guess.explanation, unlocks, guess.misconceptions)
         correct, feedback = grader.grade_typed(check, body.value, body.reveal)
         if correct is None:
             return grader.value_feedback(feedback)

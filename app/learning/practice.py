@@ -122,7 +122,9 @@ class Practice:
         if drill is None:
             raise NotFound(f"Lesson {slug!r} has no drill {drill_id!r}")
         correct, feedback = grader.grade_typed(
-            grader.ValueCheck(drill.expected), body.value, body.reveal
+            grader.ValueCheck(drill.expected, misconceptions=drill.misconceptions),
+            body.value,
+            body.reveal,
         )
         if correct is None:
             return feedback

@@ -150,7 +150,9 @@ def grade(prompt: Prompt, answer: Answer) -> Graded:
         drill = find_drill(lesson, prompt.key)
         if drill is None:
             raise AnswerError("Type a value")
-        return grader.graded_value(ValueCheck(drill.expected), answer.value)
+        return grader.graded_value(
+            ValueCheck(drill.expected, misconceptions=drill.misconceptions), answer.value
+        )
     if prompt.card is None:
         raise AnswerError("Rate the card: again, hard, good or easy")
     return grader.grade_rating(prompt.card, answer.rating)

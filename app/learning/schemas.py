@@ -124,6 +124,9 @@ class ValueFeedback(BaseModel):
     elements: list[bool]
     expected: JsonValue = None
     explanation_html: str | None = None
+    why_html: str | None = Field(
+        default=None, description="What the belief behind this wrong value gets wrong, if named"
+    )
     step: StepReveal | None = None
 
 

@@ -8,10 +8,10 @@ their code hidden until the myth is answered, and a drill would show it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from app.lessons.schema import Lesson, Snippet
+from app.lessons.schema import Lesson, Snippet, ValueMisconception
 
 
 @dataclass(frozen=True)
@@ -21,6 +21,8 @@ class Drill:
     code: str
     tensor: str
     expected: Any  # a number or nested list, as the lesson declares (never None)
+    # The step's named wrong values for this tensor: its drill is the same question.
+    misconceptions: tuple[ValueMisconception, ...] = ()
 
 
 def _from_snippet(prefix: str, source: str, snippet: Snippet) -> list[Drill]:
@@ -46,6 +48,11 @@ def lesson_drills(lesson: Lesson) -> list[Drill]:
         if guess is not None and guess.expected is not None and guess.tensor not in declared:
             drill_id = f"step-{number}.{guess.tensor}"
             found.append(Drill(drill_id, source, step.snippet.code, guess.tensor, guess.expected))
+        if guess is not None and guess.misconceptions:
+            named = tuple(guess.misconceptions)
+            found = [
+                replace(d, misconceptions=named) if d.tensor == guess.tensor else d for d in found
+            ]
         drills.extend(found)
     for number, pitfall in enumerate(lesson.pitfalls, start=1):
         title = pitfall.title

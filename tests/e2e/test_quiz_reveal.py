@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, Route, expect
 
-from tests.e2e.conftest import LiveServer
+from app.config import PROJECT_ROOT
+from app.lessons.loader import load_catalog
+from tests.e2e.conftest import SCREENSHOTS, LiveServer
 
 STEP_1 = ".step[data-step='1']"
 
@@ -108,3 +110,23 @@ def test_cancel_stops_the_wait(page: Page, server: LiveServer) -> None:
     runnable.get_by_role("button", name="Run").click()
     runnable.get_by_role("button", name="Cancel").click()
     expect(runnable.locator(".run-status")).to_contain_text("cancelled")
+
+
+def test_a_named_wrong_value_gets_its_why(page: Page, bundled_server: LiveServer) -> None:
+    lesson = load_catalog(PROJECT_ROOT / "lessons").get("what-is-grad")
+    assert lesson is not None and lesson.steps[1].prediction is not None
+    for width, height in ((1280, 900), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(f"{bundled_server.url}/lessons/what-is-grad")
+        step = page.locator(".step[data-step='2']")
+        if width == 1280:  # committed once; the reload restores it
+            step.get_by_label("Fairly sure").check()
+            answer = lesson.steps[1].prediction.answer
+            step.get_by_role("button", name=answer, exact=True).click()
+        form = step.locator("form.value-prediction")
+        form.get_by_role("textbox").fill("9")
+        form.get_by_role("button", name="Check").click()
+        feedback = form.locator(".value-feedback")
+        expect(feedback).to_contain_text("Why not that value: That is the value of y itself")
+        expect(feedback).not_to_contain_text("Answer:")  # the answer still waits
+        form.screenshot(path=str(SCREENSHOTS / f"value-misconception-{width}.png"))

@@ -187,3 +187,47 @@ def test_the_goal_is_shown_in_full(curriculum_sandbox: TestClient) -> None:
     about_none = page_text(curriculum_sandbox.get("/lessons/what-is-grad/pitfall-fixer").text)
     assert "a.grad : None (not a tensor of zeros)" in about_none
     assert "w.grad : 5.0" in about_none
+
+
+# --- A wrong typed value gets the matching misconception's why ---------------------------------
+WHAT_IS_GRAD = "/api/lessons/what-is-grad"
+
+
+def test_a_named_wrong_value_gets_its_why(bundled: TestClient) -> None:
+    typed_y = bundled.post(f"{WHAT_IS_GRAD}/steps/2/value", json={"value": "9"}).json()
+    assert typed_y["correct"] is False and typed_y["expected"] is None  # the answer waits
+    assert "the value of <code>y</code> itself" in typed_y["why_html"]
+    assert "6" not in typed_y["why_html"]  # the why does not give the answer away
+    typed_x = bundled.post(f"{WHAT_IS_GRAD}/steps/2/value", json={"value": "tensor(3.)"}).json()
+    assert "the value of <code>x</code>" in typed_x["why_html"]
+    unnamed = bundled.post(f"{WHAT_IS_GRAD}/steps/2/value", json={"value": "5"}).json()
+    assert unnamed["correct"] is False and unnamed["why_html"] is None
+    right = bundled.post(f"{WHAT_IS_GRAD}/steps/2/value", json={"value": "6"}).json()
+    assert right["correct"] is True and right["why_html"] is None
+    drill = bundled.post(f"{WHAT_IS_GRAD}/drills/step-2.x/answer", json={"value": "9."}).json()
+    assert "the value of <code>y</code> itself" in drill["why_html"]
+
+
+def test_named_wrong_values_are_not_sent_before_an_answer(bundled: TestClient) -> None:
+    step = bundled.get(WHAT_IS_GRAD).json()["steps"][1]
+    assert "misconceptions" not in step["value_prediction"]
+    assert "the value of `y` itself" not in bundled.get("/lessons/what-is-grad").text
+
+
+@pytest.mark.parametrize(
+    ("misconceptions", "problem"),
+    [
+        ([{"value": 6, "why": "x"}], "is the right value"),
+        ([{"value": 9, "why": "a"}, {"value": 9.0, "why": "b"}], "listed twice"),
+    ],
+)
+def test_a_named_wrong_value_must_be_wrong_and_listed_once(
+    misconceptions: list[dict[str, object]], problem: str
+) -> None:
+    from pydantic import ValidationError
+
+    from app.lessons.schema import ValuePrediction
+
+    fields = {"question": "q", "tensor": "x", "expected": 6.0, "explanation": "e"}
+    with pytest.raises(ValidationError, match=problem):
+        ValuePrediction.model_validate({**fields, "misconceptions": misconceptions})
