@@ -157,6 +157,11 @@ steps:
       tensor: x
       expected: [4.0, 6.0]
       explanation: "TODO: how to work it out by hand"
+      # Optional: wrong values learners type, each with the belief behind it; a typed value
+      # that matches one gets its `why`, which must not give the right value away.
+      misconceptions:
+        - value: [2.0, 3.0]
+          why: "TODO: that is x itself; what does .grad hold instead?"
     # After the commit: the one thing to remember from this step.
     insight: "TODO: the lesson of this step"
 
@@ -221,6 +226,9 @@ pitfalls:
       output: |
         tensor([2., 2.])
     root_cause: "TODO: why the wrong code goes wrong"
+    # A fix is graded by what it does: the output and the non-null `grads` of `correct`, a
+    # gradient of zeros counting as None. true only when None versus zeros is the point.
+    none_matters: false
 
 # What to remember, one sentence each.
 takeaways:
