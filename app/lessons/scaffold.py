@@ -161,7 +161,7 @@ steps:
       # that matches one gets its `why`, which must not give the right value away.
       misconceptions:
         - value: [2.0, 3.0]
-          why: "TODO: that is x itself; what does .grad hold instead?"
+          why: "That is `x` itself: `.grad` holds how `y` changes with `x`, not `x`."
     # After the commit: the one thing to remember from this step.
     insight: "TODO: the lesson of this step"
 
