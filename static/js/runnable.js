@@ -164,6 +164,9 @@ export function mountRunnable(section, options = {}) {
   const label = options.label ?? "Code editor";
   const parts = cellParts(section);
   const {original, runButton, resetButton, status, lockNote} = parts;
+  // What a locked cell waits for: a lesson step's commit, or a review item's answer.
+  const lockText = options.lockText ?? "Commit your prediction to run this code.";
+  lockNote.textContent = lockText;
   const output = createOutput(section);
 
   let editor = null;
@@ -223,7 +226,7 @@ export function mountRunnable(section, options = {}) {
   const run = async () => {
     if (running) return;
     if (locked) {
-      setStatus("Commit your prediction above to run this code.", "locked");
+      setStatus(lockText, "locked");
       return;
     }
     if (!editor) return;

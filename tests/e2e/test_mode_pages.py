@@ -186,6 +186,32 @@ def test_a_missed_item_appears_in_review_and_leaves_when_answered(
     expect(page.get_by_role("link", name=re.compile("items? due"))).to_have_count(0)
 
 
+def test_a_review_item_asks_how_sure_and_its_code_runs_once_answered(
+    page: Page, server: LiveServer
+) -> None:
+    page.goto(f"{server.url}/lessons/first-steps")
+    step = page.locator(".step[data-step='1']")
+    step.get_by_label("Certain").check()
+    step.get_by_role("button", name="None", exact=True).click()
+    expect(step.locator(".prediction-feedback")).to_contain_text("Not quite.")
+    time_passes(server.database_url)
+    for width, height in ((1280, 900), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(f"{server.url}/review")
+        item = page.locator(".review-item[data-kind='prediction']")
+        run = item.get_by_role("button", name="Run")
+        expect(run).to_be_disabled()  # its output would answer the question
+        expect(item.locator(".run-lock-note")).to_have_text("Answer first, then run this code.")
+        item.screenshot(path=str(SCREENSHOTS / f"review-item-{width}.png"))
+    item.get_by_label("Fairly sure").check()
+    item.get_by_role("button", name="tensor([4., 6.])", exact=True).click()
+    expect(item.locator(".review-feedback")).to_contain_text("Right.")
+    expect(run).to_be_enabled()
+    run.click()
+    expect(item.locator(".run-stdout")).to_have_text("tensor([4., 6.])\n")
+    expect(item.locator(".inspector table")).to_contain_text("[4., 6.]")
+
+
 def test_flashcards_are_turned_over_and_graded_with_the_keyboard(
     page: Page, server: LiveServer, shot
 ) -> None:  # type: ignore[no-untyped-def]

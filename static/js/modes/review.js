@@ -1,7 +1,9 @@
-// The review page: the due items one at a time. Each answer is graded by the server and the
-// item rescheduled (FSRS): right answers leave today's queue, wrong ones come back shortly.
+// The review page: one sitting of due items, one at a time. Each answer is graded by the server
+// and the item rescheduled (FSRS): right answers leave today's queue, wrong ones come back
+// shortly. An item's code can be run once it is answered.
 
 import {turnOver} from "./flashcards.js";
+import {mountRunnable} from "../runnable.js";
 import {renderMythReveal, renderPredictionReveal, renderStepReveal} from "../reveals.js";
 import {apiFetch, askForConfidence, chosenConfidence, el, focusTarget, networkMessage, plural, postJson, renderValueFeedback} from "./common.js";
 
@@ -68,6 +70,10 @@ export function initReview(root) {
     let answered = false;
 
     const fieldset = item.querySelector("fieldset.confidence");
+    // The item's code runs once it is answered (its output would answer it before).
+    const cell = item.querySelector("section.runnable");
+    const code = cell ? mountRunnable(cell, {lesson: null, step: null, save: false,
+      lockText: "Answer first, then run this code."}) : null;
     const send = async (body, controls, label) => {
       if (busy || answered) return false;
       if (fieldset) { // every kind but a flashcard asks how sure, with no default
@@ -85,6 +91,7 @@ export function initReview(root) {
       busy = false;
       if (response.status === 409) {
         answered = true;
+        code?.setLocked(false);
         feedback.replaceChildren(el("p", {class: "feedback-meta"}, "You answered this one already."));
         next.hidden = false;
         next.focus();
@@ -103,6 +110,7 @@ export function initReview(root) {
       answered = true;
       for (const control of controls) control.disabled = true;
       if (fieldset) fieldset.disabled = true;
+      code?.setLocked(false);
       renderOutcome(item, feedback, data, label);
       dueCount = data.due_count;
       count.textContent = `${plural(Math.max(0, items.length - i - 1), "item")} left`;
