@@ -86,6 +86,9 @@ class Settings(BaseSettings):
     cookie_samesite: Literal["lax", "none"] = "lax"
     """SameSite of the learner cookie: 'none' lets it work inside an LMS's frame (LTI), and
     needs GRADLAB_COOKIE_SECURE=true (browsers refuse SameSite=None without Secure)."""
+    review_sitting: Annotated[int, Field(ge=1, le=500)] = 20
+    """The most items one review sitting asks; the rest wait for the next (an hour of misses
+    comes back as a sitting, not as a wall)."""
     migrate: Literal["auto", "off"] = "auto"
     """'auto': migrate the database at start-up (under a lock, so instances may start together);
     'off': refuse to start on an out-of-date schema (run `gradlab migrate`)."""

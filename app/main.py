@@ -56,7 +56,15 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
     share_book = Shares(store, _share_policy(settings, secret_key), metrics.count_share)
 
     def learning(lessons: Catalog) -> Learning:
-        return Learning(lessons, store, sandbox, share_book, settings.public_url, secret_key)
+        return Learning(
+            lessons,
+            store,
+            sandbox,
+            share_book,
+            settings.public_url,
+            secret_key,
+            settings.review_sitting,
+        )
 
     def publish(reloaded: Catalog) -> None:
         app.state.catalog = reloaded

@@ -36,10 +36,11 @@ class LiveServer:
         self.folder = Path(tempfile.mkdtemp(prefix="gradlab-live-"))
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.database_url = database_url or f"sqlite:///{self.folder / 'live.db'}"
         env = {
             **os.environ,
             "GRADLAB_LESSONS_DIR": str(lessons),
-            "GRADLAB_DATABASE_URL": database_url or f"sqlite:///{self.folder / 'live.db'}",
+            "GRADLAB_DATABASE_URL": self.database_url,
         }
         env.update({f"GRADLAB_{name.upper()}": value for name, value in settings.items()})
         command = [sys.executable, "-m", "app.cli", "serve", "--port", str(self.port)]

@@ -8,6 +8,7 @@ picked wrong choice's `why`, a myth's belief and reality); nothing else sends th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -23,9 +24,9 @@ from app.learning.schemas import (
     StepReveal,
     ValueFeedback,
 )
-from app.lessons.grading import TypedValueError, grade_value
+from app.lessons.grading import TypedValueError, grade_value, misconception_for
 from app.lessons.numeric import shape_of
-from app.lessons.schema import Myth, Pitfall, Snippet, Step
+from app.lessons.schema import Myth, Pitfall, Snippet, Step, ValueMisconception
 from app.modes.flashcards import Flashcard
 from app.modes.pitfalls import judge_fix
 from app.modes.scheduler import Grade
@@ -54,6 +55,20 @@ def step_reveal(step: Step) -> StepReveal:
         explanation_html=str(rendering.markdown(step.explanation)),
         insight_html=str(rendering.markdown_inline(step.insight)),
     )
+
+
+NO_CONFIDENCE = (
+    "Say how sure you are (Guess, Fairly sure or Certain) before you commit: "
+    "there is no default, so that calibration counts only what you chose"
+)
+
+
+def require_confidence(confidence: str | None) -> str:
+    """A prediction's confidence, which the learner must choose: a default would be counted in
+    calibration as if they had said it."""
+    if confidence is None:
+        raise AnswerError(NO_CONFIDENCE)
+    return confidence
 
 
 def grade_choice(step: Step, choice: str | None) -> bool:
@@ -115,6 +130,7 @@ class ValueCheck:
     expected: object
     explanation: str | None = None
     step: Step | None = None  # the step whose text the answer unlocks, if any
+    misconceptions: Sequence[ValueMisconception] = ()  # named wrong values and their why
 
 
 def grade_typed(check: ValueCheck, typed: str, reveal: bool) -> tuple[bool | None, DrillFeedback]:
@@ -138,6 +154,7 @@ def grade_typed(check: ValueCheck, typed: str, reveal: bool) -> tuple[bool | Non
     correct = comparison is not None and comparison.matches
     show = correct or reveal
     explanation = check.explanation if show else None
+    named = misconception_for(check.misconceptions, parsed) if comparison and not correct else None
     return correct, DrillFeedback(
         correct=correct,
         parsed=comparison is not None,
@@ -148,6 +165,7 @@ def grade_typed(check: ValueCheck, typed: str, reveal: bool) -> tuple[bool | Non
         elements=comparison.elements if comparison else [],
         expected=check.expected if show else None,  # type: ignore[arg-type]
         explanation_html=str(rendering.markdown(explanation)) if explanation else None,
+        why_html=str(rendering.markdown_inline(named.why)) if named else None,
         step=step_reveal(check.step) if show and check.step is not None else None,
     )
 

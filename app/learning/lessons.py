@@ -200,8 +200,8 @@ def lesson_summary(lesson: Lesson, store: ProgressStore, learner: str) -> Lesson
 
 # --- answering --------------------------------------------------------------------------------
 class LessonAnswers:
-    """The answers one learner gives on a lesson page; each is recorded, and a miss is queued
-    at once (reading the queue later never writes)."""
+    """The answers one learner gives on a lesson page; each is recorded, and a miss (or a right
+    guess) is queued as it is recorded (reading the queue later never writes)."""
 
     def __init__(self, catalog: Catalog, store: ProgressStore, learner: str) -> None:
         self.catalog, self.store, self.learner = catalog, store, learner
@@ -222,14 +222,19 @@ class LessonAnswers:
         step = find_step(find_lesson(self.catalog, slug), number)
         if step.prediction is None:
             raise UnknownStep(f"Step {number} of {slug!r} asks for no prediction")
+        confidence = grader.require_confidence(body.confidence)
         correct = grader.grade_choice(step, body.choice)
         fingerprint = prediction_fingerprint(step.prediction)
         with self.store.together():  # the answer and its review card: one transaction
             seen = self._seen_answers(slug)
-            answer = PredictionRecord(body.choice, body.confidence, correct, fingerprint, seen)
+            answer = PredictionRecord(body.choice, confidence, correct, fingerprint, seen)
             attempt = self.store.record_prediction(self.learner, slug, number, answer)
+            at = datetime.now(UTC)
             if not correct:
-                self._queue().note_miss(slug, "prediction", str(number), datetime.now(UTC))
+                urgent = confidence == "certain"
+                self._queue().note_miss(slug, "prediction", str(number), at, urgent=urgent)
+            elif confidence == "guess" and attempt == 1:  # later attempts follow the reveal
+                self._queue().note_guess(slug, "prediction", str(number), at)
             queue_score(self.store, self.learner, find_lesson(self.catalog, slug))
         return grader.prediction_reveal(step, body.choice, correct, attempt)
 
@@ -259,7 +264,7 @@ class LessonAnswers:
         step, _, guess = self.value_step(slug, number)
         self.require_choice(lesson, number)
         unlocks = step if step.prediction is None else None  # a choice's reveal explains it
-        check = grader.ValueCheck(actual, guess.explanation, unlocks)
+        check = grader.ValueCheck(actual, guess.explanation, unlocks, guess.misconceptions)
         correct, feedback = grader.grade_typed(check, body.value, body.reveal)
         if correct is None:
             return grader.value_feedback(feedback)

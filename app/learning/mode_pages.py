@@ -18,6 +18,7 @@ from app.lessons.schema import Lesson
 from app.modes import cheatsheet
 from app.modes.drills import Drill, drill_open, lesson_drills
 from app.modes.flashcards import card_open, lesson_flashcards
+from app.modes.pitfalls import goal_grads
 from app.modes.quickread import example_step
 from app.progress.records import DrillRecord, LessonRecords
 from app.progress.store import ProgressStore
@@ -125,6 +126,10 @@ def pitfall_fixer(request: ModeRequest) -> dict[str, object]:
     return {
         "pitfalls": request.disclosure.pitfalls(),
         "fixes": request.store.pitfall_state(request.learner, request.lesson.slug),
+        "goals": {
+            number: goal_grads(pitfall)
+            for number, pitfall in enumerate(request.lesson.pitfalls, start=1)
+        },
     }
 
 

@@ -43,7 +43,7 @@ from app.lessons.disclosure import Disclosure
 from app.lessons.loader import Catalog
 from app.lessons.schema import Lesson, Pitfall
 from app.modes import pitfalls
-from app.modes.calibration import advice, calibration
+from app.modes.calibration import MIN_ANSWERS, advice, calibration
 from app.modes.drills import drill_open, find_drill
 from app.modes.flashcards import card_open, find_flashcard
 from app.modes.scheduler import Grade, describe_wait
@@ -112,10 +112,13 @@ def calibration_of(catalog: Catalog, store: ProgressStore, learner: str | None) 
                 answered=row.answered,
                 right=row.right,
                 percent=row.percent,
+                verdict=row.verdict.value,
+                finding=row.finding,
             )
             for row in rows
         ],
         advice=advice(rows),
+        min_answers=MIN_ANSWERS,
         based_on=len(counted),
     )
 
@@ -123,9 +126,11 @@ def calibration_of(catalog: Catalog, store: ProgressStore, learner: str | None) 
 class Practice:
     """Drills, flashcards, pitfall fixes and reviews of one learner."""
 
-    def __init__(self, catalog: Catalog, store: ProgressStore, runs: Runs, learner: str) -> None:
+    def __init__(
+        self, catalog: Catalog, store: ProgressStore, runs: Runs, learner: str, sitting_size: int
+    ) -> None:
         self.catalog, self.store, self.runs, self.learner = catalog, store, runs, learner
-        self.queue = ReviewQueue(store, catalog, learner)
+        self.queue = ReviewQueue(store, catalog, learner, sitting_size)
 
     def _disclosure(self, lesson: Lesson) -> Disclosure:
         return disclosure_of(lesson, self.store.lesson_state(self.learner, lesson.slug))
@@ -149,7 +154,9 @@ class Practice:
         if not drill_open(drill, self._disclosure(lesson)):
             raise PredictionNotCommitted(_CLOSED)
         correct, feedback = grader.grade_typed(
-            grader.ValueCheck(drill.expected), body.value, body.reveal
+            grader.ValueCheck(drill.expected, misconceptions=drill.misconceptions),
+            body.value,
+            body.reveal,
         )
         if correct is None:
             return feedback
@@ -176,13 +183,14 @@ class Practice:
         with self.store.together():
             self.store.record_flashcard(self.learner, slug, card_id, rating.value)
             self.queue.note_flashcard(slug, card_id, rating, moment)
-        view = self.queue.view(moment)
-        queued = any(i.card.kind == "flashcard" and i.card.key == card_id for i in view.due)
-        return RatingResult(queued=queued, due_count=len(view.due))
+        # `again` and `hard` queue a card (it comes back after a learning step), as they relearn
+        # one that was queued already.
+        queued = rating in (Grade.again, Grade.hard)
+        return RatingResult(queued=queued, due_count=self.queue.view(moment).due_total)
 
     # --- Pitfall fixer ------------------------------------------------------------------------
     def hint(self, slug: str, number: int, level: int) -> HintOut:
-        """The hint ladder: 1 the root cause, 2 the line that goes wrong, 3 the corrected line."""
+        """The hint ladder: 1 what to compare, 2 where to look (quoted, not numbered), 3 why."""
         pitfall = self._open_pitfall(slug, number)
         if not 1 <= level <= pitfalls.HINT_LEVELS:
             raise UnknownPitfall(f"Hints go from 1 to {pitfalls.HINT_LEVELS}")
@@ -191,7 +199,6 @@ class Practice:
             level=found.level,
             title=found.title,
             text_html=str(rendering.markdown(found.text)),
-            line=found.line,
             code=found.code,
         )
 
@@ -218,7 +225,8 @@ class Practice:
         view = self.queue.view(moment)
         return ReviewQueueOut(
             due=queue_items(view),
-            due_count=len(view.due),
+            due_count=view.due_total,
+            sitting=self.queue.sitting_size,
             scheduled=view.scheduled,
             next_due=view.next_due,
             next_due_text=describe_wait(view.next_due, moment) if view.next_due else None,
@@ -228,7 +236,7 @@ class Practice:
         """Graded as its lesson page grades it, then rescheduled by FSRS. NotDue when it was
         answered already, NotFound when there is no such item."""
         moment = now()
-        given = Answer(choice=body.choice, answer=body.answer, value=body.value, rating=body.rating)
+        given = Answer(body.choice, body.answer, body.value, body.rating, body.confidence)
         answered = self.queue.answer(card_id, given, moment)
         if answered is None:
             raise UnknownReviewItem(f"There is no review item {card_id}")
@@ -239,7 +247,7 @@ class Practice:
             reveal=outcome.reveal,
             next_due=memory.due,
             comes_back=describe_wait(memory.due, moment),
-            due_count=len(self.queue.view(moment).due),
+            due_count=self.queue.view(moment).due_total,
         )
 
     def view(self) -> QueueView:

@@ -1,10 +1,12 @@
 """The review queue: what a learner got wrong, scheduled by FSRS.
 
 Items enter the queue when a wrong answer is recorded, anywhere: a prediction, a myth or a typed
-value on a lesson page, a drill, or a flashcard rated again or hard. A new item is due at once.
-A new miss of an item that was scheduled for later counts as a lapse (an `again` review at the
-time of the miss). Reviewing happens on /review: a right answer pushes the item days ahead, a
-wrong one brings it back after a short step.
+value on a lesson page, a drill, or a flashcard rated again or hard; and when a prediction is
+right but was given as a guess. A new item is due after the scheduler's first learning step,
+never at once. A new miss of an item that was scheduled for later counts as a lapse (an `again`
+review at the time of the miss). Reviewing happens on /review, in sittings (app/modes/sitting.py):
+a right answer pushes the item days ahead, a wrong one brings it back after a short step; a right
+guess and a confident miss come back first.
 
 Reading the queue never writes. A card whose question was rewritten since (its fingerprint no
 longer matches) is retired: not shown, not answerable; a miss of the new question takes it over.
@@ -19,7 +21,8 @@ from app.errors import NotDue
 from app.learning.grader import Graded
 from app.learning.review_items import Answer, Prompt, grade, prompt_for
 from app.lessons.loader import Catalog
-from app.modes.scheduler import Grade, Memory, new_memory, review, utc
+from app.modes import sitting
+from app.modes.scheduler import Grade, Memory, new_memory, review, utc, with_confidence
 from app.progress.records import CardMemory
 from app.progress.store import ProgressStore, StoredCard
 
@@ -29,9 +32,10 @@ class QueueView:
     """What is due now and what waits; empty for a visitor without a learner id (each empty
     view has its own list, so none is shared)."""
 
-    due: list[QueueItem] = field(default_factory=list)
+    due: list[QueueItem] = field(default_factory=list)  # this sitting, in the order to ask
     scheduled: int = 0  # items waiting for a later date
     next_due: datetime | None = None  # the soonest of those
+    due_total: int = 0  # every item due now, also those beyond this sitting
 
 
 @dataclass(frozen=True)
@@ -50,30 +54,50 @@ def _memory(card: StoredCard) -> Memory:
     )
 
 
-def _stored(memory: Memory, last_miss_at: datetime | None = None) -> CardMemory:
-    return CardMemory(**asdict(memory), last_miss_at=last_miss_at)
+def _stored(
+    memory: Memory, last_miss_at: datetime | None = None, *, urgent: bool = False
+) -> CardMemory:
+    return CardMemory(**asdict(memory), last_miss_at=last_miss_at, urgent=urgent)
+
+
+def _slot(item: QueueItem) -> sitting.Slot:
+    card = item.card
+    return sitting.Slot(
+        card.lesson, card.kind, card.memory.urgent, utc(card.memory.due), _token(card)
+    )
+
+
+def _token(card: StoredCard) -> str:
+    """Names this return of the card: it changes whenever the card is rescheduled."""
+    return f"{card.id}@{int(utc(card.memory.due).timestamp())}"
 
 
 class ReviewQueue:
-    def __init__(self, store: ProgressStore, catalog: Catalog, learner: str) -> None:
+    def __init__(
+        self, store: ProgressStore, catalog: Catalog, learner: str, sitting_size: int = 20
+    ) -> None:
         self.store = store
         self.catalog = catalog
         self.learner = learner
+        self.sitting_size = sitting_size
 
     # --- entering the queue (on writes only) --------------------------------------------------
-    def note_miss(self, lesson: str, kind: str, key: str, at: datetime) -> None:
-        """A wrong answer to one item at `at`: queue it, or count a lapse if it was scheduled."""
+    def note_miss(
+        self, lesson: str, kind: str, key: str, at: datetime, *, urgent: bool = False
+    ) -> None:
+        """A wrong answer to one item at `at`: queue it, or count a lapse if it was scheduled.
+        `urgent`: the learner was certain, so it comes back first."""
         at = utc(at)
         prompt = self._prompt_of(lesson, kind, key)
         if prompt is None:
             return
         card = self._card(lesson, kind, key)
         if card is None:
-            memory = _stored(new_memory(at), at)
+            memory = _stored(new_memory(at), at, urgent=urgent)
             self.store.add_review_card(self.learner, lesson, kind, key, prompt.fingerprint, memory)
             return
         if card.fingerprint != prompt.fingerprint:  # a rewritten question starts afresh
-            memory = _stored(new_memory(at), at)
+            memory = _stored(new_memory(at), at, urgent=urgent)
             self.store.update_review_card(card.id, memory, prompt.fingerprint)
             return
         if card.memory.last_miss_at is not None and at <= utc(card.memory.last_miss_at):
@@ -81,7 +105,23 @@ class ReviewQueue:
         scheduled = _memory(card)
         if scheduled.due > at and (scheduled.last_review is None or at >= scheduled.last_review):
             scheduled = review(scheduled, Grade.again, at)
-        self.store.update_review_card(card.id, _stored(scheduled, at))
+        self.store.update_review_card(
+            card.id, _stored(scheduled, at, urgent=urgent or card.memory.urgent)
+        )
+
+    def note_guess(self, lesson: str, kind: str, key: str, at: datetime) -> None:
+        """A right answer given as a guess: it was luck until a later answer shows otherwise,
+        so it enters the queue (first in its sitting) unless it is there already."""
+        at = utc(at)
+        prompt = self._prompt_of(lesson, kind, key)
+        card = self._card(lesson, kind, key)
+        if prompt is None or (card is not None and card.fingerprint == prompt.fingerprint):
+            return
+        memory = _stored(new_memory(at), urgent=True)
+        if card is None:
+            self.store.add_review_card(self.learner, lesson, kind, key, prompt.fingerprint, memory)
+        else:
+            self.store.update_review_card(card.id, memory, prompt.fingerprint)
 
     def note_flashcard(self, lesson: str, card_id: str, grade_given: Grade, now: datetime) -> None:
         """A self-graded flashcard: `again` and `hard` queue it; a queued card is reviewed."""
@@ -105,7 +145,7 @@ class ReviewQueue:
 
     # --- reading and answering ---------------------------------------------------------------
     def view(self, now: datetime) -> QueueView:
-        """What is due now and what waits; reads only."""
+        """This sitting and what waits; reads only."""
         now = utc(now)
         due: list[QueueItem] = []
         later: list[datetime] = []
@@ -118,8 +158,8 @@ class ReviewQueue:
                 due.append(QueueItem(card, prompt))
             else:
                 later.append(when)
-        due.sort(key=lambda item: (utc(item.card.memory.due), item.card.id))
-        return QueueView(due, len(later), min(later) if later else None)
+        planned = sitting.plan(due, _slot, self.sitting_size)
+        return QueueView(planned, len(later), min(later) if later else None, len(due))
 
     def answer(self, card_id: int, given: Answer, now: datetime) -> tuple[Graded, Memory] | None:
         """Grade an answer to a due item and reschedule it; None when there is no such item."""
@@ -132,10 +172,11 @@ class ReviewQueue:
             raise NotDue
         outcome = grade(prompt, given)
         if outcome.grade is not None:
-            memory = review(memory, outcome.grade, now)
+            counted, urgent = with_confidence(outcome.grade, given.confidence)
+            memory = review(memory, counted, now)
             with self.store.together():
-                self.store.update_review_card(card.id, _stored(memory))
-                self.store.record_review_answer(self.learner, card.id, outcome.grade.value)
+                self.store.update_review_card(card.id, _stored(memory, urgent=urgent))
+                self.store.record_review_answer(self.learner, card.id, counted.value)
         return outcome, memory
 
     def _prompt_of(self, lesson: str, kind: str, key: str) -> Prompt | None:
@@ -143,7 +184,11 @@ class ReviewQueue:
         return prompt_for(found, kind, key, self.learner) if found is not None else None
 
     def _prompt(self, card: StoredCard) -> Prompt | None:
-        prompt = self._prompt_of(card.lesson, card.kind, card.key)
+        """The card's question, its choices in an order of this return's own (a per-learner
+        order would ask a returning item exactly as it was asked before)."""
+        found = self.catalog.get(card.lesson)
+        order = f"{self.learner}/{_token(card)}"
+        prompt = prompt_for(found, card.kind, card.key, order) if found is not None else None
         return prompt if prompt is not None and prompt.fingerprint == card.fingerprint else None
 
     def _card(self, lesson: str, kind: str, key: str) -> StoredCard | None:

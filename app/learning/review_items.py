@@ -67,13 +67,14 @@ class Answer:
     answer: str | None = None  # a myth's yes / no
     value: str | None = None
     rating: Grade | None = None
+    confidence: str | None = None  # asked of every kind the server grades
 
 
 def _number(key: str, count: int) -> int | None:
     return int(key) if key.isdigit() and 1 <= int(key) <= count else None
 
 
-def _prediction(lesson: Lesson, key: str, learner: str) -> Prompt | None:
+def _prediction(lesson: Lesson, key: str, order: str) -> Prompt | None:
     number = _number(key, len(lesson.steps))
     step = lesson.steps[number - 1] if number else None
     if number is None or step is None or step.prediction is None:
@@ -86,7 +87,7 @@ def _prediction(lesson: Lesson, key: str, learner: str) -> Prompt | None:
         step.prediction.question,
         prediction_fingerprint(step.prediction),
         code=step.snippet.code if step.snippet else None,
-        choices=choice_order(learner, lesson.slug, number, step.prediction.texts),
+        choices=choice_order(order, lesson.slug, number, step.prediction.texts),
     )
 
 
@@ -121,11 +122,11 @@ def flashcard_fingerprint(card: Flashcard) -> str:
     return item_fingerprint("flashcard", card.prompt, card.back)
 
 
-def prompt_for(lesson: Lesson, kind: str, key: str, learner: str) -> Prompt | None:
-    """What to show for an item, its choices in this learner's order; None when the lesson
-    no longer has it."""
+def prompt_for(lesson: Lesson, kind: str, key: str, order: str) -> Prompt | None:
+    """What to show for an item, its choices in the order `order` keys (see `choice_order`);
+    None when the lesson no longer has it."""
     if kind == "prediction":
-        return _prediction(lesson, key, learner)
+        return _prediction(lesson, key, order)
     if kind == "myth":
         return _myth(lesson, key)
     if kind == "drill":
@@ -137,8 +138,11 @@ def prompt_for(lesson: Lesson, kind: str, key: str, learner: str) -> Prompt | No
 
 def grade(prompt: Prompt, answer: Answer) -> Graded:
     """Grade a review answer with the grader the lesson pages use. Right counts as `good`,
-    wrong as `again`; flashcards carry the learner's own rating."""
+    wrong as `again`; flashcards carry the learner's own rating. Every other kind asks how sure
+    the learner is, as a lesson page does."""
     lesson = prompt.lesson
+    if prompt.kind != "flashcard":
+        grader.require_confidence(answer.confidence)
     if prompt.kind == "prediction":
         return grader.graded_choice(lesson.steps[int(prompt.key) - 1], answer.choice)
     if prompt.kind == "myth":
@@ -147,7 +151,9 @@ def grade(prompt: Prompt, answer: Answer) -> Graded:
         drill = find_drill(lesson, prompt.key)
         if drill is None:
             raise AnswerError("Type a value")
-        return grader.graded_value(ValueCheck(drill.expected), answer.value)
+        return grader.graded_value(
+            ValueCheck(drill.expected, misconceptions=drill.misconceptions), answer.value
+        )
     if prompt.card is None:
         raise AnswerError("Rate the card: again, hard, good or easy")
     return grader.grade_rating(prompt.card, answer.rating)

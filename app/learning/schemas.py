@@ -65,7 +65,10 @@ class ShareMade(BaseModel):
 
 class PredictionBody(BaseModel):
     choice: str = Field(max_length=2000)
-    confidence: Confidence = "fairly_sure"
+    confidence: Confidence | None = Field(
+        default=None,
+        description="How sure the learner is; required: a commit without one is refused (422)",
+    )
 
 
 class ValueBody(BaseModel):
@@ -98,6 +101,9 @@ class ReviewBody(BaseModel):
     answer: YesNo | None = None
     value: str | None = Field(default=None, max_length=2000)
     rating: Grade | None = None
+    confidence: Confidence | None = Field(
+        default=None, description="Required for every kind but flashcards (which carry a rating)"
+    )
 
 
 # --- reveals: what explains an answer, sent only once it is given -----------------------------
@@ -140,6 +146,9 @@ class ValueFeedback(BaseModel):
     elements: list[bool]
     expected: JsonValue = None
     explanation_html: str | None = None
+    why_html: str | None = Field(
+        default=None, description="What the belief behind this wrong value gets wrong, if named"
+    )
     step: StepReveal | None = None
 
 
@@ -163,8 +172,9 @@ class HintOut(BaseModel):
     level: int
     title: str
     text_html: str
-    line: int | None
-    code: str | None
+    code: str | None = Field(
+        description="A line of the broken code, quoted, never numbered: the learner's code differs"
+    )
 
 
 class FixOut(BaseModel):
@@ -243,8 +253,9 @@ class ReviewItemOut(BaseModel):
 
 
 class ReviewQueueOut(BaseModel):
-    due: list[ReviewItemOut]
-    due_count: int
+    due: list[ReviewItemOut] = Field(description="This sitting, in the order to ask it")
+    due_count: int = Field(description="Every item due now, also those beyond this sitting")
+    sitting: int = Field(description="The most items one sitting asks (GRADLAB_REVIEW_SITTING)")
     scheduled: int
     next_due: datetime | None
     next_due_text: str | None = Field(description="e.g. 'in 10 minutes', 'tomorrow'")
@@ -268,11 +279,16 @@ class CalibrationRow(BaseModel):
     answered: int
     right: int
     percent: int | None
+    verdict: Literal["none", "too_few", "overconfident", "underconfident", "matches"] = Field(
+        description="What this level's answers support; judged only with enough answers"
+    )
+    finding: str = Field(description="This level's verdict in a sentence")
 
 
 class CalibrationOut(BaseModel):
     levels: list[CalibrationRow]
-    advice: str
+    advice: str = Field(description="What the numbers support, as a whole; never more")
+    min_answers: int = Field(description="Answers a level needs before it is judged")
     based_on: int = Field(
         description="First answers counted: questions as they are now, never after a reveal"
     )

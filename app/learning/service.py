@@ -78,6 +78,7 @@ class Learning:
         shares: Shares,
         public_url: str,
         secret: str,
+        sitting_size: int = 20,
     ) -> None:
         self.catalog = catalog
         self.store = store
@@ -85,6 +86,7 @@ class Learning:
         self.shares = shares  # made once per app: its hourly counts outlive a catalog reload
         self.teaching = Teaching(catalog, store)
         self.lti = LtiLaunches(catalog, store, public_url, secret)
+        self.sitting_size = sitting_size  # the most items one review sitting asks
 
     @property
     def writer(self) -> Writer:
@@ -96,12 +98,12 @@ class Learning:
         return LessonAnswers(self.catalog, self.store, learner)
 
     def practice(self, learner: str) -> Practice:
-        return Practice(self.catalog, self.store, self.runs, learner)
+        return Practice(self.catalog, self.store, self.runs, learner, self.sitting_size)
 
     # --- pages ----------------------------------------------------------------------------------
     def catalog_page(self, learner: str | None) -> Page:
         progress = catalog_progress(self.catalog, self.store, learner)
-        due = len(self.practice(learner).view().due) if learner else 0
+        due = self.practice(learner).view().due_total if learner else 0
         return Page(
             "catalog.html",
             {
@@ -144,7 +146,13 @@ class Learning:
 
     def review_page(self, learner: str | None) -> Page:
         view = self.practice(learner).view() if learner else QueueView()
-        context = {"view": view, "items": queue_items(view), "kind_names": KIND_NAMES, "now": now()}
+        context = {
+            "view": view,
+            "items": queue_items(view),
+            "kind_names": KIND_NAMES,
+            "now": now(),
+            "sitting": self.sitting_size,
+        }
         return Page("modes/review.html", context)
 
     def progress_page(self, learner: str | None) -> Page:

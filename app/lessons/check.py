@@ -17,7 +17,7 @@ from typing import TypeVar
 
 from app.config import Settings
 from app.errors import SandboxUnavailable
-from app.lessons.claims import snippet_problems
+from app.lessons.behaviour import snippet_problems
 from app.lessons.lint import Finding, lint_catalog, plain, step_label
 from app.lessons.loader import Catalog, LessonError, load_catalog
 from app.lessons.numeric import compare

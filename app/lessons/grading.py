@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from app.lessons.numeric import Comparison, compare, shape_of
+from app.lessons.schema import ValueMisconception
 
 MAX_TYPED_CHARS = 2000
 _TENSOR_WRAPPER = re.compile(r"^\s*tensor\s*\((.*)\)\s*$", re.DOTALL)
@@ -63,3 +65,10 @@ def grade_value(actual: Any, typed: str) -> tuple[Comparison, Any]:
     """Compare what the learner typed with the real `.grad`; returns (comparison, parsed)."""
     parsed = parse_typed_value(typed)
     return compare(parsed, actual), parsed
+
+
+def misconception_for(
+    misconceptions: Sequence[ValueMisconception], parsed: Any
+) -> ValueMisconception | None:
+    """The named misconception a wrong typed value (as parsed) is, if it is one."""
+    return next((m for m in misconceptions if compare(m.value, parsed).matches), None)

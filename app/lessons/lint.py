@@ -145,6 +145,15 @@ def _step_leaks(lesson: Lesson, number: int, step: Step, intro: str) -> Iterator
                 f"{where} value prediction",
                 f"the expected value's number(s) {_show(leaked)} show before the answer",
             )
+        # A misconception's `why` shows while the answer still waits.
+        for count, wrong in enumerate(guess.misconceptions, start=1):
+            told = (expected - _flat_numbers(wrong.value)) & numbers(plain(wrong.why))
+            if told:
+                yield Finding(
+                    lesson.slug,
+                    f"{where} value misconception {count}",
+                    f"its why gives the expected value's number(s) {_show(told)} away",
+                )
 
 
 def _choice_problems(lesson: Lesson, number: int, step: Step) -> Iterator[Finding]:

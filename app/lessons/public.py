@@ -25,7 +25,8 @@ from app.lessons.schema import (
 
 _HIDDEN_STEP_FIELDS = {
     "prediction": {"answer", "explanation"},
-    "value_prediction": {"expected", "explanation"},
+    # Named wrong values would narrow the answer down: they come only with a matching answer.
+    "value_prediction": {"expected", "explanation", "misconceptions"},
 }
 # What explains a step's answer (see `Step`): revealed only with the answer.
 _REVEALED_STEP_FIELDS = {"concept", "explanation", "insight"}

@@ -157,6 +157,11 @@ steps:
       tensor: x
       expected: [4.0, 6.0]
       explanation: "TODO: how to work it out by hand"
+      # Optional: wrong values learners type, each with the belief behind it; a typed value
+      # that matches one gets its `why`, which must not give the right value away.
+      misconceptions:
+        - value: [2.0, 3.0]
+          why: "That is `x` itself: `.grad` holds how `y` changes with `x`, not `x`."
     # After the commit: the one thing to remember from this step.
     insight: "TODO: the lesson of this step"
 
@@ -224,6 +229,9 @@ pitfalls:
     # Shown with the reference once the build-up is answered; to show it earlier, once
     # step N is answered (its code must not answer a later question): after_step: N
     after_step: null
+    # A fix is graded by what it does: the output and the non-null `grads` of `correct`, a
+    # gradient of zeros counting as None. true only when None versus zeros is the point.
+    none_matters: false
 
 # What to remember, one sentence each.
 takeaways:

@@ -27,6 +27,8 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 from typing_extensions import TypeAliasType
 
+from app.lessons.numeric import compare
+
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=64)]
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 Code = Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
@@ -148,13 +150,33 @@ class ChoicePrediction(Strict):
         return self
 
 
+class ValueMisconception(Strict):
+    """A wrong value a learner may type for a `.grad`, and what the belief behind it gets wrong.
+    Shown when the typed value matches it, so `why` must not give the right value away."""
+
+    value: GradValue
+    why: Text
+
+
 class ValuePrediction(Strict):
-    """The learner types the `.grad` of one tensor; it is checked numerically against the run."""
+    """The learner types the `.grad` of one tensor; it is checked numerically against the run.
+    A typed value that matches one of `misconceptions` gets that misconception's `why`."""
 
     question: Text
     tensor: Annotated[str, StringConstraints(pattern=IDENTIFIER.pattern)]
     expected: GradValue
     explanation: Text
+    misconceptions: list[ValueMisconception] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _misconceptions_are_wrong_and_distinct(self) -> ValuePrediction:
+        for number, wrong in enumerate(self.misconceptions, start=1):
+            if compare(wrong.value, self.expected).matches:
+                raise ValueError(f"misconceptions {number}: {wrong.value!r} is the right value")
+            for other in self.misconceptions[: number - 1]:
+                if compare(wrong.value, other.value).matches:
+                    raise ValueError(f"misconceptions {number}: {wrong.value!r} is listed twice")
+        return self
 
 
 class Step(Strict):
@@ -236,6 +258,11 @@ class Pitfall(Strict):
     # The last build-up step this pitfall's outputs may answer; it opens when the learner has
     # committed every step up to it. Unset: it opens with the rest of the reference.
     after_step: Annotated[int, Field(ge=1)] | None = None
+    # A learner's fix is graded by behaviour: the corrected code's output and its declared
+    # non-`None` `.grad` values, a gradient of zeros and `None` counting as the same. Set this
+    # only when the difference between `None` and zeros is the point of the pitfall: then the
+    # corrected code's `None` claims are part of the goal too, and zeros do not stand for them.
+    none_matters: bool = False
 
     @model_validator(mode="after")
     def _two_sides_differ(self) -> Pitfall:

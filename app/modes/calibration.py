@@ -1,11 +1,34 @@
-"""Calibration: how often the learner was right at each level of confidence they gave."""
+"""Calibration: how often the learner was right at each level of confidence they gave, and what
+those numbers do and do not support.
+
+Each level makes a claim about how often it is right (`CLAIMS`). A level is judged only once it
+has `MIN_ANSWERS` first answers; below that it is "too few", whatever its percentage. The summary
+never says confidence and results agree unless every level judged does.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 LEVELS = (("certain", "Certain"), ("fairly_sure", "Fairly sure"), ("guess", "Guess"))
-MIN_ANSWERS = 3  # below this, a percentage says more about luck than about the learner
+# Below this many answers at a level, its percentage says more about luck than about the learner.
+MIN_ANSWERS = 5
+# The share of answers right that each level claims, as (at least, at most), in percent.
+CLAIMS = {"certain": (80, 100), "fairly_sure": (55, 90), "guess": (0, 70)}
+_MEANS = {
+    "certain": "nearly always right (at least 80%)",
+    "fairly_sure": "right more often than not, but not always (55% to 90%)",
+    "guess": "right less often than when you are sure (at most 70%)",
+}
+
+
+class Verdict(StrEnum):
+    none = "none"  # no answers at this level
+    too_few = "too_few"  # fewer than MIN_ANSWERS: nothing to judge yet
+    overconfident = "overconfident"  # right less often than the level claims
+    underconfident = "underconfident"  # right more often than the level claims
+    matches = "matches"
 
 
 @dataclass(frozen=True)
@@ -18,6 +41,40 @@ class LevelStats:
     @property
     def percent(self) -> int | None:
         return round(100 * self.right / self.answered) if self.answered else None
+
+    @property
+    def verdict(self) -> Verdict:
+        if not self.answered:
+            return Verdict.none
+        if self.answered < MIN_ANSWERS:
+            return Verdict.too_few
+        low, high = CLAIMS[self.level]
+        share = 100 * self.right / self.answered
+        if share < low:
+            return Verdict.overconfident
+        if share > high:
+            return Verdict.underconfident
+        return Verdict.matches
+
+    @property
+    def finding(self) -> str:
+        """One sentence on this level alone."""
+        counts = f"{self.percent}% right ({self.right} of {self.answered})"
+        claim = f"“{self.label.lower()}” should mean {_MEANS[self.level]}"
+        match self.verdict:
+            case Verdict.none:
+                return f"{self.label}: no answers yet."
+            case Verdict.too_few:
+                return (
+                    f"{self.label}: {self.right} of {self.answered} right, too few answers to "
+                    f"judge yet (at least {MIN_ANSWERS} are needed)."
+                )
+            case Verdict.overconfident:
+                return f"{self.label}: {counts}, but {claim}: overconfident."
+            case Verdict.underconfident:
+                return f"{self.label}: {counts}, but {claim}: underconfident."
+            case Verdict.matches:
+                return f"{self.label}: {counts}, as {claim}."
 
 
 def calibration(attempts: list[tuple[str, bool]]) -> list[LevelStats]:
@@ -33,19 +90,35 @@ def calibration(attempts: list[tuple[str, bool]]) -> list[LevelStats]:
     ]
 
 
+def _names(rows: list[LevelStats]) -> str:
+    names = [f"“{row.label}”" for row in rows]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def advice(stats: list[LevelStats]) -> str:
-    """One sentence on what the numbers say, once there are enough of them."""
-    by_level = {row.level: row for row in stats}
-    certain, guess = by_level["certain"], by_level["guess"]
-    if sum(row.answered for row in stats) < MIN_ANSWERS:
-        return "Answer a few more predictions to see how well your confidence matches your results."
-    if certain.answered >= MIN_ANSWERS and (certain.percent or 0) < 80:
-        return (
-            f"When you are certain you are right {certain.percent}% of the time: those are the "
-            "surprises worth slowing down for."
+    """What the numbers support, as a whole: a level is judged only with enough answers."""
+    by_verdict: dict[Verdict, list[LevelStats]] = {verdict: [] for verdict in Verdict}
+    for row in stats:
+        by_verdict[row.verdict].append(row)
+    over, under = by_verdict[Verdict.overconfident], by_verdict[Verdict.underconfident]
+    matches, few = by_verdict[Verdict.matches], by_verdict[Verdict.too_few]
+    if not any(row.answered for row in stats):
+        return "Answer a few predictions to see how well your confidence matches your results."
+    sentences = []
+    if over:
+        sentences.append(
+            f"When you say {_names(over)} you are right less often than that claims: "
+            "those are the answers worth slowing down for."
         )
-    if guess.answered >= MIN_ANSWERS and (guess.percent or 0) >= 75:
-        return "Your guesses are mostly right: you know more than you give yourself credit for."
-    if certain.answered >= MIN_ANSWERS:
-        return "When you are certain you are nearly always right: your confidence is well founded."
-    return "Your confidence and your results agree so far."
+    if under:
+        sentences.append(
+            f"When you say {_names(under)} you are right more often than that claims: "
+            "you know more than you give yourself credit for."
+        )
+    if matches and not over and not under:
+        sentences.append(f"When you say {_names(matches)}, your results match.")
+    if few:
+        sentences.append(
+            f"{_names(few)}: too few answers to judge yet (at least {MIN_ANSWERS} at a level)."
+        )
+    return " ".join(sentences)

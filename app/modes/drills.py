@@ -8,11 +8,11 @@ their code hidden until the myth is answered, and a drill would show it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from app.lessons.disclosure import Disclosure
-from app.lessons.schema import Lesson, Snippet
+from app.lessons.schema import Lesson, Snippet, ValueMisconception
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,8 @@ class Drill:
     expected: Any  # a number or nested list, as the lesson declares (never None)
     step: int = 0  # the build-up step whose code it is (0: a pitfall's)
     pitfall: int = 0  # the pitfall whose code it is (0: a step's)
+    # The step's named wrong values for this tensor: its drill is the same question.
+    misconceptions: tuple[ValueMisconception, ...] = ()
 
 
 def drill_open(drill: Drill, disclosure: Disclosure) -> bool:
@@ -60,6 +62,11 @@ def lesson_drills(lesson: Lesson) -> list[Drill]:
             drill_id = f"step-{number}.{guess.tensor}"
             code = step.snippet.code
             found.append(Drill(drill_id, source, code, guess.tensor, guess.expected, number))
+        if guess is not None and guess.misconceptions:
+            named = tuple(guess.misconceptions)
+            found = [
+                replace(d, misconceptions=named) if d.tensor == guess.tensor else d for d in found
+            ]
         drills.extend(found)
     for number, pitfall in enumerate(lesson.pitfalls, start=1):
         title = pitfall.title

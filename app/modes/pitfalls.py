@@ -1,8 +1,14 @@
-"""The pitfall fixer: a hint ladder for each pitfall, and the verdict on a learner's fix.
+"""The pitfall fixer: its goal, a hint ladder for each pitfall, and the verdict on a fix.
 
 A fix is judged by what it does, never by its text: run in the sandbox, it must behave as the
-pitfall's corrected code is declared (and proved by `gradlab check`) to behave: no error, the
-same stdout, the same declared `.grad` values.
+pitfall's corrected code is declared (and proved by `gradlab check`) to behave where it matters:
+no error, the same stdout, and the `.grad` values the goal names (`goal_grads`). A gradient of
+zeros and `None` count as the same unless the pitfall says the difference is its point
+(`none_matters`): a fix that clears `.grad` with `opt.zero_grad()` or `.zero_()` before each
+backward is as good as one that sets it to `None` after each step.
+
+Hints lead to the fix without giving it, and never number lines: the learner's code is not the
+code the lesson wrote, so a hint quotes the line instead (the page finds it in the editor).
 """
 
 from __future__ import annotations
@@ -10,9 +16,8 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from app.lessons.claims import snippet_problems
-from app.lessons.numeric import compare
-from app.lessons.schema import Pitfall
+from app.lessons.behaviour import STOPPED, all_zero, same_grad
+from app.lessons.schema import GradValue, Pitfall
 from app.sandbox.result import RunResult
 
 HINT_LEVELS = 3
@@ -23,8 +28,7 @@ class Hint:
     level: int
     title: str
     text: str  # Markdown
-    line: int | None = None  # 1-based line of the wrong code the hint points at
-    code: str | None = None  # a line of code the hint quotes
+    code: str | None = None  # a line of the broken code the hint quotes
 
 
 @dataclass(frozen=True)
@@ -56,32 +60,105 @@ def first_change(pitfall: Pitfall) -> Change:
     return Change(number, text.strip(), key_line, removed=tag == "delete")
 
 
-def hint(pitfall: Pitfall, level: int) -> Hint:
-    """Level 1: the root cause. 2: the line where it goes wrong. 3: the corrected key line."""
+def _first_difference(goal: str, wrong: str) -> tuple[int, str, str] | None:
+    """(1-based output line, the goal's line, the broken code's line) where the outputs part."""
+    wanted, printed = goal.splitlines(), wrong.splitlines()
+    for number in range(max(len(wanted), len(printed))):
+        a = wanted[number] if number < len(wanted) else ""
+        b = printed[number] if number < len(printed) else ""
+        if a != b:
+            return number + 1, a, b
+    return None
+
+
+def _quoted(line: str) -> str:
+    return f"`{line}`" if line and "`" not in line else "nothing" if not line else repr(line)
+
+
+def _symptom(pitfall: Pitfall) -> str:
+    """Level 1: what to compare, from what the two runs really do (both proved by the check)."""
+    wrong, goal = pitfall.wrong, pitfall.correct
+    if wrong.error is not None:
+        return (
+            f"As written it stops with `{wrong.error.type}`. Read the message: which value is "
+            "not what the failing call needs, and where did that value come from?"
+        )
+    parted = _first_difference(goal.output, wrong.output)
+    if parted is not None:
+        line, wanted, printed = parted
+        return (
+            f"Put its output beside the goal's: they first part at output line {line}, where the "
+            f"goal prints {_quoted(wanted)} and the broken code {_quoted(printed)}. What has the "
+            "code done differently by the time it prints that line?"
+        )
+    for want in goal_grads(pitfall)[:1]:
+        return (
+            f"It prints what the goal prints, but leaves `{want.name}.grad` different. What is in "
+            "that `.grad` after the run, and what put it there?"
+        )
+    return "Run it and compare what it does with the goal."
+
+
+def _where(pitfall: Pitfall) -> Hint:
+    """Level 2: the place, quoted from the broken code, never numbered."""
     change = first_change(pitfall)
-    if level == 1:
-        return Hint(1, "The root cause", pitfall.root_cause)
-    if level == 2:
-        if change.wrong_text is None:
-            return Hint(
-                2,
-                "Where to look",
-                f"Something is missing just before line {change.wrong_line}.",
-                line=change.wrong_line,
-            )
+    lines = pitfall.wrong.code.splitlines()
+    if change.wrong_text is not None:
+        if change.removed:
+            return Hint(2, "Where to look", "This line is not where it belongs:", change.wrong_text)
         return Hint(
             2,
             "Where to look",
-            f"Line {change.wrong_line} is where it goes wrong.",
-            line=change.wrong_line,
-            code=change.wrong_text,
+            "Look at this line: it is where the run goes astray.",
+            change.wrong_text,
         )
+    after = [line.strip() for line in lines[change.wrong_line - 1 :] if line.strip()]
+    if after:
+        return Hint(2, "Where to look", "Something is missing just before this line:", after[0])
+    before = [line.strip() for line in lines if line.strip()]
+    return Hint(2, "Where to look", "Something is missing after the last line:", before[-1])
+
+
+def hint(pitfall: Pitfall, level: int) -> Hint:
+    """Level 1: what to compare. 2: where to look. 3: why it goes wrong. None gives the fix:
+    "Show the fix" does, when asked."""
+    if level == 1:
+        return Hint(1, "What to compare", _symptom(pitfall))
+    if level == 2:
+        return _where(pitfall)
     if level == 3:
-        text = "The corrected code has this line:"
-        if change.removed:
-            text = f"Line {change.wrong_line} does not belong where it is. " + text
-        return Hint(3, "The key line", text, line=change.wrong_line, code=change.correct_text)
+        return Hint(3, "Why it goes wrong", pitfall.root_cause)
     raise ValueError(f"hint levels are 1 to {HINT_LEVELS}")
+
+
+# --- the goal and the verdict ------------------------------------------------------------------
+@dataclass(frozen=True)
+class GoalGrad:
+    """A `.grad` the fix must leave, in words for the goal."""
+
+    name: str
+    value: GradValue
+    none_matters: bool
+
+    @property
+    def text(self) -> str:
+        if self.value is None:
+            return "`None` (not a tensor of zeros)"
+        shown = f"`{self.value}`"
+        if all_zero(self.value) and not self.none_matters:
+            return f"{shown} (or `None`: both say no gradient is left)"
+        return shown
+
+
+def goal_grads(pitfall: Pitfall) -> list[GoalGrad]:
+    """The `.grad` values a fix must leave: the corrected code's claims, but a `None` only when
+    the pitfall is about `None` (elsewhere it says how that fix happens to end, not what a fix
+    must do: the usual `opt.zero_grad()` loop leaves the last step's gradient in place)."""
+    return [
+        GoalGrad(name, value, pitfall.none_matters)
+        for name, value in pitfall.correct.grads.items()
+        if value is not None or pitfall.none_matters
+    ]
 
 
 @dataclass(frozen=True)
@@ -96,12 +173,10 @@ def _fenced(text: str) -> str:
 
 
 def judge_fix(pitfall: Pitfall, result: RunResult) -> Verdict:
-    """Does this run behave as the corrected code does? Reasons say how it does not."""
+    """Does this run behave as the goal says? Reasons say how it does not."""
     goal = pitfall.correct
-    if not snippet_problems(goal, result):
-        return Verdict(True, [])
     reasons: list[str] = []
-    if result.status in ("timeout", "memory", "killed"):
+    if result.status in STOPPED:
         reasons.append("The run was stopped before it finished (" + result.status + ").")
     elif result.error is not None:
         where = f" on line {result.error.line}" if result.error.line else ""
@@ -110,12 +185,11 @@ def judge_fix(pitfall: Pitfall, result: RunResult) -> Verdict:
         printed, wanted = _fenced(result.stdout), _fenced(goal.output)
         reasons.append(f"It prints\n\n{printed}\n\nbut should print\n\n{wanted}")
     tensors = {tensor.name: tensor for tensor in result.tensors}
-    for name, claimed in goal.grads.items():
-        found = tensors.get(name)
+    for want in goal_grads(pitfall):
+        found = tensors.get(want.name)
         if found is None:
-            reasons.append(f"There is no tensor named `{name}` after the run.")
-        elif not compare(claimed, found.grad).matches:
-            reasons.append(f"`{name}.grad` is not what the fixed code leaves there.")
-    if not reasons:  # e.g. an error the corrected code does not declare, with the same output
-        reasons.append("It does not yet behave like the fixed code.")
-    return Verdict(False, reasons)
+            reasons.append(f"There is no tensor named `{want.name}` after the run.")
+        elif not same_grad(want.value, found.grad, none_is_zero=not want.none_matters).matches:
+            held = "`None`" if found.grad is None else f"`{found.grad}`"
+            reasons.append(f"`{want.name}.grad` is {held} after your run; the goal is {want.text}.")
+    return Verdict(not reasons, reasons)

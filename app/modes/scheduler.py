@@ -6,7 +6,10 @@ retention. Settings, and why:
 
 - one 10-minute learning (and relearning) step: an item answered wrong comes back in the same
   sitting, after a gap long enough to make it a real recall; an item answered right leaves the
-  day's queue (FSRS's first intervals are then days);
+  day's queue (FSRS's first intervals are then days). A new item waits out that step too: a miss
+  asked again at once would be re-read from short-term memory, not recalled;
+- confidence: a right answer given as a guess counts as `hard`, and it and a miss given as
+  certain come back before the rest of a sitting (`with_confidence`);
 - no fuzzing: the same answers give the same dates, which learners (and tests) can rely on;
 - the package's default parameters and 90% desired retention.
 """
@@ -64,8 +67,17 @@ class Memory:
 
 
 def new_memory(now: datetime) -> Memory:
-    """A new item, due at once."""
-    return Memory(State.Learning.value, 0, None, None, utc(now), None)
+    """A new item, due after the first learning step (never at once)."""
+    return Memory(State.Learning.value, 0, None, None, utc(now) + STEP, None)
+
+
+def with_confidence(grade: Grade, confidence: str | None) -> tuple[Grade, bool]:
+    """What a server-graded answer counts as, given how sure the learner said they were, and
+    whether the item should come back first: a right guess was luck until shown otherwise (it
+    counts as `hard`), and a confident miss is a misconception worth meeting again soon."""
+    if grade is Grade.good and confidence == "guess":
+        return Grade.hard, True
+    return grade, grade is Grade.again and confidence == "certain"
 
 
 def review(memory: Memory, grade: Grade, now: datetime) -> Memory:

@@ -202,6 +202,8 @@ class ReviewCard(LearnerRecord, Fingerprinted, Base):
     last_review: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     # The newest miss already taken into account, so that each miss counts once.
     last_miss_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    # A right answer given as a guess, or a miss given as certain: it comes back first.
+    urgent: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class ReviewAnswer(Base):

@@ -105,6 +105,7 @@ class CardMemory:
     due: datetime
     last_review: datetime | None
     last_miss_at: datetime | None = None
+    urgent: bool = False  # a right guess or a confident miss: first in its sitting
 
 
 @dataclass(frozen=True)

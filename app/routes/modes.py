@@ -104,7 +104,8 @@ async def rate_flashcard(
 async def pitfall_hint(
     slug: str, number: int, level: int, practice: PracticeDep, learning: LearningDep
 ) -> HintOut:
-    """The hint ladder: 1 the root cause, 2 the line that goes wrong, 3 the corrected line."""
+    """The hint ladder: 1 what to compare, 2 where to look, 3 why it goes wrong; none gives the
+    fix (`/fix` does, when asked)."""
     return await read(learning, practice.hint, slug, number, level)
 
 

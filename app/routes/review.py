@@ -27,9 +27,17 @@ CardId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 
 @router.get("/api/review", responses=responses(*STORE))
 async def review_queue(learning: LearningDep, learner: MaybeLearnerDep) -> ReviewQueueOut:
-    """The items due now (what was missed, when spaced repetition says to look again)."""
+    """This sitting of the items due now: at most GRADLAB_REVIEW_SITTING, a right guess and a
+    confident miss first, lessons and kinds interleaved."""
     if learner is None:
-        return ReviewQueueOut(due=[], due_count=0, scheduled=0, next_due=None, next_due_text=None)
+        return ReviewQueueOut(
+            due=[],
+            due_count=0,
+            sitting=learning.sitting_size,
+            scheduled=0,
+            next_due=None,
+            next_due_text=None,
+        )
     return await read(learning, learning.practice(learner).review_queue)
 
 
@@ -41,7 +49,8 @@ async def answer_review(
     card_id: CardId, body: ReviewBody, practice: PracticeDep, write: WriterDep
 ) -> ReviewResult:
     """Answer a due item: graded like its lesson page does, then rescheduled by FSRS (right:
-    days ahead; wrong: back in ten minutes). 409 when it is not due (answered already)."""
+    days ahead; wrong: back in ten minutes; right but a guess: sooner). 409 when it is not due
+    (answered already)."""
     return await write(practice.answer_review, card_id, body)
 
 

@@ -1,6 +1,6 @@
 // The .grad inspector: one table row per tensor of a POST /api/run answer.
 //
-//   renderInspector(container, tensors)  fills `container` with the table
+//   renderInspector(container, tensors, backward)  fills `container` with the table
 //   formatTensorValue(value, {dtype})    torch-like compact text for a value
 
 const INTEGER_DTYPE = /int|long|short|uint|byte/i;
@@ -68,11 +68,21 @@ export function countElements(value) {
   return flatten(value).length;
 }
 
-/** Why torch holds None for this tensor's .grad, in learner's words. */
-export function whyGradIsNone(tensor) {
+/**
+ * Why torch holds None for this tensor's .grad, in learner's words, from what the run really
+ * did: `calls` are the run's recorded backward calls (`backward.calls` of POST /api/run).
+ */
+export function whyGradIsNone(tensor, calls = []) {
   if (!tensor.requires_grad) return "requires_grad is False: autograd does not track it";
   if (!tensor.is_leaf) return "not a leaf: call .retain_grad() before backward()";
-  return "no backward() has reached it yet";
+  const filled = calls.some((call) => (call.grads || []).some(
+    (change) => change.name === tensor.name && change.after !== null && change.after !== undefined));
+  if (filled) return "a backward() filled it, then it was cleared (opt.zero_grad() or .grad = None)";
+  if (calls.some((call) => (call.unreached || []).includes(tensor.name))) {
+    return "backward() ran, but not through it (cut by detach or no_grad, or never used)";
+  }
+  if (calls.length === 0) return "no backward() has run";
+  return "no backward() has reached it";
 }
 
 function el(tag, attrs = {}, ...children) {
@@ -108,11 +118,11 @@ function valueCell(tensor) {
   return cell;
 }
 
-function gradCell(tensor) {
+function gradCell(tensor, calls) {
   if (tensor.grad === null || tensor.grad === undefined) {
     return el("td", {class: "inspector-grad inspector-grad--none"},
       el("code", {class: "grad-none"}, "None"), " ",
-      el("span", {class: "grad-none-why"}, whyGradIsNone(tensor)));
+      el("span", {class: "grad-none-why"}, whyGradIsNone(tensor, calls)));
   }
   const cell = el("td", {class: "inspector-grad"},
     el("code", {}, formatTensorValue(tensor.grad, {dtype: tensor.dtype})));
@@ -121,14 +131,17 @@ function gradCell(tensor) {
   return cell;
 }
 
-const COLUMNS = ["name", "shape", "dtype", "requires_grad", "is_leaf", "grad_fn", "value", ".grad"];
+// `.grad` right after the name: the column the inspector is for is never the one cut off.
+const COLUMNS = ["name", ".grad", "value", "shape", "dtype", "requires_grad", "is_leaf", "grad_fn"];
 
 /**
  * Fill `container` with the .grad inspector for `tensors` (the `tensors`
- * array of a POST /api/run answer). The table scrolls sideways inside its
- * own focusable wrapper, so a narrow screen never scrolls the page.
+ * array of a POST /api/run answer; `backward`, its `backward` field, explains
+ * each None). The table scrolls sideways inside its own focusable wrapper, so a
+ * narrow screen never scrolls the page.
  */
-export function renderInspector(container, tensors) {
+export function renderInspector(container, tensors, backward = null) {
+  const calls = Array.isArray(backward?.calls) ? backward.calls : [];
   container.replaceChildren();
   if (!Array.isArray(tensors) || tensors.length === 0) {
     container.append(el("p", {class: "inspector-empty"},
@@ -153,6 +166,8 @@ export function renderInspector(container, tensors) {
     const row = el("tr", {class: tensor.is_leaf && tensor.requires_grad ? "inspector-row--leaf" : null});
     row.append(
       el("th", {scope: "row"}, el("code", {}, String(tensor.name))),
+      gradCell(tensor, calls),
+      valueCell(tensor),
       el("td", {}, el("code", {title: Array.isArray(tensor.shape) && tensor.shape.length === 0
         ? "0-dimensional: a scalar tensor" : null}, formatShape(tensor.shape))),
       // "float32" rather than "torch.float32": the column says what it is.
@@ -160,8 +175,6 @@ export function renderInspector(container, tensors) {
       el("td", {}, pythonBool(tensor.requires_grad)),
       el("td", {}, pythonBool(tensor.is_leaf)),
       el("td", {}, el("code", {}, tensor.grad_fn ?? "None")),
-      valueCell(tensor),
-      gradCell(tensor),
     );
     body.append(row);
   }

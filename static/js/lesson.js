@@ -12,7 +12,7 @@
 
 import {mountRunnable} from "./runnable.js";
 import {renderMythReveal, renderPredictionReveal, renderStepReveal} from "./reveals.js";
-import {apiFetch, choiceContent, el, lessonUrl, networkMessage, sendAnswer, uid} from "./util.js";
+import {apiFetch, askForConfidence, chosenConfidence, choiceContent, el, lessonUrl, networkMessage, sendAnswer, uid} from "./util.js";
 import {askForValue, renderValueFeedback} from "./value-feedback.js";
 
 const CONFIDENCE_WORDS = {guess: "a guess", fairly_sure: "fairly sure", certain: "certain"};
@@ -131,10 +131,6 @@ function setupPrediction(prediction, context) {
   tryAgain.classList.add("btn");
   let busy = false;
 
-  const confidence = () => {
-    const checked = prediction.querySelector(`input[type="radio"]:checked`);
-    return checked ? checked.value : "fairly_sure";
-  };
 
   const markCommitted = (choice, answer) => {
     for (const button of choices) {
@@ -158,9 +154,14 @@ function setupPrediction(prediction, context) {
 
   const commit = async (button) => {
     if (busy || button.disabled) return;
+    // No default: calibration counts only what the learner chose, so the commit waits for it.
+    const level = chosenConfidence(prediction);
+    if (!level) {
+      askForConfidence(prediction, feedback);
+      return;
+    }
     busy = true;
     const choice = button.dataset.choice ?? button.textContent.trim();
-    const level = confidence();
     feedback.dataset.result = "pending";
     const data = await sendAnswer({
       holder: prediction, feedback, what: "Checking your prediction",

@@ -129,7 +129,7 @@ export function createOutput(section) {
   const renderTensors = (result) => {
     const tensors = Array.isArray(result.tensors) ? result.tensors : [];
     if (result.status !== "ok" && tensors.length === 0) return;
-    if (panes.inspector) renderInspector(panes.inspector, tensors);
+    if (panes.inspector) renderInspector(panes.inspector, tensors, result.backward);
     if (panes.graph) {
       renderGraph(panes.graph, result.graph);
       if (result.graph && result.graph.truncated) {

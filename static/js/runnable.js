@@ -186,6 +186,9 @@ export function mountRunnable(section, options = {}) {
   const readOnly = section.dataset.readonly === "true";
   const parts = cellParts(section, readOnly);
   const {original, runButton, resetButton, status, lockNote} = parts;
+  // What a locked cell waits for: a lesson step's commit, or a review item's answer.
+  const lockText = options.lockText ?? "Commit your prediction to run this code.";
+  lockNote.textContent = lockText;
   const output = createOutput(section);
 
   let editor = null;
@@ -245,7 +248,7 @@ export function mountRunnable(section, options = {}) {
   const run = async () => {
     if (running) return;
     if (locked) {
-      setStatus("Commit your prediction above to run this code.", "locked");
+      setStatus(lockText, "locked");
       return;
     }
     if (!editor) return;

@@ -15,6 +15,8 @@
 //   apiFetch(url, {method, body})    -> {ok, status, data, detail, headers}; never throws
 //   postJson(url, body, options)     apiFetch with POST; waits out a 503 or 429 with Retry-After
 //   networkMessage(response, what)   a sentence for a failed request
+//   chosenConfidence(root)           the confidence radio checked in root, or null (no default)
+//   askForConfidence(root, feedback) say that a confidence comes first, and focus its radios
 
 let uidCounter = 0;
 
@@ -229,4 +231,25 @@ export async function sendAnswer({holder, feedback, what, url, body, waitHost = 
   feedback.dataset.result = "error";
   feedback.replaceChildren(el("p", {class: "feedback-error"}, networkMessage(response, what)));
   return null;
+}
+
+// ---- Confidence: the learner chooses, there is no default -------------------------------------
+
+export function chosenConfidence(root) {
+  return root.querySelector("fieldset.confidence input[type='radio']:checked")?.value ?? null;
+}
+
+/** A commit waits for a chosen confidence: say so in `feedback`, and put focus on the radios.
+ *  The message goes as soon as one is chosen. */
+export function askForConfidence(root, feedback) {
+  const fieldset = root.querySelector("fieldset.confidence");
+  feedback.dataset.result = "error";
+  feedback.replaceChildren(el("p", {class: "feedback-error"},
+    "First say how sure you are: Guess, Fairly sure or Certain. Then answer."));
+  fieldset?.addEventListener("change", () => {
+    if (feedback.dataset.result !== "error") return;
+    feedback.replaceChildren();
+    delete feedback.dataset.result;
+  }, {once: true});
+  fieldset?.querySelector("input[type='radio']")?.focus();
 }

@@ -3,7 +3,7 @@
 //
 //   renderValueFeedback(box, result, {tensor, revealed, typed, extra})
 //     result: {correct, parsed, problem, shape_ok, expected_shape, your_shape, elements,
-//              expected, explanation_html}
+//              expected, explanation_html, why_html}
 //   setServerHtml(node, html)   trusted HTML from the server (rendered lesson Markdown)
 //   ensureStop(text), describeShape(shape)
 
@@ -79,6 +79,12 @@ export function renderValueFeedback(box, result, {tensor = "", revealed = false,
         box.append(el("p", {class: "value-more"}, `…and ${elements.length - shown.length} more.`));
       }
     }
+  }
+
+  if (typed && !correct && result.why_html) { // the named misconception this value comes from
+    const why = el("p", {class: "feedback-why-wrong"}, el("strong", {}, "Why not that value: "));
+    why.append(setServerHtml(el("span"), result.why_html));
+    box.append(why);
   }
 
   if (result.expected !== null && result.expected !== undefined) {

@@ -6,6 +6,7 @@ import pytest
 from playwright.sync_api import ConsoleMessage, Page, expect
 
 from app.learning.registry import MODES
+from tests.clock import time_passes
 from tests.live import LiveServer
 
 pytestmark = pytest.mark.browser
@@ -69,7 +70,9 @@ def test_every_page_kind_runs_under_the_policy_without_a_violation(
     page.get_by_role("button", name="Run").first.click()
     expect(page.locator(".run-stdout").first).not_to_be_empty()
     seen["/playground (after a run)"] = _violations(page, console)
+    time_passes(server.database_url)  # the missed prediction is due: a review item on the page
     visit("/review")
+    expect(page.locator(".review-item").first).to_be_visible()
     visit("/progress")  # calibration bars drawn from the prediction above
     bar = page.locator(".calibration-row[data-level='certain'] .calibration-fill")
     expect(bar).to_have_attribute("width", "0")

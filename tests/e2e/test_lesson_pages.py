@@ -113,6 +113,7 @@ def test_a_value_prediction_is_checked_element_by_element(page: Page, server: Li
 def test_everything_is_kept_after_a_reload(page: Page, server: LiveServer, shot) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{server.url}/lessons/first-steps")
     step = page.locator(STEP_1)
+    step.get_by_label("Fairly sure").check()
     step.get_by_role("button", name="tensor([4., 6.])").click()
     expect(step.locator(".prediction-feedback")).to_contain_text("2x at [2, 3].")
     page.locator(".myth[data-myth='1']").get_by_role("button", name="Yes", exact=True).click()

@@ -11,6 +11,7 @@ from playwright.sync_api import Page, expect
 from app.config import PROJECT_ROOT
 from app.learning.registry import MODES
 from app.lessons.loader import load_catalog
+from tests.clock import time_passes
 from tests.e2e.conftest import SCREENSHOTS
 from tests.live import LiveServer
 
@@ -19,7 +20,7 @@ def answer_the_build_up(page: Page, url: str) -> None:
     """Commit the fixture lesson's one prediction as this page's learner: its pitfalls, drills
     and cards open (docs/quizzes.md)."""
     page.goto(f"{url}/lessons/first-steps/quick-read")  # the learner's cookie
-    body = {"choice": "tensor([4., 6.])"}
+    body = {"choice": "tensor([4., 6.])", "confidence": "fairly_sure"}
     assert page.request.post(f"{url}/api/lessons/first-steps/steps/1/prediction", data=body).ok
 
 
@@ -91,10 +92,19 @@ def test_a_pitfall_is_fixed_until_the_check_passes(page: Page, server: LiveServe
     expect(verdict).to_contain_text("Not yet.")
     expect(verdict).to_contain_text("RuntimeError")
     fixer.get_by_role("button", name="Hint 1 of 3").click()
-    expect(fixer.locator(".fixer-hints")).to_contain_text("backward() needs a scalar.")
+    expect(fixer.locator(".fixer-hints")).to_contain_text("As written it stops with RuntimeError")
+    # The learner's code is not the lesson's: the hint finds its line where the learner has it.
+    replace_code(
+        page,
+        "#pitfall-1",
+        "# my notes\nimport torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+        "(x * 2).backward()\n",
+    )
     fixer.get_by_role("button", name="Hint 2 of 3").click()
-    expect(fixer.locator(".fixer-hints")).to_contain_text("Line 3 is where it goes wrong.")
-    expect(fixer.get_by_role("button", name="Hint 3 of 3")).to_be_visible()
+    expect(fixer.locator(".fixer-hints")).to_contain_text("Look at this line")
+    expect(fixer.locator(".fixer-hint-where")).to_have_text("In your code that is line 4.")
+    fixer.get_by_role("button", name="Hint 3 of 3").click()
+    expect(fixer.locator(".fixer-hints")).to_contain_text("backward() needs a scalar.")
     replace_code(
         page,
         "#pitfall-1",
@@ -157,25 +167,60 @@ def test_a_missed_item_appears_in_review_and_leaves_when_answered(
     expect(result).to_contain_text("It is None until a backward pass reaches it.")
     shot("modes-myth-score")
 
+    page.goto(f"{server.url}/review")  # not at once: a miss waits out a learning step
+    expect(page.get_by_role("heading", name="Nothing to review right now")).to_be_visible()
+    expect(page.locator(".review-later")).to_contain_text("comes back in 10 minutes")
+    time_passes(server.database_url)
     page.goto(server.url)
     page.get_by_role("link", name="1 item due").click()
     expect(page).to_have_url(f"{server.url}/review")
     item = page.locator(".review-item").first
     expect(item).to_contain_text("Is .grad filled when the tensor is created?")
-    expect(page.locator(".review-count")).to_have_text("1 item due")
+    expect(page.locator(".review-count")).to_have_text("1 item in this sitting")
     shot("modes-review-due")
-    item.get_by_role("button", name="No", exact=True).click()
+    no = item.get_by_role("button", name="No", exact=True)
+    no.click()  # how sure comes first, as on a lesson page
     feedback = item.locator(".review-feedback")
+    expect(feedback).to_contain_text("First say how sure you are")
+    expect(item.get_by_label("Guess")).to_be_focused()
+    item.get_by_label("Certain").check()
+    no.click()
     expect(feedback).to_contain_text("Right.")
     expect(feedback).to_contain_text("comes back in 2 days")
     page.get_by_role("button", name="Finish").click()
     expect(page.get_by_role("heading", name="All done for now")).to_be_visible()
     expect(page.locator(".review-later")).to_contain_text("the next one comes back in 2 days")
     page.reload()
-    expect(page.locator(".review-count")).to_have_text("0 items due")
+    expect(page.locator(".review-count")).to_have_text("0 items in this sitting")
     expect(page.get_by_role("heading", name="Nothing to review right now")).to_be_visible()
     page.goto(server.url)
     expect(page.get_by_role("link", name=re.compile("items? due"))).to_have_count(0)
+
+
+def test_a_review_item_asks_how_sure_and_its_code_runs_once_answered(
+    page: Page, server: LiveServer
+) -> None:
+    page.goto(f"{server.url}/lessons/first-steps")
+    step = page.locator(".step[data-step='1']")
+    step.get_by_label("Certain").check()
+    step.get_by_role("button", name="None", exact=True).click()
+    expect(step.locator(".prediction-feedback")).to_contain_text("Not quite.")
+    time_passes(server.database_url)
+    for width, height in ((1280, 900), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(f"{server.url}/review")
+        item = page.locator(".review-item[data-kind='prediction']")
+        run = item.get_by_role("button", name="Run")
+        expect(run).to_be_disabled()  # its output would answer the question
+        expect(item.locator(".run-lock-note")).to_have_text("Answer first, then run this code.")
+        item.screenshot(path=str(SCREENSHOTS / f"review-item-{width}.png"))
+    item.get_by_label("Fairly sure").check()
+    item.get_by_role("button", name="tensor([4., 6.])", exact=True).click()
+    expect(item.locator(".review-feedback")).to_contain_text("Right.")
+    expect(run).to_be_enabled()
+    run.click()
+    expect(item.locator(".run-stdout")).to_have_text("tensor([4., 6.])\n")
+    expect(item.locator(".inspector table")).to_contain_text("[4., 6.]")
 
 
 def test_flashcards_are_turned_over_and_graded_with_the_keyboard(
@@ -200,7 +245,9 @@ def test_flashcards_are_turned_over_and_graded_with_the_keyboard(
     second.get_by_role("button", name="Show answer").click()
     second.get_by_role("button", name=re.compile("^Good")).click()
     expect(page.locator(".deck-summary")).to_contain_text("1 again, 1 good")
-    expect(page.locator(".deck-summary")).to_contain_text("1 item due")
+    expect(page.locator(".deck-summary")).to_contain_text(
+        "1 card will come back in your review queue"
+    )
 
 
 def test_the_progress_page_draws_calibration(page: Page, server: LiveServer, shot) -> None:  # type: ignore[no-untyped-def]
@@ -213,7 +260,10 @@ def test_the_progress_page_draws_calibration(page: Page, server: LiveServer, sho
     certain = page.locator(".calibration-row[data-level='certain']")
     expect(certain).to_contain_text("0% right (0 of 1)")
     expect(page.locator(".calibration-row[data-level='guess']")).to_contain_text("no answers yet")
-    expect(page.locator(".queue-stats")).to_contain_text("1 due now")
+    expect(page.locator(".queue-stats")).to_contain_text("0 due now")
+    expect(page.locator(".queue-stats")).to_contain_text(
+        "1 scheduled for later (next in 10 minutes)"
+    )
     shot("modes-progress")
 
 
@@ -276,6 +326,7 @@ def test_mode_pages_have_no_serious_accessibility_violations(
     myth.get_by_role("button", name=WRONG_MYTH_1, exact=True).click()
     expect(page.locator(".quiz-feedback").first).not_to_be_empty()
     no_serious_violations(page)
+    time_passes(bundled_server.database_url)
     page.goto(f"{bundled_server.url}/review")
     expect(page.locator(".review-item").first).to_be_visible()
     no_serious_violations(page)

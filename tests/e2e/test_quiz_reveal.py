@@ -10,6 +10,9 @@ import json
 import pytest
 from playwright.sync_api import Page, Route, expect
 
+from app.config import PROJECT_ROOT
+from app.lessons.loader import load_catalog
+from tests.e2e.conftest import SCREENSHOTS
 from tests.live import LiveServer
 
 STEP_1 = ".step[data-step='1']"
@@ -39,6 +42,7 @@ def test_the_reveal_comes_with_the_commit_and_stays_after_a_reload(
     expect(step).to_contain_text("runs on a sum of squares")  # the setup
     for hidden in ("d(x²)/dx = 2x", "Backward fills leaves.", "A fresh tensor has no gradient"):
         expect(step).not_to_contain_text(hidden)
+    step.get_by_label("Guess").check()
     step.get_by_role("button", name="None", exact=True).click()
     feedback = step.locator(".prediction-feedback")
     expect(feedback).to_contain_text("A fresh tensor has no gradient")  # the wrong pick's why
@@ -49,6 +53,28 @@ def test_the_reveal_comes_with_the_commit_and_stays_after_a_reload(
     page.reload()
     expect(page.locator(f"{STEP_1} .step-reveal")).to_contain_text("Backward fills leaves.")
     expect(page.locator(f"{STEP_1} .prediction-feedback")).to_contain_text("A fresh tensor")
+
+
+def test_the_commit_waits_for_a_chosen_confidence(page: Page, server: LiveServer) -> None:
+    page.goto(f"{server.url}/lessons/first-steps")
+    step = page.locator(STEP_1)
+    radios = step.locator("fieldset.confidence input[type='radio']")
+    expect(radios).to_have_count(3)
+    for i in range(3):
+        expect(radios.nth(i)).not_to_be_checked()  # no default
+    none = step.get_by_role("button", name="None", exact=True)
+    none.click()
+    feedback = step.locator(".prediction-feedback")
+    expect(feedback).to_contain_text("First say how sure you are")
+    expect(step.get_by_label("Guess")).to_be_focused()
+    expect(none).to_be_enabled()  # nothing was committed
+    expect(step.locator(".step-reveal")).to_be_hidden()
+    page.keyboard.press("ArrowDown")  # the radio group, by keyboard: Fairly sure
+    expect(step.get_by_label("Fairly sure")).to_be_checked()
+    expect(feedback).to_be_empty()
+    none.click()
+    expect(feedback).to_contain_text("Not quite.")
+    expect(feedback).to_contain_text("(fairly sure)")
 
 
 def test_keyboard_order_is_the_visible_order(page: Page, server: LiveServer) -> None:
@@ -197,3 +223,23 @@ def test_a_review_item_answered_twice_is_refused_in_words(page: Page, server: Li
     item.get_by_role("button", name="No", exact=True).click()
     feedback = item.locator(".review-feedback")
     expect(feedback).to_contain_text("You answered this one already.")
+
+
+def test_a_named_wrong_value_gets_its_why(page: Page, bundled_server: LiveServer) -> None:
+    lesson = load_catalog(PROJECT_ROOT / "lessons").get("what-is-grad")
+    assert lesson is not None and lesson.steps[1].prediction is not None
+    for width, height in ((1280, 900), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(f"{bundled_server.url}/lessons/what-is-grad")
+        step = page.locator(".step[data-step='2']")
+        if width == 1280:  # committed once; the reload restores it
+            step.get_by_label("Fairly sure").check()
+            answer = lesson.steps[1].prediction.answer
+            step.get_by_role("button", name=answer, exact=True).click()
+        form = step.locator("form.value-prediction")
+        form.get_by_role("textbox").fill("9")
+        form.get_by_role("button", name="Check").click()
+        feedback = form.locator(".value-feedback")
+        expect(feedback).to_contain_text("Why not that value: That is the value of y itself")
+        expect(feedback).not_to_contain_text("Answer:")  # the answer still waits
+        form.screenshot(path=str(SCREENSHOTS / f"value-misconception-{width}.png"))

@@ -250,7 +250,10 @@ def test_a_learner_downloads_and_deletes_everything_about_them() -> None:
     with TestClient(create_app(make_settings())) as client:
         class_id, join, instructor = _join_links(client)
         client.post(f"/api/join/{join}", json={"display_name": "Ada"})
-        client.post("/api/lessons/first-steps/steps/1/prediction", json={"choice": "None"})
+        client.post(
+            "/api/lessons/first-steps/steps/1/prediction",
+            json={"choice": "None", "confidence": "fairly_sure"},
+        )
         page = client.get("/progress").text
         assert "Autograd, section B" in page and "as Ada" in page
         data = client.get("/api/progress/export").json()
@@ -283,10 +286,16 @@ def test_answers_after_reading_ahead_are_left_out_and_counted() -> None:
             client.post("/lessons/first-steps/read-ahead", follow_redirects=False).status_code
             == 303
         )
-        client.post("/api/lessons/first-steps/steps/1/prediction", json={"choice": "None"})
+        client.post(
+            "/api/lessons/first-steps/steps/1/prediction",
+            json={"choice": "None", "confidence": "fairly_sure"},
+        )
         client.cookies.clear()
         client.post(f"/api/join/{join}", json={"display_name": "Honest"})
-        client.post("/api/lessons/first-steps/steps/1/prediction", json={"choice": "None"})
+        client.post(
+            "/api/lessons/first-steps/steps/1/prediction",
+            json={"choice": "None", "confidence": "fairly_sure"},
+        )
         client.cookies.clear()
         client.get(f"/teach/{instructor}")
         items = client.get(f"/api/classes/{class_id}/items").json()

@@ -8,6 +8,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event
 
 from tests.catalogs import LESSON
+from tests.clock import time_passes
 
 WRONG = [
     (f"{LESSON}/steps/1/prediction", {"choice": "None", "confidence": "certain"}),
@@ -22,19 +23,26 @@ def test_a_wrong_answer_and_its_review_card_commit_once(
 ) -> None:
     client.get("/")  # the learner's cookie, before counting
     if "drills" in path:  # a drill opens once its step is answered (rightly: no card of its own)
-        client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])"})
+        client.post(
+            f"{LESSON}/steps/1/prediction",
+            json={"choice": "tensor([4., 6.])", "confidence": "fairly_sure"},
+        )
     commits: list[int] = []
     event.listen(client.app.state.store.engine, "commit", lambda _: commits.append(1))  # type: ignore[attr-defined]
     assert client.post(path, json=body).status_code == 200
     assert len(commits) == 1
+    time_passes(client)
     (item,) = client.get("/api/review").json()["due"]  # the card is there
     assert item["key"] in path
 
 
 def test_a_review_answer_and_the_card_it_reschedules_commit_once(client: TestClient) -> None:
     client.post(f"{LESSON}/myths/1/answer", json={"answer": "yes"})
+    time_passes(client)
     (item,) = client.get("/api/review").json()["due"]
     commits: list[int] = []
     event.listen(client.app.state.store.engine, "commit", lambda _: commits.append(1))  # type: ignore[attr-defined]
-    assert client.post(f"/api/review/{item['id']}/answer", json={"answer": "no"}).json()["correct"]
+    assert client.post(
+        f"/api/review/{item['id']}/answer", json={"answer": "no", "confidence": "certain"}
+    ).json()["correct"]
     assert len(commits) == 1

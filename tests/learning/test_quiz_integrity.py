@@ -14,6 +14,7 @@ from sqlalchemy import update
 from app.learning.questions import choice_order
 from app.progress.models import MythAnswer, PredictionAttempt
 from tests.catalogs import LESSON, page_text
+from tests.clock import time_passes
 
 EXPLAINS = ["d(x²)/dx = 2x", "Backward fills leaves.", "Run it.", "2x at [2, 3]", "A fresh tensor"]
 
@@ -36,8 +37,9 @@ def test_other_modes_withhold_it_too(client: TestClient, mode: str) -> None:
 
 
 def test_the_review_page_withholds_it(client: TestClient) -> None:
-    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"})
+    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "guess"})
     client.post(f"{LESSON}/myths/1/answer", json={"answer": "yes"})
+    time_passes(client)
     page = client.get("/review").text
     assert "What does" in page  # the prediction is asked
     for hidden in [
@@ -51,12 +53,16 @@ def test_the_review_page_withholds_it(client: TestClient) -> None:
 
 def test_the_commit_and_a_reload_carry_the_reveal(client: TestClient) -> None:
     client.get("/lessons/first-steps")
-    reveal = client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"}).json()
+    reveal = client.post(
+        f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "guess"}
+    ).json()
     assert reveal["why_html"].startswith("A fresh tensor has no gradient")
     assert reveal["step"]["concept_html"] == "d(x²)/dx = 2x"
     saved = client.get(f"{LESSON}/progress").json()["steps"]["1"]["prediction"]["reveal"]
     assert saved["step"]["insight_html"] == "Backward fills leaves."
-    right = client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])"})
+    right = client.post(
+        f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])", "confidence": "guess"}
+    )
     assert right.json()["why_html"] is None  # a right pick has nothing to correct
     myth = client.post(f"{LESSON}/myths/1/answer", json={"answer": "yes"}).json()
     assert myth["belief_html"] == "It starts at zero."
@@ -80,10 +86,14 @@ def test_choices_keep_one_order_per_learner_in_every_page(client: TestClient) ->
     assert sorted(first) == ["None", "tensor([4., 6.])"]
     assert _choices(client.get("/lessons/first-steps").text) == first  # a reload
     assert _choices(client.get("/lessons/first-steps/step-by-step").text) == first
-    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"})
+    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "guess"})
+    time_passes(client)
     (item,) = client.get("/api/review").json()["due"]
-    assert item["choices"] == first  # the review queue asks in the same order
-    assert _choices(client.get("/review").text) == first
+    # A return is asked in an order of its own (not a copy of the lesson page), the same on
+    # the review page and in the API, and across reloads of one sitting.
+    assert sorted(item["choices"]) == sorted(first)
+    assert _choices(client.get("/review").text) == item["choices"]
+    assert _choices(client.get("/review").text) == item["choices"]
 
 
 def test_the_order_differs_between_learners_and_spreads_the_answer() -> None:
@@ -102,8 +112,15 @@ def test_the_order_differs_between_learners_and_spreads_the_answer() -> None:
 
 
 def test_grading_goes_by_the_text_never_the_position(client: TestClient) -> None:
-    assert client.post(f"{LESSON}/steps/1/prediction", json={"choice": "1"}).status_code == 422
-    right = client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])"})
+    assert (
+        client.post(
+            f"{LESSON}/steps/1/prediction", json={"choice": "1", "confidence": "guess"}
+        ).status_code
+        == 422
+    )
+    right = client.post(
+        f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])", "confidence": "guess"}
+    )
     assert right.json()["correct"] is True
 
 
@@ -128,14 +145,18 @@ def test_a_rewritten_question_retires_its_saved_answers(client: TestClient) -> N
     assert client.get("/api/progress/calibration").json()["based_on"] == 0
     assert "Based on 0 answers" in client.get("/progress").text
     # The new question's first attempt counts; the old attempts do not make it a second one.
-    again = client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])"})
+    again = client.post(
+        f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])", "confidence": "guess"}
+    )
     assert again.json()["attempt"] == 1
     assert client.get("/api/progress/calibration").json()["based_on"] == 1
 
 
 def test_calibration_counts_first_attempts_and_says_on_how_many(client: TestClient) -> None:
     client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "guess"})
-    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])"})
+    client.post(
+        f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])", "confidence": "guess"}
+    )
     out = client.get("/api/progress/calibration").json()
     assert out["based_on"] == 1
     assert "Based on 1 answer." in client.get("/progress").text

@@ -32,7 +32,9 @@ def test_a_fresh_learner_is_sent_no_reference_and_told_why(client: TestClient) -
 
 
 def test_answering_the_build_up_opens_the_reference(client: TestClient) -> None:
-    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"})
+    client.post(
+        f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "fairly_sure"}
+    )
     for mode in MODES:
         text = _page(client, mode)
         assert "Read ahead: show every answer" not in text, mode or "deep dive"

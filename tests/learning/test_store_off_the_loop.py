@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 
 from app.progress.store import ProgressStore
 from tests.catalogs import FIXTURES, LESSON
+from tests.clock import time_passes
 
 RUN = "import torch\nw = torch.tensor(1.0, requires_grad=True)\n(3 * w).backward()\n"
 
@@ -103,8 +104,10 @@ def _a_learner_reads_and_writes(client: TestClient) -> None:
         assert client.get(path).status_code == 200, path
     for method, path, body in writes:
         assert client.request(method, path, json=body).status_code in (200, 204), path
+    time_passes(client)
     (item,) = [i for i in client.get("/api/review").json()["due"] if i["kind"] == "myth"]
-    assert client.post(f"/api/review/{item['id']}/answer", json={"answer": "no"}).status_code == 200
+    answer = {"answer": "no", "confidence": "certain"}
+    assert client.post(f"/api/review/{item['id']}/answer", json=answer).status_code == 200
     assert client.delete(f"{LESSON}/steps/1/code").status_code == 204
     share = client.post("/api/shares", json={"code": "print(1)", "lesson": "first-steps"})
     share_id = share.json()["id"]
@@ -145,7 +148,10 @@ def test_a_run_that_completes_a_step_writes_off_the_loop(
 def test_a_typed_value_and_a_fix_write_off_the_loop(
     sandbox_client: TestClient, writes_on_loop: list[str]
 ) -> None:
-    right = {"choice": "tensor([4., 6.])"}  # the value is checked once the choice is committed
+    right = {
+        "choice": "tensor([4., 6.])",
+        "confidence": "fairly_sure",
+    }  # the value is checked once the choice is committed
     assert sandbox_client.post(f"{LESSON}/steps/1/prediction", json=right).status_code == 200
     value = sandbox_client.post(f"{LESSON}/steps/1/value", json={"value": "[4, 6]"})
     assert value.status_code == 200 and value.json()["correct"] is True

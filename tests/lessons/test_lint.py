@@ -160,6 +160,15 @@ FAULTS: list[tuple[str, Plant, str, str, str]] = [
         "the expected value's number(s) 4, 6 show before the answer",
     ),
     (
+        "a value misconception's why gives the answer away",
+        lambda a, b: step(a)["value_prediction"].update(
+            misconceptions=[{"value": [2.0, 3.0], "why": "That is x; the slopes are 4 and 6."}]
+        ),
+        "first-steps",
+        "step 1 (Squares) value misconception 1",
+        "its why gives the expected value's number(s) 4, 6 away",
+    ),
+    (
         "wrong choice without a why",
         lambda a, b: step(a)["prediction"]["choices"].append("tensor([2., 3.])"),
         "first-steps",

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import pytest
 
+from app.lessons.behaviour import same_grad
 from app.lessons.disclosure import Disclosure
 from app.lessons.schema import Pitfall, Snippet
 from app.modes.cheatsheet import api_entries, error_fixes, rules
 from app.modes.drills import lesson_drills
 from app.modes.flashcards import lesson_flashcards
-from app.modes.pitfalls import first_change, hint, judge_fix
+from app.modes.pitfalls import first_change, goal_grads, hint, judge_fix
 from app.sandbox.result import ErrorInfo, RunResult, TensorInfo
 from tests.catalogs import BUNDLED, FIXTURES
 
@@ -84,16 +85,81 @@ def test_every_pitfall_can_be_fixed_and_its_wrong_code_is_not_a_fix(pitfall: Pit
     assert first_change(pitfall).correct_text
 
 
-def test_the_hint_ladder_points_at_the_line_that_differs() -> None:
+def test_the_hint_ladder_leads_without_giving_the_fix_or_numbering_lines() -> None:
     lesson = FIXTURES.get("first-steps")
     assert lesson is not None
     pitfall = lesson.pitfalls[0]
-    assert hint(pitfall, 1).text == "backward() needs a scalar."
+    first = hint(pitfall, 1)
+    assert first.title == "What to compare" and "`RuntimeError`" in first.text
     second = hint(pitfall, 2)
-    assert second.line == 3 and second.code == "(x * 2).backward()"
-    assert hint(pitfall, 3).code == "(x * 2).sum().backward()"
+    assert second.code == "(x * 2).backward()"  # quoted from the broken code
+    assert "line 3" not in second.text.lower()  # never numbered: the learner's code differs
+    assert hint(pitfall, 3).text == "backward() needs a scalar."  # the root cause comes last
+    fix = first_change(pitfall).correct_text
+    for level in (1, 2, 3):
+        shown = hint(pitfall, level)
+        assert fix not in shown.text and shown.code != fix
     with pytest.raises(ValueError, match="hint levels"):
         hint(pitfall, 4)
+
+
+@pytest.mark.parametrize(
+    "pitfall",
+    [p for lesson in BUNDLED.lessons for p in lesson.pitfalls],
+    ids=lambda p: p.title[:40] if isinstance(p, Pitfall) else "",
+)
+def test_no_hint_quotes_the_corrected_line(pitfall: Pitfall) -> None:
+    fix = first_change(pitfall).correct_text
+    if fix and fix not in pitfall.wrong.code:  # a line the broken code already has is no giveaway
+        for level in (1, 2):
+            shown = hint(pitfall, level)
+            assert shown.code != fix and f"`{fix}`" not in shown.text
+
+
+def test_an_output_symptom_names_where_the_outputs_part() -> None:
+    pitfall = _bundled_pitfall("grad-in-training-loops", 2)
+    text = hint(pitfall, 1).text
+    assert "output line 3" in text and "`2 0.0433`" in text and "`2 26.7588`" in text
+    where = hint(pitfall, 2)
+    assert where.text.startswith("Something is missing just before")
+    assert where.code == 'print(step, f"{loss.item():.4f}")'
+
+
+def _bundled_pitfall(slug: str, number: int) -> Pitfall:
+    lesson = BUNDLED.get(slug)
+    assert lesson is not None
+    return lesson.pitfalls[number - 1]
+
+
+def _with_grads(snippet: Snippet, **grads: object) -> RunResult:
+    run = _declared_run(snippet)
+    tensors = [t.model_copy(update={"grad": grads.get(t.name, t.grad)}) for t in run.tensors]
+    return run.model_copy(update={"tensors": tensors})
+
+
+def test_none_and_zeros_are_the_same_unless_the_pitfall_is_about_them() -> None:
+    assert same_grad(None, [0.0, 0.0], none_is_zero=True).matches
+    assert same_grad([0.0, 0.0], None, none_is_zero=True).matches
+    assert not same_grad(None, [0.0, 0.0], none_is_zero=False).matches
+    assert not same_grad(None, [0.0, 1.0], none_is_zero=True).matches
+    about_none = _bundled_pitfall("what-is-grad", 2)
+    assert about_none.none_matters
+    assert [want.name for want in goal_grads(about_none)] == ["a", "w"]
+    assert judge_fix(about_none, _declared_run(about_none.correct)).passed
+    zeros = judge_fix(about_none, _with_grads(about_none.correct, a=0.0))
+    assert not zeros.passed and "`a.grad` is `0.0`" in zeros.reasons[0]
+    # Elsewhere the corrected code's `None` is how that fix ends, not the goal.
+    loop = _bundled_pitfall("grad-in-training-loops", 2)
+    assert not loop.none_matters and goal_grads(loop) == []
+    assert judge_fix(loop, _with_grads(loop.correct, w=-0.31, b=0.12)).passed
+
+
+def test_every_pitfall_states_its_goal_grads_in_words() -> None:
+    for lesson in BUNDLED.lessons:
+        for pitfall in lesson.pitfalls:
+            for want in goal_grads(pitfall):
+                assert want.text.startswith("`")
+                assert (want.value is None) <= pitfall.none_matters
 
 
 def test_the_cheat_sheet_lists_the_api_and_the_fixes() -> None:

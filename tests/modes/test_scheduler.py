@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from fsrs.scheduler import DEFAULT_PARAMETERS as W
 
-from app.modes.scheduler import Grade, Memory, describe_wait, new_memory, review
+from app.modes.scheduler import Grade, Memory, describe_wait, new_memory, review, with_confidence
 
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 MINUTES, DAYS = timedelta(minutes=1), timedelta(days=1)
@@ -89,9 +89,26 @@ def test_same_answers_give_the_same_dates() -> None:
     assert walk(["good", "good", "good"]) == walk(["good", "good", "good"])
 
 
-def test_a_new_item_is_due_at_once() -> None:
+def test_a_new_item_waits_out_the_first_learning_step() -> None:
     memory = new_memory(START)
-    assert memory.due == START and memory.is_new
+    assert memory.due == START + 10 * MINUTES and memory.is_new
+
+
+@pytest.mark.parametrize(
+    ("grade", "confidence", "counted", "first"),
+    [
+        (Grade.good, "guess", Grade.hard, True),  # right by luck, until shown otherwise
+        (Grade.good, "fairly_sure", Grade.good, False),
+        (Grade.good, "certain", Grade.good, False),
+        (Grade.again, "certain", Grade.again, True),  # a confident miss: a misconception
+        (Grade.again, "guess", Grade.again, False),
+        (Grade.again, None, Grade.again, False),
+    ],
+)
+def test_confidence_shapes_what_an_answer_counts_as(
+    grade: Grade, confidence: str | None, counted: Grade, first: bool
+) -> None:
+    assert with_confidence(grade, confidence) == (counted, first)
 
 
 def test_naive_times_from_sqlite_are_read_as_utc() -> None:

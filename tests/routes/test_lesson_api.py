@@ -33,7 +33,10 @@ def test_a_prediction_reveals_the_answer_explanation_and_output(client: TestClie
             "insight_html": "Backward fills leaves.",
         },
     }
-    right = client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])"})
+    right = client.post(
+        f"{LESSON}/steps/1/prediction",
+        json={"choice": "tensor([4., 6.])", "confidence": "fairly_sure"},
+    )
     assert right.json()["correct"] is True
     assert right.json()["attempt"] == 2
     state = client.get(f"{LESSON}/progress").json()["steps"]["1"]["prediction"]
@@ -45,7 +48,9 @@ def test_a_prediction_reveals_the_answer_explanation_and_output(client: TestClie
 
 
 def test_a_prediction_must_be_one_of_the_choices(client: TestClient) -> None:
-    answer = client.post(f"{LESSON}/steps/1/prediction", json={"choice": "tensor([1.])"})
+    answer = client.post(
+        f"{LESSON}/steps/1/prediction", json={"choice": "tensor([1.])", "confidence": "guess"}
+    )
     assert answer.status_code == 422
     assert (
         client.post(
@@ -57,10 +62,17 @@ def test_a_prediction_must_be_one_of_the_choices(client: TestClient) -> None:
 
 def test_unknown_lessons_steps_and_myths_are_404(client: TestClient) -> None:
     assert (
-        client.post("/api/lessons/nope/steps/1/prediction", json={"choice": "None"}).status_code
+        client.post(
+            "/api/lessons/nope/steps/1/prediction", json={"choice": "None", "confidence": "guess"}
+        ).status_code
         == 404
     )
-    assert client.post(f"{LESSON}/steps/9/prediction", json={"choice": "None"}).status_code == 404
+    assert (
+        client.post(
+            f"{LESSON}/steps/9/prediction", json={"choice": "None", "confidence": "guess"}
+        ).status_code
+        == 404
+    )
     assert client.post(f"{LESSON}/steps/0/value", json={"value": "1"}).status_code == 404
     assert client.post(f"{LESSON}/myths/2/answer", json={"answer": "yes"}).status_code == 404
     second = "/api/lessons/second-steps/steps/1/prediction"
@@ -69,7 +81,12 @@ def test_unknown_lessons_steps_and_myths_are_404(client: TestClient) -> None:
 
 def commit(client: TestClient) -> None:
     """Commit step 1's prediction: its typed value is checked only after that."""
-    assert client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"}).status_code == 200
+    assert (
+        client.post(
+            f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "fairly_sure"}
+        ).status_code
+        == 200
+    )
 
 
 def test_the_value_is_refused_before_the_prediction_is_committed(client: TestClient) -> None:
@@ -161,7 +178,7 @@ def test_edited_code_is_kept_and_reset(client: TestClient) -> None:
 
 def test_the_catalog_summarises_progress(client: TestClient) -> None:
     assert "0/1 steps, 0/1 myths" in client.get("/").text
-    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"})
+    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "guess"})
     client.post(f"{LESSON}/myths/1/answer", json={"answer": "no"})
     assert "1/1 steps, 1/1 myths" in client.get("/").text
     summary = client.get("/api/progress").json()["lessons"]["first-steps"]
@@ -175,7 +192,7 @@ def test_the_catalog_summarises_progress(client: TestClient) -> None:
 
 
 def test_reset_forgets_everything(client: TestClient) -> None:
-    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"})
+    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "guess"})
     assert client.post("/api/progress/reset").status_code == 204
     assert client.get(f"{LESSON}/progress").json()["steps"] == {}
     client.post(f"{LESSON}/myths/1/answer", json={"answer": "no"})
@@ -186,14 +203,14 @@ def test_reset_forgets_everything(client: TestClient) -> None:
 def test_progress_survives_a_restart_of_the_server(database_url: str) -> None:
     settings = make_settings(database_url=database_url)
     with TestClient(create_app(settings)) as first:
-        first.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"})
+        first.post(f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "guess"})
         cookie = first.cookies["gradlab_learner"]
     with TestClient(create_app(settings), cookies={"gradlab_learner": cookie}) as second:
         assert second.get(f"{LESSON}/progress").json()["steps_done"] == 1
 
 
 def test_a_forged_cookie_is_a_stranger(client: TestClient) -> None:
-    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"})
+    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "guess"})
     client.cookies.set("gradlab_learner", "forged." + client.cookies["gradlab_learner"][7:])
     assert client.get(f"{LESSON}/progress").json()["steps"] == {}
 

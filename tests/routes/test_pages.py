@@ -17,7 +17,10 @@ def test_catalog_lists_every_lesson_in_path_order(sqlite_client: TestClient) -> 
 
 def test_lesson_page_shows_every_section(sqlite_client: TestClient) -> None:
     # The reference opens once the build-up is answered (app/lessons/disclosure.py).
-    sqlite_client.post("/api/lessons/first-steps/steps/1/prediction", json={"choice": "None"})
+    sqlite_client.post(
+        "/api/lessons/first-steps/steps/1/prediction",
+        json={"choice": "None", "confidence": "fairly_sure"},
+    )
     page = sqlite_client.get("/lessons/first-steps")
     assert page.status_code == 200
     html = page.text
@@ -76,7 +79,10 @@ def test_api_lesson_hides_quiz_answers(sqlite_client: TestClient) -> None:
     myth = lesson["myths"][0]
     assert set(myth) == {"question"}
     assert lesson["pitfalls"] == [] and lesson["takeaways"] == []  # the reference waits
-    sqlite_client.post("/api/lessons/first-steps/steps/1/prediction", json={"choice": "None"})
+    sqlite_client.post(
+        "/api/lessons/first-steps/steps/1/prediction",
+        json={"choice": "None", "confidence": "fairly_sure"},
+    )
     assert sqlite_client.get("/api/lessons/first-steps").json()["pitfalls"][0]["wrong"]["code"]
 
 

@@ -3,15 +3,22 @@ PostgreSQL."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import pytest
 from fastapi.testclient import TestClient
 
-from tests.catalogs import FIXTURES, LESSON
+from app.config import PROJECT_ROOT
+from app.main import create_app
+from tests.catalogs import FIXTURES, LESSON, page_text
+from tests.clock import time_passes
+from tests.conftest import make_settings
 
 
 def answer_the_build_up(client: TestClient) -> None:
     """Commit the fixture lesson's one prediction (rightly: no miss joins the review queue);
     its drills, cards and pitfalls open."""
-    right = {"choice": "tensor([4., 6.])"}
+    right = {"choice": "tensor([4., 6.])", "confidence": "fairly_sure"}
     assert client.post(f"{LESSON}/steps/1/prediction", json=right).status_code == 200
 
 
@@ -36,6 +43,7 @@ def test_a_drill_is_graded_per_element_and_a_miss_is_queued(client: TestClient) 
     assert right["correct"] is True and right["expected"] == [4.0, 6.0]
     shown = client.post(url, json={"value": "", "reveal": True}).json()
     assert shown["expected"] == [4.0, 6.0]
+    time_passes(client)
     due = client.get("/api/review").json()["due"]
     assert [(item["kind"], item["key"]) for item in due] == [("drill", "step-1.x")]
     assert client.post(f"{LESSON}/drills/step-9.x/answer", json={"value": "1"}).status_code == 404
@@ -56,7 +64,7 @@ def test_a_flashcard_is_turned_over_and_rated(client: TestClient) -> None:
     good = client.post(f"{LESSON}/flashcards/insight-1/rating", json={"rating": "good"}).json()
     assert good == {"queued": False, "due_count": 0}
     hard = client.post(f"{LESSON}/flashcards/takeaway-1/rating", json={"rating": "hard"}).json()
-    assert hard == {"queued": True, "due_count": 1}
+    assert hard == {"queued": True, "due_count": 0}  # back after a learning step, not at once
     assert (
         client.post(f"{LESSON}/flashcards/takeaway-1/rating", json={"rating": "meh"}).status_code
         == 422
@@ -71,9 +79,11 @@ def test_a_flashcard_is_turned_over_and_rated(client: TestClient) -> None:
 def test_the_hints_and_the_fix_come_on_request(client: TestClient) -> None:
     answer_the_build_up(client)
     first = client.get(f"{LESSON}/pitfalls/1/hints/1").json()
-    assert first["title"] == "The root cause" and "scalar" in first["text_html"]
+    assert first["title"] == "What to compare" and "RuntimeError" in first["text_html"]
     second = client.get(f"{LESSON}/pitfalls/1/hints/2").json()
-    assert (second["line"], second["code"]) == (3, "(x * 2).backward()")
+    assert second["code"] == "(x * 2).backward()" and "line" not in second
+    third = client.get(f"{LESSON}/pitfalls/1/hints/3").json()
+    assert third["title"] == "Why it goes wrong" and "scalar" in third["text_html"]
     assert client.get(f"{LESSON}/pitfalls/1/hints/4").status_code == 404
     assert client.get(f"{LESSON}/pitfalls/2/hints/1").status_code == 404
     fix = client.get(f"{LESSON}/pitfalls/1/fix").json()
@@ -112,3 +122,128 @@ def test_checking_a_fix_needs_the_sandbox(client: TestClient) -> None:
     answer_the_build_up(client)
     answer = client.post(f"{LESSON}/pitfalls/1/check", json={"code": "print(1)"})
     assert answer.status_code == 503
+
+
+# --- Fixes graded by what they do, on the real curriculum and the real sandbox -----------------
+LOOPS = "/api/lessons/grad-in-training-loops/pitfalls/2"
+SETUP = """import torch
+x = torch.tensor([1.0, 2.0, 3.0, 4.0])
+y = torch.tensor([3.0, 5.0, 7.0, 9.0])
+w = torch.tensor(0.0, requires_grad=True)
+b = torch.tensor(0.0, requires_grad=True)
+"""
+ZERO_FIRST = (
+    SETUP
+    + """for step in range(5):
+    for p in (w, b):
+        if p.grad is not None:
+            p.grad.zero_()
+    loss = ((w * x + b - y) ** 2).mean()
+    loss.backward()
+    with torch.no_grad():
+        for p in (w, b):
+            p -= 0.05 * p.grad
+    print(step, f"{loss.item():.4f}")
+"""
+)
+OPTIMIZER = (
+    SETUP
+    + """opt = torch.optim.SGD([w, b], lr=0.05)
+for step in range(5):
+    opt.zero_grad()
+    loss = ((w * x + b - y) ** 2).mean()
+    loss.backward()
+    opt.step()
+    print(step, f"{loss.item():.4f}")
+"""
+)
+# Clears the gradient before the update uses it: nothing is learned.
+TOO_EARLY = (
+    SETUP
+    + """for step in range(5):
+    loss = ((w * x + b - y) ** 2).mean()
+    loss.backward()
+    with torch.no_grad():
+        for p in (w, b):
+            p.grad.zero_()
+            p -= 0.05 * p.grad
+    print(step, f"{loss.item():.4f}")
+"""
+)
+
+
+@pytest.fixture(scope="module")
+def curriculum_sandbox() -> Iterator[TestClient]:
+    """The real curriculum with the real sandbox behind it."""
+    settings = make_settings(sandbox_enabled=True, lessons_dir=PROJECT_ROOT / "lessons")
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
+
+
+@pytest.mark.parametrize("fix", [ZERO_FIRST, OPTIMIZER], ids=["zero-before-backward", "zero_grad"])
+def test_the_textbook_fixes_for_forgetting_to_zero_pass(
+    curriculum_sandbox: TestClient, fix: str
+) -> None:
+    verdict = curriculum_sandbox.post(f"{LOOPS}/check", json={"code": fix}).json()
+    assert verdict["reasons_html"] == [] and verdict["passed"] is True
+    grads = {t["name"]: t["grad"] for t in verdict["result"]["tensors"]}
+    assert grads["w"] is not None  # the last step's gradient stays, unlike the lesson's own fix
+
+
+def test_a_wrong_fix_for_forgetting_to_zero_still_fails(curriculum_sandbox: TestClient) -> None:
+    verdict = curriculum_sandbox.post(f"{LOOPS}/check", json={"code": TOO_EARLY}).json()
+    assert verdict["passed"] is False
+    assert "should print" in " ".join(verdict["reasons_html"])
+
+
+def test_the_goal_is_shown_in_full(curriculum_sandbox: TestClient) -> None:
+    loops = page_text(curriculum_sandbox.get("/lessons/grad-in-training-loops/pitfall-fixer").text)
+    assert "4 0.0122" in loops  # the goal's whole output
+    assert "What the .grad attributes hold at the end is up to your fix." in loops
+    about_none = page_text(curriculum_sandbox.get("/lessons/what-is-grad/pitfall-fixer").text)
+    assert "a.grad : None (not a tensor of zeros)" in about_none
+    assert "w.grad : 5.0" in about_none
+
+
+# --- A wrong typed value gets the matching misconception's why ---------------------------------
+WHAT_IS_GRAD = "/api/lessons/what-is-grad"
+
+
+def test_a_named_wrong_value_gets_its_why(bundled: TestClient) -> None:
+    typed_y = bundled.post(f"{WHAT_IS_GRAD}/steps/2/value", json={"value": "9"}).json()
+    assert typed_y["correct"] is False and typed_y["expected"] is None  # the answer waits
+    assert "the value of <code>y</code> itself" in typed_y["why_html"]
+    assert "6" not in typed_y["why_html"]  # the why does not give the answer away
+    typed_x = bundled.post(f"{WHAT_IS_GRAD}/steps/2/value", json={"value": "tensor(3.)"}).json()
+    assert "the value of <code>x</code>" in typed_x["why_html"]
+    unnamed = bundled.post(f"{WHAT_IS_GRAD}/steps/2/value", json={"value": "5"}).json()
+    assert unnamed["correct"] is False and unnamed["why_html"] is None
+    right = bundled.post(f"{WHAT_IS_GRAD}/steps/2/value", json={"value": "6"}).json()
+    assert right["correct"] is True and right["why_html"] is None
+    drill = bundled.post(f"{WHAT_IS_GRAD}/drills/step-2.x/answer", json={"value": "9."}).json()
+    assert "the value of <code>y</code> itself" in drill["why_html"]
+
+
+def test_named_wrong_values_are_not_sent_before_an_answer(bundled: TestClient) -> None:
+    step = bundled.get(WHAT_IS_GRAD).json()["steps"][1]
+    assert "misconceptions" not in step["value_prediction"]
+    assert "the value of `y` itself" not in bundled.get("/lessons/what-is-grad").text
+
+
+@pytest.mark.parametrize(
+    ("misconceptions", "problem"),
+    [
+        ([{"value": 6, "why": "x"}], "is the right value"),
+        ([{"value": 9, "why": "a"}, {"value": 9.0, "why": "b"}], "listed twice"),
+    ],
+)
+def test_a_named_wrong_value_must_be_wrong_and_listed_once(
+    misconceptions: list[dict[str, object]], problem: str
+) -> None:
+    from pydantic import ValidationError
+
+    from app.lessons.schema import ValuePrediction
+
+    fields = {"question": "q", "tensor": "x", "expected": 6.0, "explanation": "e"}
+    with pytest.raises(ValidationError, match=problem):
+        ValuePrediction.model_validate({**fields, "misconceptions": misconceptions})

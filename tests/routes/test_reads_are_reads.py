@@ -36,7 +36,7 @@ def _snapshot(client: TestClient) -> dict[str, list[tuple[object, ...]]]:
 
 def test_a_walk_over_every_get_writes_nothing(client: TestClient) -> None:
     # A learner with something in every table that a GET used to touch.
-    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"})
+    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "guess"})
     client.post(f"{LESSON}/myths/1/answer", json={"answer": "yes"})
     client.post(f"{LESSON}/steps/1/value", json={"value": "[0, 0]"})
     client.post(f"{LESSON}/flashcards/takeaway-1/rating", json={"rating": "again"})
@@ -62,7 +62,9 @@ def test_a_new_visitor_walks_every_page_without_a_row(client: TestClient) -> Non
 def test_a_walk_over_a_class_writes_nothing(client: TestClient) -> None:
     links = client.app.state.store.create_class("Reads")  # type: ignore[attr-defined]
     client.post(f"/api/join/{links.join_token}", json={"display_name": "Ada"})
-    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None"})
+    client.post(
+        f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "fairly_sure"}
+    )
     before = _snapshot(client)
     assert before["class_members"]
     class_id = links.info.id

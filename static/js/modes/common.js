@@ -15,7 +15,7 @@ import {handleLessonNavigation} from "../lesson.js";
 
 export {renderValueFeedback} from "../value-feedback.js";
 export {withInlineCode} from "../runnable.js";
-export {apiFetch, capitalise, el, lessonUrl, networkMessage, parts, plural, postJson, sendAnswer, setServerHtml} from "../util.js";
+export {apiFetch, askForConfidence, capitalise, chosenConfidence, el, lessonUrl, networkMessage, parts, plural, postJson, sendAnswer, setServerHtml} from "../util.js";
 
 /** Alt+Shift+Arrow moves between lessons (called by each page's entry script). */
 export function bindLessonNavigation() {

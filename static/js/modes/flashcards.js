@@ -25,7 +25,7 @@ function initDeck(deck, slug) {
   const done = deck.querySelector(".deck-done");
   const summary = deck.querySelector(".deck-summary");
   let tally = {};
-  let dueCount = null;
+  const queued = new Set(); // cards this deck sent to the review queue
 
   const show = (i, focus = true) => {
     cards.forEach((card, k) => { card.hidden = k !== i; });
@@ -41,7 +41,7 @@ function initDeck(deck, slug) {
     bar.value = cards.length;
     const parts = ["again", "hard", "good", "easy"].filter((g) => tally[g]).map((g) => `${tally[g]} ${g}`);
     summary.textContent = `You went through ${plural(cards.length, "card")}: ${parts.join(", ")}.`
-      + (dueCount ? ` ${plural(dueCount, "item")} due in your review queue.` : "");
+      + (queued.size ? ` ${plural(queued.size, "card")} will come back in your review queue.` : "");
     done.hidden = false;
     focusTarget(done.querySelector("h2"));
   };
@@ -78,7 +78,8 @@ function initDeck(deck, slug) {
           return;
         }
         tally[rating] = (tally[rating] || 0) + 1;
-        dueCount = response.data.due_count;
+        if (response.data.queued) queued.add(card.dataset.card);
+        else queued.delete(card.dataset.card);
         if (i + 1 < cards.length) show(i + 1);
         else finish();
       });

@@ -7,6 +7,16 @@ import {apiFetch, el, focusTarget, lessonUrl, networkMessage, parts, sendAnswer,
 
 const HINT_LEVELS = 3;
 
+/** Where a hint's quoted line is in the learner's code as it is now (hints never number lines:
+ *  the learner's code is not the lesson's). */
+export function whereInCode(code, quoted) {
+  const wanted = quoted.trim();
+  const lines = code.split("\n").map((line) => line.trim());
+  const found = lines.indexOf(wanted);
+  if (found >= 0) return `In your code that is line ${found + 1}.`;
+  return "Your code no longer has that line as it was; look for where it went.";
+}
+
 function initFixer(fixer, slug) {
   const number = fixer.dataset.pitfall;
   const controller = mountRunnable(fixer.querySelector("section.runnable"),
@@ -59,7 +69,10 @@ function initFixer(fixer, slug) {
     const item = el("li", {class: "fixer-hint-item"},
       el("p", {class: "feedback-label"}, `Hint ${hint.level}: ${hint.title}`));
     item.append(setServerHtml(el("div", {class: "fixer-hint-text"}), hint.text_html));
-    if (hint.code) item.append(el("pre", {class: "feedback-code", tabindex: "0", "aria-label": `Hint ${hint.level} code`}, el("code", {}, hint.code)));
+    if (hint.code) {
+      item.append(el("pre", {class: "feedback-code", tabindex: "0", "aria-label": `Hint ${hint.level} code`}, el("code", {}, hint.code)));
+      item.append(el("p", {class: "feedback-meta fixer-hint-where"}, whereInCode(controller.getCode(), hint.code)));
+    }
     hints.hidden = false;
     hints.append(item);
     focusTarget(item);

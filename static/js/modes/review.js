@@ -1,9 +1,11 @@
-// The review page: the due items one at a time. Each answer is graded by the server and the
-// item rescheduled (FSRS): right answers leave today's queue, wrong ones come back shortly.
+// The review page: one sitting of due items, one at a time. Each answer is graded by the server
+// and the item rescheduled (FSRS): right answers leave today's queue, wrong ones come back
+// shortly. An item's code can be run once it is answered.
 
 import {turnOver} from "./flashcards.js";
+import {mountRunnable} from "../runnable.js";
 import {renderMythReveal, renderPredictionReveal, renderStepReveal} from "../reveals.js";
-import {apiFetch, el, focusTarget, networkMessage, plural, postJson, renderValueFeedback} from "./common.js";
+import {apiFetch, askForConfidence, chosenConfidence, el, focusTarget, networkMessage, plural, postJson, renderValueFeedback} from "./common.js";
 
 function renderOutcome(item, feedback, data, given) {
   const reveal = data.reveal || {};
@@ -50,8 +52,8 @@ export function initReview(root) {
       const queue = response.data;
       count.textContent = `${plural(queue.due_count, "item")} due`;
       if (queue.due_count > 0) {
-        later.replaceChildren(`${plural(queue.due_count, "item")} came due while you worked: `,
-          el("a", {href: "/review"}, "review them now"), ".");
+        later.replaceChildren(`${plural(queue.due_count, "more item is", "more items are")} due: `,
+          el("a", {href: "/review"}, "start another sitting"), ".");
       } else if (queue.next_due_text) {
         later.textContent = `${plural(queue.scheduled, "item is", "items are")} scheduled; the next one comes back ${queue.next_due_text}.`;
       }
@@ -67,8 +69,21 @@ export function initReview(root) {
     let busy = false;
     let answered = false;
 
+    const fieldset = item.querySelector("fieldset.confidence");
+    // The item's code runs once it is answered (its output would answer it before).
+    const cell = item.querySelector("section.runnable");
+    const code = cell ? mountRunnable(cell, {lesson: null, step: null, save: false,
+      lockText: "Answer first, then run this code."}) : null;
     const send = async (body, controls, label) => {
-      if (busy || answered) return;
+      if (busy || answered) return false;
+      if (fieldset) { // every kind but a flashcard asks how sure, with no default
+        const confidence = chosenConfidence(item);
+        if (!confidence) {
+          askForConfidence(item, feedback);
+          return false;
+        }
+        body = {...body, confidence};
+      }
       busy = true;
       item.setAttribute("aria-busy", "true");
       const response = await postJson(`/api/review/${item.dataset.id}/answer`, body);
@@ -76,6 +91,7 @@ export function initReview(root) {
       busy = false;
       if (response.status === 409) {
         answered = true;
+        code?.setLocked(false);
         feedback.replaceChildren(el("p", {class: "feedback-meta"}, "You answered this one already."));
         next.hidden = false;
         next.focus();
@@ -93,6 +109,8 @@ export function initReview(root) {
       }
       answered = true;
       for (const control of controls) control.disabled = true;
+      if (fieldset) fieldset.disabled = true;
+      code?.setLocked(false);
       renderOutcome(item, feedback, data, label);
       dueCount = data.due_count;
       count.textContent = `${plural(Math.max(0, items.length - i - 1), "item")} left`;
@@ -105,9 +123,8 @@ export function initReview(root) {
     const answerOnPress = (selector, bodyOf) => {
       const buttons = [...item.querySelectorAll(selector)];
       for (const button of buttons) {
-        button.addEventListener("click", () => {
-          button.setAttribute("aria-pressed", "true");
-          send(bodyOf(button), buttons);
+        button.addEventListener("click", async () => {
+          if (await send(bodyOf(button), buttons) !== false) button.setAttribute("aria-pressed", "true");
         });
       }
     };

@@ -1,16 +1,22 @@
-"""What a snippet claims against what a real run of it gave: the checker proves lessons with it,
-and the pitfall fixer judges a learner's fix with it, so both read a run the same way."""
+"""How a real run compares with what a snippet says it does.
+
+Runtime code: `gradlab check` (app/lessons/check.py) holds a snippet to its every claim, and the
+pitfall fixer (app/modes/pitfalls.py) holds a learner's fix to the claims that matter; both
+compare here, so a run is read the same way by both.
+"""
 
 from __future__ import annotations
 
 import difflib
 
-from app.lessons.numeric import compare
-from app.lessons.schema import Snippet
+from app.lessons.numeric import Comparison, compare, flatten
+from app.lessons.schema import GradValue, Snippet
 from app.sandbox.result import RunResult
 
+STOPPED = ("timeout", "memory", "killed")
 
-def _output_diff(expected: str, actual: str) -> str:
+
+def output_diff(expected: str, actual: str) -> str:
     diff = difflib.unified_diff(
         expected.splitlines(keepends=True),
         actual.splitlines(keepends=True),
@@ -21,7 +27,7 @@ def _output_diff(expected: str, actual: str) -> str:
     return "".join(diff).rstrip("\n") or f"claimed {expected!r}, actual {actual!r}"
 
 
-def _error_problems(snippet: Snippet, result: RunResult) -> list[str]:
+def error_problems(snippet: Snippet, result: RunResult) -> list[str]:
     """How the run's error (or its absence) contradicts the snippet's claimed error."""
     expected_error = snippet.error
     if expected_error is None:
@@ -46,16 +52,32 @@ def _error_problems(snippet: Snippet, result: RunResult) -> list[str]:
     return []
 
 
+def all_zero(value: object) -> bool:
+    """A `.grad` (as the sandbox reports it, nested lists of numbers) that holds only zeros."""
+    if value is None:
+        return False
+    numbers = flatten(value)
+    return bool(numbers) and all(isinstance(n, int | float) and n == 0 for n in numbers)
+
+
+def same_grad(claimed: GradValue, actual: object, *, none_is_zero: bool) -> Comparison:
+    """Is `actual` the claimed `.grad`? With `none_is_zero`, `None` and a gradient of zeros
+    count as the same: both say no gradient has flowed into the tensor since it was cleared."""
+    cleared = (claimed is None or all_zero(claimed)) and (actual is None or all_zero(actual))
+    if none_is_zero and cleared:
+        return Comparison(True)
+    return compare(claimed, actual)
+
+
 def snippet_problems(snippet: Snippet, result: RunResult) -> list[str]:
     """How `result` (a real run) contradicts what `snippet` claims; empty when it does not."""
-    if result.status in ("timeout", "memory", "killed"):
+    if result.status in STOPPED:
         message = result.error.message if result.error else ""
         return [f"the run ended with status {result.status!r}: {message}"]
-    problems = _error_problems(snippet, result)
+    problems = error_problems(snippet, result)
     if result.stdout != snippet.output:
         problems.append(
-            "stdout differs from the claimed output:\n"
-            + _output_diff(snippet.output, result.stdout)
+            "stdout differs from the claimed output:\n" + output_diff(snippet.output, result.stdout)
         )
     tensors = {tensor.name: tensor for tensor in result.tensors}
     for name, claimed in snippet.grads.items():

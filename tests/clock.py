@@ -1,0 +1,25 @@
+"""Time passing for the review queue in tests: cards fall due as if minutes had gone by."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from fastapi.testclient import TestClient
+
+
+def time_passes(where: TestClient | str, wait: timedelta = timedelta(minutes=11)) -> None:
+    """As if `wait` had gone by for the review queue: every card falls due that much earlier
+    (a miss waits out a learning step before it is asked again). `where`: an in-process client,
+    or the database URL of a live server."""
+    from sqlalchemy import create_engine, select, update
+
+    from app.progress.models import ReviewCard
+
+    live = isinstance(where, str)
+    engine = create_engine(where) if live else where.app.state.store.engine  # type: ignore[union-attr]
+    with engine.begin() as connection:
+        for card_id, due in connection.execute(select(ReviewCard.id, ReviewCard.due)).all():
+            moved = update(ReviewCard).where(ReviewCard.id == card_id).values(due=due - wait)
+            connection.execute(moved)
+    if live:
+        engine.dispose()
