@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from app.learning.questions import disclosure_of
-from app.lessons.disclosure import Disclosure
+from app.lessons.disclosure import Disclosure, asks
 from app.lessons.schema import Lesson
 from app.modes import cheatsheet
 from app.modes.drills import Drill, drill_open, lesson_drills
@@ -75,7 +75,10 @@ def _about(request: ModeRequest, number: int) -> str | None:
 
 
 def quick_read(request: ModeRequest) -> dict[str, object]:
-    example = example_step(request.lesson)
+    lesson, disclosure = request.lesson, request.disclosure
+    example = example_step(
+        lesson, lambda n: not asks(lesson.steps[n - 1]) or disclosure.step_open(n)
+    )
     about = _about(request, example[0]) if example is not None else None
     return {"example": example, "example_about": about}
 

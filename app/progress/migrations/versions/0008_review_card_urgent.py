@@ -1,8 +1,8 @@
 """review card urgent: a right answer given as a guess, or a miss given as certain, comes back
 before the rest of its review sitting
 
-Revision ID: 0004
-Revises: 0003
+Revision ID: 0008
+Revises: 0007
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0004"
-down_revision = "0003"
+revision = "0008"
+down_revision = "0007"
 branch_labels = None
 depends_on = None
 
