@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from app.config import PROJECT_ROOT
 from app.main import create_app
-from tests.catalogs import FIXTURES, LESSON, page_text
+from tests.catalogs import BUNDLED, FIXTURES, LESSON, page_text
 from tests.clock import time_passes
 from tests.conftest import make_settings
 
@@ -177,6 +177,9 @@ def curriculum_sandbox() -> Iterator[TestClient]:
     """The real curriculum with the real sandbox behind it."""
     settings = make_settings(sandbox_enabled=True, lessons_dir=PROJECT_ROOT / "lessons")
     with TestClient(create_app(settings)) as test_client:
+        # The pitfalls open with the reference; this learner reads the lessons ahead.
+        for slug in ("grad-in-training-loops", "what-is-grad"):
+            assert test_client.post(f"/lessons/{slug}/read-ahead").status_code in (200, 303)
         yield test_client
 
 
@@ -210,6 +213,10 @@ WHAT_IS_GRAD = "/api/lessons/what-is-grad"
 
 
 def test_a_named_wrong_value_gets_its_why(bundled: TestClient) -> None:
+    step = BUNDLED.get("what-is-grad").steps[1]  # type: ignore[union-attr]
+    assert step.prediction is not None  # the value is checked once the choice is committed
+    committed = {"choice": step.prediction.answer, "confidence": "fairly_sure"}
+    assert bundled.post(f"{WHAT_IS_GRAD}/steps/2/prediction", json=committed).status_code == 200
     typed_y = bundled.post(f"{WHAT_IS_GRAD}/steps/2/value", json={"value": "9"}).json()
     assert typed_y["correct"] is False and typed_y["expected"] is None  # the answer waits
     assert "the value of <code>y</code> itself" in typed_y["why_html"]
