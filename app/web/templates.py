@@ -12,10 +12,10 @@ from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app import rendering
-from app.config import PROJECT_ROOT
+from app.config import TEMPLATES_DIR
 
 log = logging.getLogger("gradlab")
-templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
+templates = Jinja2Templates(directory=TEMPLATES_DIR)
 templates.env.filters["markdown"] = rendering.markdown
 templates.env.filters["markdown_inline"] = rendering.markdown_inline
 templates.env.filters["python"] = rendering.python_code
