@@ -16,7 +16,6 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
-
 def _package_dir() -> Path:
     """The `app` package's folder. Jinja, the static files, the lesson loader and the sandbox
     read its files from disk, so it must be a folder, not a zip archive."""

@@ -14,7 +14,6 @@ from app.config import LESSON_SCHEMA
 from app.lessons.schema import Slug
 
 
-
 class ScaffoldError(Exception):
     """The lesson file cannot be created; the message says why."""
 
