@@ -43,25 +43,22 @@ RUN pip install --index-url "${TORCH_INDEX_URL}" "torch==${TORCH_VERSION}" \
     && if command -v strip >/dev/null; then strip --strip-unneeded "$site"/torch/lib/*.so*; fi \
     && python -c "import torch; assert torch.version.cuda is None, torch.version.cuda; print('torch', torch.__version__)"
 
-# The rest of pyproject.toml's dependencies (its torch pin must be the one installed above), and
-# the `gradlab` command, with /app importable from anywhere through a .pth file.
+# The rest of pyproject.toml's dependencies (its torch pin must be the one installed above).
 COPY pyproject.toml /tmp/pyproject.toml
 RUN python -c "import os, tomllib; deps = tomllib.load(open('/tmp/pyproject.toml', 'rb'))['project']['dependencies']; pin = 'torch==' + os.environ['TORCH_VERSION'].split('+')[0]; assert pin in deps, f'pyproject.toml does not pin {pin}: build with --build-arg TORCH_VERSION=<its version>+cpu'; print(*(d for d in deps if d != pin), sep=chr(10))" > /tmp/requirements.txt \
     && pip install -r /tmp/requirements.txt "dumb-init==1.2.5.post1" \
-    && python -m pip uninstall -y -q pip \
-    && echo /app > "$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/gradlab.pth" \
-    && printf '#!/opt/venv/bin/python\nimport sys\n\nfrom app.cli import main\n\nsys.exit(main())\n' > /opt/venv/bin/gradlab \
-    && chmod 0755 /opt/venv/bin/gradlab \
     && python -c "import importlib.metadata as m, sys; cuda = sorted(d.metadata['Name'] for d in m.distributions() if d.metadata['Name'].lower().startswith(('nvidia', 'triton'))); sys.exit(f'CUDA packages were installed: {cuda}' if cuda else 0)"
 
-# The application, compiled ahead: the app user cannot write __pycache__.
-COPY app/ /app/app/
-COPY lessons/ /app/lessons/
-COPY templates/ /app/templates/
-COPY static/ /app/static/
-RUN find /app -name __pycache__ -prune -exec rm -rf {} + \
-    && python -m compileall -q --invalidation-mode unchecked-hash /app/app \
-    && chmod -R u=rwX,go=rX /app
+# gradlab itself, installed as any user would (its pages, static files and lessons are in the
+# package), and the `gradlab` command. Compiled ahead: the app user cannot write __pycache__.
+# Building it takes setuptools from the index, or from wheels/ in an offline build.
+COPY pyproject.toml README.md /src/
+COPY app/ /src/app/
+RUN pip install --no-deps --no-compile /src \
+    && python -m pip uninstall -y -q pip \
+    && site="$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" \
+    && python -m compileall -q --invalidation-mode unchecked-hash "$site/app" \
+    && chmod -R u=rwX,go=rX "$site/app"
 
 FROM ${BASE_IMAGE}
 LABEL org.opencontainers.image.title="gradlab" \
@@ -81,11 +78,10 @@ RUN groupadd --system --gid 10001 gradlab \
     && chown gradlab:gradlab /data
 
 COPY --from=builder /opt/venv /opt/venv
-COPY --from=builder /app /app
 # Fail the build, not the first run, when libseccomp (the sandbox's seccomp layer) is missing.
 RUN python -c "import pyseccomp, torch, app.main"
 
-WORKDIR /app
+WORKDIR /data
 VOLUME ["/data"]
 # Numeric, so that runtimes can verify it is not root (runAsNonRoot).
 USER 10001:10001

@@ -56,8 +56,8 @@ def _serve_one(args: argparse.Namespace, settings: Settings, url: str) -> int:
 
 def _serve_processes(args: argparse.Namespace, settings: Settings, url: str) -> int:
     """Several server processes on one port (uvicorn's workers, each building the app from
-    the environment: app.main's `app`). Checked and migrated once, here, before any starts;
-    their metrics add up in a shared folder (app/web/process_metrics.py)."""
+    the environment with app.main's `from_environment`). Checked and migrated once, here,
+    before any starts; their metrics add up in a shared folder (app/web/process_metrics.py)."""
     import uvicorn
 
     from app.lessons.loader import load_catalog
@@ -82,7 +82,8 @@ def _serve_processes(args: argparse.Namespace, settings: Settings, url: str) -> 
     ).start()
     try:
         uvicorn.run(
-            "app.main:app",
+            "app.main:from_environment",
+            factory=True,
             workers=settings.processes,
             log_level=args.log_level,
             **_uvicorn_options(args, settings),
@@ -193,7 +194,8 @@ def _schema(args: argparse.Namespace) -> int:
 def _add_schema(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     schema = commands.add_parser(
         "schema",
-        help="print the lesson format as JSON Schema (lessons/lesson.schema.json is this output)",
+        help="print the lesson format as JSON Schema (the lesson.schema.json beside the bundled "
+        "lessons is this output)",
     )
     schema.set_defaults(func=_schema)
 

@@ -7,6 +7,7 @@ names the variable, instead of failing later in the middle of a request.
 from __future__ import annotations
 
 import contextlib
+import importlib.resources
 import os
 from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
@@ -15,7 +16,25 @@ from typing import Annotated, Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+def _package_dir() -> Path:
+    """The `app` package's folder. Jinja, the static files, the lesson loader and the sandbox
+    read its files from disk, so it must be a folder, not a zip archive."""
+    package = importlib.resources.files("app")
+    if not isinstance(package, Path):
+        raise RuntimeError(f"gradlab must be installed as files on disk, not in {package}")
+    return package.resolve()
+
+
+# What ships inside the package, so that an installed gradlab finds it wherever it is installed
+# and from whatever directory it is started.
+PACKAGE_DIR = _package_dir()
+TEMPLATES_DIR = PACKAGE_DIR / "templates"
+STATIC_DIR = PACKAGE_DIR / "static"
+BUNDLED_LESSONS = PACKAGE_DIR / "curriculum"  # the lessons gradlab comes with
+LESSON_SCHEMA = BUNDLED_LESSONS / "lesson.schema.json"  # what `gradlab schema` prints
+# The folder that holds the package: the checkout, or site-packages when installed.
+PROJECT_ROOT = PACKAGE_DIR.parent
 MiB = 1024 * 1024
 
 # The isolation layers a snippet runs behind; each can be required or relaxed by name.
@@ -68,7 +87,7 @@ class Settings(BaseSettings):
 
     # --- content ---
     lessons_dir: Annotated[tuple[Path, ...], NoDecode] = Field(
-        default=(PROJECT_ROOT / "lessons",),
+        default=(BUNDLED_LESSONS,),
         description=(  # not a docstring: it names this system's separator
             "Folder of lesson YAML files; several folders (lesson packs) separated by "
             f"{os.pathsep!r}. A slug may appear in one folder only."
@@ -76,8 +95,9 @@ class Settings(BaseSettings):
     )
 
     # --- learner progress ---
-    database_url: str = f"sqlite:///{PROJECT_ROOT / 'var' / 'gradlab.db'}"
-    """SQLAlchemy URL of the progress database (SQLite file by default)."""
+    database_url: str = "sqlite:///var/gradlab.db"
+    """SQLAlchemy URL of the progress database (by default a SQLite file, var/gradlab.db under
+    the directory the server is started in)."""
     secret_key: SecretStr | None = None
     """Key that signs the learner cookie; by default one is made and kept in the database."""
     cookie_secure: bool = False
@@ -238,7 +258,8 @@ class Settings(BaseSettings):
 
 
 def _shown(value: object) -> str:
-    """A default as an operator would write it, with this checkout's path as `<project>`."""
+    """A default as an operator would write it, with the installed package's folder as
+    `<package>`."""
     if value is None:
         return "unset"
     if isinstance(value, bool):
@@ -247,7 +268,7 @@ def _shown(value: object) -> str:
         return ",".join(sorted(value)) or "(none)"
     if isinstance(value, tuple):
         return os.pathsep.join(_shown(item) for item in value)
-    return str(value).replace(str(PROJECT_ROOT), "<project>")
+    return str(value).replace(str(PACKAGE_DIR), "<package>")
 
 
 SETTINGS_DOC_HEAD = """# Settings
@@ -256,6 +277,7 @@ Every setting is an environment variable with a default that works on a laptop. 
 stops the server at start-up with a message naming the variable. This page is generated from
 `Settings` in `app/config.py` (each field's description): after changing a setting, run
 `python -m app.cli settings-doc > docs/settings.md`; `tests/test_docs.py` fails until you do.
+`<package>` is the folder of the installed `app` package (`app/` in a clone).
 
 | variable | default | what it does |
 | --- | --- | --- |

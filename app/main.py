@@ -1,4 +1,5 @@
-"""The ASGI application: `create_app(settings)` wires lessons, sandbox, routes and templates."""
+"""The ASGI application: `create_app(settings)` wires lessons, sandbox, routes and templates;
+`from_environment` is the factory a server calls."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.sessions import SessionMiddleware
 
-from app.config import PROJECT_ROOT, Settings
+from app.config import STATIC_DIR, Settings
 from app.learning.lti.grades import ScoreSender, send_scores
 from app.learning.service import Learning
 from app.learning.shares import SharePolicy, Shares
@@ -165,7 +166,7 @@ def _install_middleware(
 
 def _install_routes(app: FastAPI, catalog: Catalog, *, with_dev: bool) -> None:
     """Static files, routers (the dev router only under `--reload`), error pages, globals."""
-    app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(api.router)
     app.include_router(learning.router)
     app.include_router(pages.router)
@@ -182,16 +183,15 @@ def _install_routes(app: FastAPI, catalog: Catalog, *, with_dev: bool) -> None:
     page_speed.install(templates.templates)
 
 
-def __getattr__(name: str) -> FastAPI:
-    # `uvicorn app.main:app` builds the app from the environment when it is first asked for,
-    # so that importing this module (tests, tools) starts nothing.
-    if name == "app":
-        settings = Settings()
-        # uvicorn's --log-level, which its CLI has set on its own logger by now.
-        level = logging.getLevelName(logging.getLogger("uvicorn.error").getEffectiveLevel())
-        configure_logging(settings.log_format, level)
-        application = create_app(settings)
-        settle_for_serving()  # as `gradlab serve` does: see app/web/collector.py
-        globals()["app"] = application
-        return application
-    raise AttributeError(name)
+def from_environment() -> FastAPI:
+    """The app as a server process builds it, from the `GRADLAB_*` environment: the factory of
+    `uvicorn --factory app.main:from_environment` and of each of `gradlab serve --processes`'s
+    processes. Unlike `create_app` (which tests call, keeping pytest's log capture), it sets up
+    logging and the collector as `gradlab serve` does."""
+    settings = Settings()
+    # uvicorn's --log-level, which it has set on its own logger before calling the factory.
+    level = logging.getLevelName(logging.getLogger("uvicorn.error").getEffectiveLevel())
+    configure_logging(settings.log_format, level)
+    application = create_app(settings)
+    settle_for_serving()  # as `gradlab serve` does: see app/web/collector.py
+    return application

@@ -104,14 +104,12 @@ def main() -> int:
 
     from fastapi.testclient import TestClient
 
-    from app.config import PROJECT_ROOT, Settings
+    from app.config import BUNDLED_LESSONS, Settings
     from app.learning.classes import dashboard
     from app.main import create_app
 
     url = args.database_url or f"sqlite:///{Path(tempfile.mkdtemp()) / 'bench.db'}"
-    settings = Settings(
-        lessons_dir=PROJECT_ROOT / "lessons", database_url=url, sandbox_enabled=False
-    )
+    settings = Settings(lessons_dir=BUNDLED_LESSONS, database_url=url, sandbox_enabled=False)
     app = create_app(settings)
     with TestClient(app) as client:
         store, catalog = app.state.store, app.state.learning.catalog

@@ -172,7 +172,12 @@ if any(uid == "0" for ids in uids.values() for uid in ids):
     sys.exit("a process runs as root")
 import pwd
 print("runs as", pwd.getpwuid(os.getuid()).pw_name, os.getuid())
-for path in ("/app/app/main.py", "/app/lessons", "/opt/venv/bin/python", "/opt/venv/lib"):
+import app
+package = os.path.dirname(app.__file__)
+if not package.startswith("/opt/venv/lib/"):
+    sys.exit(f"gradlab is not installed in the image environment: {package}")
+for path in (f"{package}/main.py", f"{package}/curriculum", f"{package}/templates",
+             f"{package}/static", "/opt/venv/bin/python", "/opt/venv/bin/gradlab", "/opt/venv/lib"):
     info = os.stat(path)
     if info.st_uid != 0 or os.access(path, os.W_OK):
         sys.exit(f"{path} is writable by the app or not owned by root")

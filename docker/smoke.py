@@ -47,7 +47,9 @@ ATTACKS = [
     ),
     (
         "read the app's files",
-        "print(open('/app/app/config.py').read()[:80])\n",
+        "import os, torch\n"
+        "site = os.path.dirname(os.path.dirname(torch.__file__))\n"
+        "print(open(os.path.join(site, 'app', 'config.py')).read()[:80])\n",
         None,
         "PermissionError",
     ),

@@ -1,4 +1,4 @@
-// ESLint (flat config) for static/js: browser ES modules, no build step.
+// ESLint (flat config) for app/static/js: browser ES modules, no build step.
 // Run from frontend/: `npm ci && npm run lint`.
 import js from "@eslint/js";
 import globals from "globals";
@@ -8,11 +8,11 @@ import {fileURLToPath} from "node:url";
 const root = fileURLToPath(new URL("..", import.meta.url));
 
 export default [
-  {basePath: root, ignores: ["static/vendor/**"]},
-  {basePath: root, files: ["static/js/**/*.js"], ...js.configs.recommended},
+  {basePath: root, ignores: ["app/static/vendor/**"]},
+  {basePath: root, files: ["app/static/js/**/*.js"], ...js.configs.recommended},
   {
     basePath: root,
-    files: ["static/js/**/*.js"],
+    files: ["app/static/js/**/*.js"],
     languageOptions: {
       ecmaVersion: 2023,
       sourceType: "module",

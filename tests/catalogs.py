@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 
-from app.config import PROJECT_ROOT
+from app.config import BUNDLED_LESSONS
 from app.lessons.loader import load_catalog
 from tests.conftest import FIXTURE_LESSONS
 
-BUNDLED = load_catalog(PROJECT_ROOT / "lessons")
+BUNDLED = load_catalog(BUNDLED_LESSONS)
 FIXTURES = load_catalog(FIXTURE_LESSONS)
 LESSON = "/api/lessons/first-steps"
 

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import pytest
 from fastapi.testclient import TestClient
 
-from app.config import PROJECT_ROOT, Settings
+from app.config import BUNDLED_LESSONS, Settings
 from app.main import create_app
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox
@@ -104,7 +104,7 @@ def client(database_url: str) -> Iterator[TestClient]:
 @pytest.fixture(scope="module")
 def bundled() -> Iterator[TestClient]:
     """The real curriculum, in-process, on SQLite, without a sandbox."""
-    settings = make_settings(lessons_dir=PROJECT_ROOT / "lessons")
+    settings = make_settings(lessons_dir=BUNDLED_LESSONS)
     with TestClient(create_app(settings)) as test_client:
         yield test_client
 

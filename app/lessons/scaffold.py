@@ -10,11 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from app.config import PROJECT_ROOT
+from app.config import LESSON_SCHEMA
 from app.lessons.schema import Slug
-
-SCHEMA_NAME = "lesson.schema.json"
-BUNDLED_SCHEMA = PROJECT_ROOT / "lessons" / SCHEMA_NAME
 
 
 class ScaffoldError(Exception):
@@ -24,12 +21,13 @@ class ScaffoldError(Exception):
 def schema_reference(folder: Path) -> str:
     """What a lesson file in `folder` writes after `$schema=`.
 
-    A path relative to the lesson file, to the schema committed in gradlab's `lessons/`:
-    in the bundled curriculum it is `lesson.schema.json`, in an author's own pack something
-    like `../gradlab/lessons/lesson.schema.json`. The YAML language server resolves it
+    A path relative to the lesson file, to the schema gradlab ships beside its bundled lessons
+    (`app/curriculum/lesson.schema.json`): in the bundled curriculum it is
+    `lesson.schema.json`, in an author's own pack something like
+    `../gradlab/app/curriculum/lesson.schema.json`. The YAML language server resolves it
     against the file, so it works in any editor that runs it, offline.
     """
-    return Path(os.path.relpath(BUNDLED_SCHEMA, folder.resolve())).as_posix()
+    return Path(os.path.relpath(LESSON_SCHEMA, folder.resolve())).as_posix()
 
 
 def scaffold_text(slug: str, schema: str, torch_version: str) -> str:

@@ -173,10 +173,15 @@ def set_no_new_privs() -> None:
     _prctl(_PR_SET_NO_NEW_PRIVS, 1)
 
 
+# gradlab's own package (its code, settings and the lessons with their answers): installed,
+# it sits among the packages a run may read, and is cut out of them.
+GRADLAB_PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+
+
 @functools.cache
 def readable_paths() -> tuple[str, ...]:
     """What Python and torch may read: the interpreter, stdlib and installed packages, and the
-    system's shared libraries. Not the project directory, /proc, /etc or anyone's home.
+    system's shared libraries. Not gradlab's own package, /proc, /etc or anyone's home.
     Computed once, in the zygote (see `prepare_in_zygote`): sysconfig is slow to ask."""
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable)}
     for key in ("stdlib", "platstdlib", "purelib", "platlib"):
@@ -185,7 +190,25 @@ def readable_paths() -> tuple[str, ...]:
         if entry and os.path.isdir(entry) and "site-packages" in entry:
             paths.add(entry)
     paths.update(("/usr/lib", "/lib", "/lib64", "/usr/lib64", "/usr/local/lib"))
-    return tuple(sorted(paths))
+    seen: set[str] = set()
+    return tuple(sorted(set().union(*(_without(path, GRADLAB_PACKAGE, seen) for path in paths))))
+
+
+def _without(path: str, hidden: str, seen: set[str]) -> set[str]:
+    """`path`; or, when `hidden` is inside it, what it holds besides `hidden`, so that a rule
+    (which grants a whole tree) grants everything but it. Compared as real paths: a rule
+    follows symbolic links (a venv's lib64 is its lib)."""
+    real = os.path.realpath(path)
+    if real == hidden or real.startswith(hidden + "/") or real in seen:
+        return set()
+    if not hidden.startswith(real.rstrip("/") + "/"):
+        return {path}
+    seen.add(real)
+    try:
+        names = os.listdir(real)
+    except OSError:
+        return set()
+    return set().union(*(_without(os.path.join(real, name), hidden, seen) for name in names))
 
 
 # A stand-in for the child's pid in the precompiled filter, patched in each child: larger than

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import os
 import platform
+import stat
 from collections.abc import Iterable
 from enum import IntFlag
 
@@ -118,7 +119,7 @@ def prepare(rules: Iterable[tuple[str, int]]) -> tuple[int, int]:
             except FileNotFoundError:
                 continue
             try:
-                if not os.path.isdir(path):
+                if not stat.S_ISDIR(os.fstat(fd).st_mode):  # the open fd: no second lookup
                     # Directory-only rights are refused on a file.
                     rights &= _FILE_RIGHTS
                 rule = _PathBeneathAttr(rights & handled_fs, fd)

@@ -1,7 +1,8 @@
 """Logging: a quiet start, plain or JSON lines, and a request id on every request's lines.
 
 `configure_logging` is called by whatever starts the server (`gradlab serve`, or `uvicorn
-app.main:app`), never by `create_app`, so that tests keep pytest's own log capture.
+--factory app.main:from_environment`), never by `create_app`, so that tests keep pytest's own
+log capture.
 """
 
 from __future__ import annotations

@@ -9,9 +9,9 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from app import rendering
-from app.config import PROJECT_ROOT
+from app.config import TEMPLATES_DIR
 
-templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
+templates = Jinja2Templates(directory=TEMPLATES_DIR)
 templates.env.filters["markdown"] = rendering.markdown
 templates.env.filters["markdown_inline"] = rendering.markdown_inline
 templates.env.filters["python"] = rendering.python_code

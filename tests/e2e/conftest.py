@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from app.config import PROJECT_ROOT
+from app.config import BUNDLED_LESSONS, PROJECT_ROOT
 from tests.conftest import FIXTURE_LESSONS
 from tests.live import LiveServer
 
@@ -51,7 +51,7 @@ def server() -> Iterator[LiveServer]:
 @pytest.fixture(scope="session")
 def bundled_server() -> Iterator[LiveServer]:
     """The real curriculum."""
-    live = LiveServer(PROJECT_ROOT / "lessons")
+    live = LiveServer(BUNDLED_LESSONS)
     yield live
     live.stop()
 

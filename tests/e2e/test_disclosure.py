@@ -11,7 +11,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.config import PROJECT_ROOT
+from app.config import BUNDLED_LESSONS
 from app.learning.registry import MODES
 from app.lessons.lint import mentions, plain
 from app.lessons.loader import load_catalog
@@ -20,7 +20,7 @@ from tests.e2e.conftest import LiveServer
 
 pytestmark = pytest.mark.browser
 
-BUNDLED = load_catalog(PROJECT_ROOT / "lessons")
+BUNDLED = load_catalog(BUNDLED_LESSONS)
 # Below this length an answer (None, True, 6.0) is a common word that any page may hold.
 MIN_ANSWER = 6
 

@@ -8,7 +8,7 @@ import re
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
-from app.config import PROJECT_ROOT
+from app.config import BUNDLED_LESSONS
 from app.learning.registry import MODES
 from app.lessons.loader import load_catalog
 from tests.clock import time_passes
@@ -40,7 +40,7 @@ def no_serious_violations(page: Page) -> None:
     ]
 
 
-WHAT_IS_GRAD = load_catalog(PROJECT_ROOT / "lessons").get("what-is-grad")
+WHAT_IS_GRAD = load_catalog(BUNDLED_LESSONS).get("what-is-grad")
 assert WHAT_IS_GRAD is not None
 STEPS = len(WHAT_IS_GRAD.steps)
 # A wrong answer to the first myth, whichever way the lesson's myth goes.

@@ -8,12 +8,12 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page
 
-from app.config import PROJECT_ROOT
+from app.config import BUNDLED_LESSONS
 from app.lessons.lint import mentions, numbers, plain
 from app.lessons.loader import load_catalog
 from tests.live import LiveServer
 
-BUNDLED = load_catalog(PROJECT_ROOT / "lessons")
+BUNDLED = load_catalog(BUNDLED_LESSONS)
 
 # The visible text of a step, without its choices, its code and its "Step N" label.
 VISIBLE_AROUND = """(step) => {

@@ -10,7 +10,7 @@ import json
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from app.config import PROJECT_ROOT
+from app.config import BUNDLED_LESSONS
 from app.lessons.loader import load_catalog
 from tests.e2e.conftest import SCREENSHOTS
 from tests.live import LiveServer
@@ -226,7 +226,7 @@ def test_a_review_item_answered_twice_is_refused_in_words(page: Page, server: Li
 
 
 def test_a_named_wrong_value_gets_its_why(page: Page, bundled_server: LiveServer) -> None:
-    lesson = load_catalog(PROJECT_ROOT / "lessons").get("what-is-grad")
+    lesson = load_catalog(BUNDLED_LESSONS).get("what-is-grad")
     assert lesson is not None and lesson.steps[1].prediction is not None
     for width, height in ((1280, 900), (390, 844)):
         page.set_viewport_size({"width": width, "height": height})

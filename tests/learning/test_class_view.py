@@ -15,12 +15,12 @@ import pytest
 from fastapi.testclient import TestClient
 from scipy.stats import pointbiserialr
 
-from app.config import PROJECT_ROOT
+from app.config import BUNDLED_LESSONS
 from app.lessons.loader import load_catalog
 from app.main import create_app
 from tests.conftest import make_settings
 
-CATALOG = load_catalog(PROJECT_ROOT / "lessons")
+CATALOG = load_catalog(BUNDLED_LESSONS)
 LEARNERS = 30
 
 
@@ -66,7 +66,7 @@ def _join_links(client: TestClient) -> tuple[str, str, str]:
 
 @pytest.fixture(scope="module")
 def class_run() -> Iterator[ClassRun]:
-    settings = make_settings(lessons_dir=PROJECT_ROOT / "lessons")
+    settings = make_settings(lessons_dir=BUNDLED_LESSONS)
     with TestClient(create_app(settings)) as client:
         class_id, join, instructor = _join_links(client)
         rng = random.Random(7)  # noqa: S311 - a simulated class, not a secret

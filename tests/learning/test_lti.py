@@ -14,7 +14,7 @@ import httpx
 import jwt
 import pytest
 
-from app.config import PROJECT_ROOT
+from app.config import BUNDLED_LESSONS
 from app.learning.lti.keys import signing_key
 from app.main import create_app
 from tests.conftest import make_settings
@@ -34,7 +34,7 @@ pytestmark = pytest.mark.slow
 
 class Pair:
     def __init__(self) -> None:
-        self.app = create_app(make_settings(lessons_dir=PROJECT_ROOT / "lessons"))
+        self.app = create_app(make_settings(lessons_dir=BUNDLED_LESSONS))
         self.tool = ThreadServer(self.app)
         # The tool learns its own address once it has a port, as GRADLAB_PUBLIC_URL says it.
         self.tool_url = self.tool.url

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 from fastapi.testclient import TestClient
 
-from app.config import PROJECT_ROOT
+from app.config import BUNDLED_LESSONS
 from app.learning.queue import ReviewQueue
 from app.learning.review_items import Answer
 from app.main import create_app
@@ -164,7 +164,7 @@ def _wrong_choice(step_prediction: object) -> str:
 
 def test_a_sitting_mixes_lessons_and_kinds_and_is_capped(database_url: str) -> None:
     settings = make_settings(
-        lessons_dir=PROJECT_ROOT / "lessons", review_sitting=6, database_url=database_url
+        lessons_dir=BUNDLED_LESSONS, review_sitting=6, database_url=database_url
     )
     lessons = BUNDLED.lessons[:3]
     with TestClient(create_app(settings)) as learner:
@@ -216,7 +216,7 @@ def test_a_right_answer_given_as_sure_is_not_queued(client: TestClient) -> None:
 
 
 def test_each_return_asks_its_choices_in_a_new_order(database_url: str) -> None:
-    settings = make_settings(lessons_dir=PROJECT_ROOT / "lessons", database_url=database_url)
+    settings = make_settings(lessons_dir=BUNDLED_LESSONS, database_url=database_url)
     app = create_app(settings)
     store, catalog = app.state.store, app.state.catalog
     slug, number, texts = next(

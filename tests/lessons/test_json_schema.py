@@ -9,14 +9,14 @@ import jsonschema
 import pytest
 
 from app.cli import main
-from app.config import PROJECT_ROOT
+from app.config import BUNDLED_LESSONS, LESSON_SCHEMA
 from app.lessons.json_schema import lesson_json_schema, schema_text
 from app.lessons.loader import parse_yaml
 from app.lessons.scaffold import scaffold_text
 from tests.conftest import FIXTURE_LESSONS
 
-COMMITTED = PROJECT_ROOT / "lessons" / "lesson.schema.json"
-LESSONS = sorted((PROJECT_ROOT / "lessons").glob("*.yaml")) + sorted(FIXTURE_LESSONS.glob("*.yaml"))
+COMMITTED = LESSON_SCHEMA
+LESSONS = sorted(BUNDLED_LESSONS.glob("*.yaml")) + sorted(FIXTURE_LESSONS.glob("*.yaml"))
 
 
 def test_the_committed_schema_is_current(capsys) -> None:  # type: ignore[no-untyped-def]
@@ -24,7 +24,7 @@ def test_the_committed_schema_is_current(capsys) -> None:  # type: ignore[no-unt
     printed = capsys.readouterr().out
     assert printed == schema_text()
     assert COMMITTED.read_text(encoding="utf-8") == printed, (
-        "lessons/lesson.schema.json is stale: run `gradlab schema > lessons/lesson.schema.json`"
+        "app/curriculum/lesson.schema.json is stale: run `gradlab schema > app/curriculum/lesson.schema.json`"
     )
 
 

@@ -5,11 +5,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from app.config import PROJECT_ROOT
+from app.config import BUNDLED_LESSONS
 from app.lessons.loader import LessonError, load_catalog, load_lesson, parse_yaml
 from tests.conftest import FIXTURE_LESSONS
 
-BUNDLED = PROJECT_ROOT / "lessons"
+BUNDLED = BUNDLED_LESSONS
 
 
 def test_every_bundled_lesson_validates_and_links_resolve() -> None:

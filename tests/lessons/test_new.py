@@ -10,8 +10,9 @@ import pytest
 from pydantic import BaseModel
 
 from app.cli import main
+from app.config import LESSON_SCHEMA
 from app.lessons.loader import load_lesson, parse_yaml
-from app.lessons.scaffold import BUNDLED_SCHEMA, schema_reference
+from app.lessons.scaffold import schema_reference
 from app.lessons.schema import Lesson
 from tests.lessons.test_check import check_in_thread
 
@@ -80,8 +81,8 @@ def test_new_names_the_schema_for_the_editor(tmp_path: Path) -> None:
     first = (tmp_path / "my-lesson.yaml").read_text().splitlines()[0]
     reference = first.removeprefix("# yaml-language-server: $schema=")
     assert reference != first and not Path(reference).is_absolute()
-    assert (tmp_path / reference).resolve() == BUNDLED_SCHEMA.resolve()
-    assert schema_reference(BUNDLED_SCHEMA.parent) == "lesson.schema.json"
+    assert (tmp_path / reference).resolve() == LESSON_SCHEMA.resolve()
+    assert schema_reference(LESSON_SCHEMA.parent) == "lesson.schema.json"
 
 
 def test_new_refuses_to_overwrite(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -45,9 +45,9 @@ def test_a_mode_declared_alone_is_in_the_switcher_and_served(throwaway: Mode) ->
 
 
 def test_every_mode_names_its_template_and_script() -> None:
-    from app.config import PROJECT_ROOT
+    from app.config import STATIC_DIR, TEMPLATES_DIR
     from app.learning.registry import MODES
 
     for mode in MODES:
-        assert (PROJECT_ROOT / "templates" / mode.template).is_file(), mode.slug
-        assert mode.script is None or (PROJECT_ROOT / "static" / "js" / mode.script).is_file()
+        assert (TEMPLATES_DIR / mode.template).is_file(), mode.slug
+        assert mode.script is None or (STATIC_DIR / "js" / mode.script).is_file()

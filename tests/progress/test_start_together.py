@@ -117,11 +117,13 @@ def test_three_instances_started_at_once_serve_one_learner(database_url: str) ->
 
 
 def test_uvicorn_with_two_workers_starts_cleanly_on_a_fresh_sqlite_file() -> None:
-    """docs/deploying.md's `uvicorn app.main:app --workers 2`: both workers build the app at once."""
+    """docs/deploying.md's `uvicorn --factory app.main:from_environment --workers 2`: both
+    workers build the app at once."""
     database = Path(tempfile.mkdtemp(prefix="gradlab-workers-")) / "fresh.db"
     port = free_port()
+    factory = ["--factory", "app.main:from_environment"]
     process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:app", "--workers", "2", "--port", str(port)],
+        [sys.executable, "-m", "uvicorn", *factory, "--workers", "2", "--port", str(port)],
         cwd=PROJECT_ROOT,
         env=_env(f"sqlite:///{database}"),
         stdout=subprocess.DEVNULL,

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from app.config import PROJECT_ROOT
+from app.config import STATIC_DIR
 from app.rendering import pygments_css
 
 
@@ -116,4 +116,4 @@ def test_static_assets_are_served(sqlite_client: TestClient) -> None:
 
 
 def test_pygments_stylesheet_is_up_to_date() -> None:
-    assert (PROJECT_ROOT / "static/css/pygments.css").read_text() == pygments_css()
+    assert (STATIC_DIR / "css" / "pygments.css").read_text() == pygments_css()

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from app.config import PROJECT_ROOT
+from app.config import BUNDLED_LESSONS
 from app.main import create_app
 from tests.catalogs import BUNDLED, FIXTURES, LESSON, page_text
 from tests.clock import time_passes
@@ -175,7 +175,7 @@ TOO_EARLY = (
 @pytest.fixture(scope="module")
 def curriculum_sandbox() -> Iterator[TestClient]:
     """The real curriculum with the real sandbox behind it."""
-    settings = make_settings(sandbox_enabled=True, lessons_dir=PROJECT_ROOT / "lessons")
+    settings = make_settings(sandbox_enabled=True, lessons_dir=BUNDLED_LESSONS)
     with TestClient(create_app(settings)) as test_client:
         # The pitfalls open with the reference; this learner reads the lessons ahead.
         for slug in ("grad-in-training-loops", "what-is-grad"):
