@@ -93,3 +93,23 @@ def test_the_dashboard_fits_a_phone(browser: Browser, server: LiveServer) -> Non
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"the dashboard is {width}px wide at 390px"
     page.screenshot(path=str(SCREENSHOTS / "class-dashboard-phone.png"), full_page=True)
+
+
+def test_a_learner_reports_a_problem_and_the_teacher_reads_it(
+    browser: Browser, server: LiveServer
+) -> None:
+    join, teach = _make_class(server)
+    learner = browser.new_context().new_page()
+    learner.goto(join)
+    learner.get_by_label("Display name").fill("Grace")
+    learner.get_by_role("button", name="Join the class").click()
+    expect(learner.get_by_role("status")).to_contain_text("You are in")
+    learner.goto(f"{server.url}/lessons/first-steps")
+    box = learner.locator(".step[data-step='1'] .report-problem")
+    box.locator("summary").click()
+    box.get_by_label("What is wrong with this question?").fill("<i>The key</i> looks off")
+    box.get_by_role("button", name="Send the report").click()
+    expect(box.get_by_role("status")).to_contain_text("Thank you")
+    teacher = browser.new_context().new_page()
+    teacher.goto(teach)
+    expect(teacher.locator("#reports ~ ul")).to_contain_text("<i>The key</i> looks off")

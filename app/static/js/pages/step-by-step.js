@@ -2,7 +2,9 @@
 import {bindLessonNavigation} from "../modes/common.js";
 import {start} from "../modes/step-by-step.js";
 import {addShareButtons} from "../share-button.js";
+import {addReportLinks} from "../report-problem.js";
 
 bindLessonNavigation();
 start();
 addShareButtons();
+addReportLinks();
