@@ -12,6 +12,7 @@ from playwright.sync_api import Page, Route, expect
 
 from app.config import BUNDLED_LESSONS
 from app.lessons.loader import load_catalog
+from tests.clock import time_passes
 from tests.e2e.conftest import SCREENSHOTS
 from tests.live import LiveServer
 
@@ -139,6 +140,14 @@ def test_cancel_stops_the_wait(page: Page, server: LiveServer) -> None:
     expect(runnable.locator(".run-status")).to_contain_text("cancelled")
 
 
+def answer_the_build_up(page: Page, url: str) -> None:
+    """Commit the fixture lesson's one prediction as this page's learner: its cards and
+    pitfalls open (docs/quizzes.md)."""
+    page.goto(f"{url}/lessons/first-steps")  # the learner's cookie
+    body = {"choice": "tensor([4., 6.])", "confidence": "fairly_sure"}
+    assert page.request.post(f"{url}/api/lessons/first-steps/steps/1/prediction", data=body).ok
+
+
 def _altered(body: dict[str, object]) -> object:
     """Send the page's request to the real server with `body` merged into its JSON."""
 
@@ -155,6 +164,7 @@ def test_a_choice_the_step_does_not_have_is_refused_in_words(
     page.route("**/steps/1/prediction", _altered({"choice": "a choice it does not have"}))
     page.goto(f"{server.url}/lessons/first-steps")
     step = page.locator(STEP_1)
+    step.get_by_label("Fairly sure").check()
     step.get_by_role("button", name="None", exact=True).click()
     feedback = step.locator(".prediction-feedback")
     expect(feedback).to_contain_text("That is not one of the choices.")
@@ -176,6 +186,7 @@ def test_an_unknown_flashcard_is_refused_in_words(page: Page, server: LiveServer
         "**/flashcards/takeaway-1",
         lambda route: route.continue_(url=route.request.url.replace("takeaway-1", "no-such-card")),
     )
+    answer_the_build_up(page, server.url)
     page.goto(f"{server.url}/lessons/first-steps/flashcards")
     card = page.locator(".flashcard[data-card='takeaway-1']")
     card.get_by_role("button", name="Show answer").click()
@@ -189,6 +200,7 @@ def test_a_hint_past_the_last_is_refused_in_words(page: Page, server: LiveServer
         "**/pitfalls/1/hints/1",
         lambda route: route.continue_(url=route.request.url.replace("/hints/1", "/hints/9")),
     )
+    answer_the_build_up(page, server.url)
     page.goto(f"{server.url}/lessons/first-steps/pitfall-fixer")
     fixer = page.locator("#pitfall-1")
     fixer.get_by_role("button", name="Hint 1 of 3").click()
@@ -212,6 +224,7 @@ def test_a_review_item_answered_twice_is_refused_in_words(page: Page, server: Li
     myth = page.locator(".quiz-myth[data-myth='1']")
     myth.get_by_role("button", name="Yes", exact=True).click()
     expect(myth.locator(".quiz-feedback")).to_contain_text("Not quite.")
+    time_passes(server.database_url)  # a miss comes back after its learning step
 
     def answered_elsewhere_first(route: Route) -> None:
         route.fetch()  # the same answer from another tab lands first
@@ -220,6 +233,7 @@ def test_a_review_item_answered_twice_is_refused_in_words(page: Page, server: Li
     page.route("**/api/review/*/answer", answered_elsewhere_first)
     page.goto(f"{server.url}/review")
     item = page.locator(".review-item").first
+    item.get_by_label("Fairly sure").check()
     item.get_by_role("button", name="No", exact=True).click()
     feedback = item.locator(".review-feedback")
     expect(feedback).to_contain_text("You answered this one already.")

@@ -111,6 +111,7 @@ def test_share_from_a_lesson_links_back_to_it(
     cell = "#step-1 section.runnable"
     page.locator(f"{cell} .btn-share").click()  # locked until the prediction is committed
     expect(page.locator(f"{cell} .share-status")).to_contain_text("unlocks once you have answered")
+    page.locator("#step-1").get_by_label("Fairly sure").check()
     page.locator("#step-1 .choice[data-choice='tensor([4., 6.])']").click()
     expect(page.locator(f"{cell} .btn-run")).to_be_enabled()
     url = share_cell(page, cell)

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from app.sandbox.fair import HEAVY_NICE, HEAVY_S, FairQueue, LearnerLimit, SandboxBusy, Slot
-from tests.conftest import SandboxHarness
+from tests.conftest import SandboxHarness, in_own_thread
 
 NICENESS = "import os\nprint(os.getpriority(os.PRIO_PROCESS, 0))\n"
 BUSY = "import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end:\n    pass\n"
@@ -40,7 +40,7 @@ def test_a_learner_with_one_run_waiting_goes_ahead_of_one_with_fifteen() -> None
         await asyncio.gather(*busy, quiet)
         return order
 
-    order = asyncio.run(scenario())
+    order = in_own_thread(asyncio.run, scenario())
     assert order[:2] == ["busy", "quiet"], order
     assert order.count("busy") == 16
 
@@ -60,7 +60,7 @@ def test_the_learner_who_used_the_least_lately_is_served_first() -> None:
         await asyncio.gather(*tasks)
         return order
 
-    assert asyncio.run(scenario()) == ["light", "heavy"]
+    assert in_own_thread(asyncio.run, scenario()) == ["light", "heavy"]
 
 
 async def _held(queue: FairQueue, key: str, seconds: float) -> Slot:
@@ -88,7 +88,7 @@ def test_a_learner_beyond_its_runs_and_its_waiting_line_is_refused_and_others_ar
         await asyncio.gather(*mine)
         assert (queue.busy, queue.waiting) == (0, 0)
 
-    asyncio.run(scenario())
+    in_own_thread(asyncio.run, scenario())
 
 
 def test_a_full_server_queue_refuses_as_busy_and_unkeyed_runs_skip_the_learner_limits() -> None:
@@ -105,7 +105,7 @@ def test_a_full_server_queue_refuses_as_busy_and_unkeyed_runs_skip_the_learner_l
         hold.set()
         await asyncio.gather(*tasks)
 
-    asyncio.run(scenario())
+    in_own_thread(asyncio.run, scenario())
 
 
 def test_a_cancelled_wait_leaves_no_trace_and_a_granted_one_gives_its_worker_back() -> None:
@@ -127,7 +127,7 @@ def test_a_cancelled_wait_leaves_no_trace_and_a_granted_one_gives_its_worker_bac
         assert (queue.busy, queue.waiting) == (0, 0)
         queue.release(await queue.acquire("d"))
 
-    asyncio.run(scenario())
+    in_own_thread(asyncio.run, scenario())
 
 
 def test_a_learner_who_used_the_sandbox_heavily_lately_runs_at_a_lower_cpu_priority(
