@@ -25,8 +25,8 @@ from app.learning.lti import claims as c
 from app.learning.lti.deep_linking import DeepLinkForm, response
 from app.learning.lti.keys import jwks
 from app.learning.lti.messages import DeepLinkRequest, Launched, LtiRefused, deep_link_request
-from app.learning.lti.resume import Resumes
 from app.learning.lti.platform_http import PlatformError, get_json
+from app.learning.lti.resume import Resumes
 from app.learning.lti.roster import display_name, sync_roster
 from app.learning.lti.tokens import PlatformTokens
 from app.lessons.loader import Catalog

@@ -73,8 +73,10 @@ class Resumes:
         """On to `to` when the session holds the token's check; else the resume link."""
         to = local_path(to)
         check = str(self._payload(token).get("check", ""))
-        if isinstance(session_check, str) and check and secrets.compare_digest(
-            session_check, check
+        if (
+            isinstance(session_check, str)
+            and check
+            and secrets.compare_digest(session_check, check)
         ):
             return Landed(to, None)
         return Landed(to, f"/lti/resume/{token}")
