@@ -365,6 +365,18 @@ def test_a_blocked_instructor_resumes_onto_their_class(pair: Pair) -> None:
     assert pair.app.state.store.instructor_key(board.rsplit("/", 1)[1]) not in page.text
 
 
+def test_a_blocked_deep_linking_launch_resumes_onto_the_picker(pair: Pair) -> None:
+    launch = Launch(
+        user="teacher-4", roles=[CONTEXT_ROLE + "Instructor"], lesson=None, deep_linking=True
+    )
+    _, _, page = _blocked_page(pair, launch)
+    with pair.browser() as window:
+        resumed = window.get(_resume_link(page))
+        assert resumed.headers["location"] == "/lti/deep-link"
+        back = window.post("/lti/deep-link", data={"lesson": ["what-is-grad"]})
+        assert back.status_code == 200 and f"{pair.platform.url}/deep-link-return" in back.text
+
+
 def _refused_page(answer: httpx.Response, check: str) -> None:
     assert answer.status_code == 400, answer.text
     assert check in answer.text and "Traceback" not in answer.text
