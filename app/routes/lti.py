@@ -10,12 +10,14 @@ import urllib.parse
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 
+from app.learning.lti.messages import Launched
 from app.routes.deps import INSTRUCTOR_KEY, LEARNER_KEY, LearningDep, WriterDep, read
 from app.web.templates import render
 
 router = APIRouter(tags=["lti"])
 STATE_COOKIE = "gradlab_lti_state"
 DEEP_LINK_KEY = "lti_deep_link"
+CHECK_KEY = "lti_check"  # the launch's check: /lti/landed sees whether the cookie came back
 
 
 async def _params(request: Request) -> dict[str, str]:
@@ -54,15 +56,42 @@ async def lti_launch(request: Request, learning: LearningDep, write: WriterDep) 
         form.get("state", ""),
         request.cookies.get(STATE_COOKIE),
     )
+    _sign_in(request, launched)
+    request.session[CHECK_KEY] = launched.check
+    answer = RedirectResponse(launched.landed_url, status_code=303)
+    answer.delete_cookie(STATE_COOKIE, path="/lti")
+    return answer
+
+
+def _sign_in(request: Request, launched: Launched) -> None:
+    """The session a launch gives: the learner, the instructor's key, the deep-link request."""
     request.session[LEARNER_KEY] = launched.learner
     if launched.instructor_key and launched.class_id:
         keys = dict(request.session.get(INSTRUCTOR_KEY) or {})
         request.session[INSTRUCTOR_KEY] = {**keys, launched.class_id: launched.instructor_key}
     if launched.deep_link is not None:
         request.session[DEEP_LINK_KEY] = dataclasses.asdict(launched.deep_link)
-    answer = RedirectResponse(launched.landing, status_code=303)
-    answer.delete_cookie(STATE_COOKIE, path="/lti")
-    return answer
+
+
+@router.get("/lti/landed", response_class=HTMLResponse, include_in_schema=False)
+async def lti_landed(
+    request: Request, learning: LearningDep, to: str = "", c: str = ""
+) -> Response:
+    """After a launch: on to the landing if the cookie came back, else the way round it."""
+    landed = await read(
+        learning, learning.lti.resumes.landed, to, c, request.session.get(CHECK_KEY)
+    )
+    if landed.resume is None:
+        return RedirectResponse(landed.to, status_code=303)
+    return render(request, "lti/blocked.html", resume=landed.resume)
+
+
+@router.get("/lti/resume/{token}", include_in_schema=False)
+async def lti_resume(request: Request, learning: LearningDep, token: str) -> Response:
+    """The launch's session, set in a window of its own (where the cookie is first-party)."""
+    launched = await read(learning, learning.lti.resumes.resumed, token)
+    _sign_in(request, launched)
+    return RedirectResponse(launched.landing, status_code=303)
 
 
 @router.get("/lti/jwks", include_in_schema=False)

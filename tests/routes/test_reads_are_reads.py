@@ -3,9 +3,12 @@ for a learner with saved answers and for a new visitor, on SQLite and PostgreSQL
 
 from __future__ import annotations
 
+import uuid
+
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from app.learning.lti.messages import Launched
 from app.learning.registry import MODES
 from app.progress.models import Base
 
@@ -21,6 +24,15 @@ def _gets(share: str) -> list[str]:
     pages += ["/api/progress", "/api/review", "/api/progress/calibration"]
     pages += [f"{LESSON}/flashcards/takeaway-1", f"{LESSON}/pitfalls/1/hints/2"]
     return [*pages, f"{LESSON}/pitfalls/1/fix", "/lessons/nope", "/lessons/first-steps/nope"]
+
+
+def _lti_gets(client: TestClient) -> list[str]:
+    """After an LTI launch: the cookie check (this client never launched, so it is shown the
+    blocked-cookie page) and the resume link, which signs a learner in and lands on a lesson.
+    Last in a walk, since the resume changes whose cookie the client holds."""
+    resumes = client.app.state.learning.lti.resumes  # type: ignore[attr-defined]
+    launched = resumes.sealed(Launched(str(uuid.uuid4()), None, None, "first-steps"))
+    return [launched.landed_url, f"/lti/resume/{launched.resume}"]
 
 
 def _snapshot(client: TestClient) -> dict[str, list[tuple[object, ...]]]:
@@ -44,7 +56,7 @@ def test_a_walk_over_every_get_writes_nothing(client: TestClient) -> None:
     share = client.post("/api/shares", json={"code": "print(1)", "lesson": "first-steps"})
     before = _snapshot(client)
     assert before["review_cards"] and before["learners"] and before["shares"]
-    for path in _gets(share.json()["id"]):
+    for path in [*_gets(share.json()["id"]), *_lti_gets(client)]:
         assert client.get(path).status_code in (200, 404), path
     assert _snapshot(client) == before
 
@@ -52,7 +64,7 @@ def test_a_walk_over_every_get_writes_nothing(client: TestClient) -> None:
 def test_a_new_visitor_walks_every_page_without_a_row(client: TestClient) -> None:
     share = TestClient(client.app).post("/api/shares", json={"code": "print(1)"}).json()["id"]
     before = _snapshot(client)
-    for path in _gets(share):
+    for path in [*_gets(share), *_lti_gets(client)]:
         # 409: what would answer an uncommitted question is refused, and writes nothing.
         assert client.get(path).status_code in (200, 404, 409), path
     assert _snapshot(client) == before

@@ -24,8 +24,9 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 from app.learning.lti import claims as c
 from app.learning.lti.deep_linking import DeepLinkForm, response
 from app.learning.lti.keys import jwks
-from app.learning.lti.messages import DeepLinkRequest, LtiRefused
+from app.learning.lti.messages import DeepLinkRequest, Launched, LtiRefused, deep_link_request
 from app.learning.lti.platform_http import PlatformError, get_json
+from app.learning.lti.resume import Resumes
 from app.learning.lti.roster import display_name, sync_roster
 from app.learning.lti.tokens import PlatformTokens
 from app.lessons.loader import Catalog
@@ -43,23 +44,6 @@ JWKS_MIN_REFETCH_S = 10  # ...but an unknown kid refetches at most this often
 class LoginRedirect:
     url: str
     state: str
-
-
-@dataclass(frozen=True)
-class Launched:
-    learner: str
-    class_id: str | None
-    instructor_key: str | None  # set for instructors: their cookie's key for the class
-    lesson: str | None
-    deep_link: DeepLinkRequest | None = None
-
-    @property
-    def landing(self) -> str:
-        if self.deep_link is not None:
-            return "/lti/deep-link"
-        if self.instructor_key is not None and self.class_id is not None:
-            return f"/classes/{self.class_id}"
-        return f"/lessons/{self.lesson}" if self.lesson else "/"
 
 
 @dataclass
@@ -121,6 +105,7 @@ class LtiLaunches:
         self.states = URLSafeTimedSerializer(secret, salt="gradlab-lti-state")
         self.key_sets = KeySets()
         self.tokens = PlatformTokens(store)
+        self.resumes = Resumes(store, secret)
 
     # --- what the routes ask besides logins and launches -------------------------------------
     def jwks(self) -> dict[str, list[dict[str, Any]]]:
@@ -175,7 +160,7 @@ class LtiLaunches:
     # --- the launch ----------------------------------------------------------------------------
     def launch(self, id_token: str, state: str, browser_state: str | None) -> Launched:
         try:
-            return self._launch(id_token, state, browser_state)
+            return self.resumes.sealed(self._launch(id_token, state, browser_state))
         except LtiRefused as refused:
             log.warning("lti: launch refused (%s)", refused)
             raise
@@ -314,18 +299,3 @@ def _deep_link(platform: Platform, claims: dict[str, Any]) -> DeepLinkRequest:
     return DeepLinkRequest(
         platform.id, str(claims[c.DEPLOYMENT_ID]), return_url, str(data) if data else None
     )
-
-
-def deep_link_request(raw: object) -> DeepLinkRequest:
-    """A deep-linking request back from the cookie it was kept in (signed, so only ours)."""
-    if not isinstance(raw, dict):
-        raise LtiRefused("deep linking", "no deep-linking request in progress: launch it again")
-    try:
-        return DeepLinkRequest(
-            int(raw["platform_id"]),
-            str(raw["deployment_id"]),
-            str(raw["return_url"]),
-            None if raw.get("data") is None else str(raw["data"]),
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise LtiRefused("deep linking", "the request in progress is unreadable") from exc
