@@ -85,7 +85,10 @@ def test_api_lesson_hides_quiz_answers(sqlite_client: TestClient) -> None:
     )
     committed = sqlite_client.get("/api/lessons/first-steps").json()
     assert committed["pitfalls"][0]["wrong"]["code"]
-    assert committed["steps"][0]["value_prediction"] == {"question": "Type `x.grad`.", "tensor": "x"}
+    assert committed["steps"][0]["value_prediction"] == {
+        "question": "Type `x.grad`.",
+        "tensor": "x",
+    }
 
 
 def test_api_unknown_lesson_is_a_problem_404(client: TestClient) -> None:

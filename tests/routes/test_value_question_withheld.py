@@ -77,7 +77,7 @@ def test_the_commit_opens_the_value_question_in_the_pages_and_the_json(
         if not gated(lesson):
             continue
         bundled.cookies.clear()
-        for number, form, question in gated(lesson):
+        for number, _, question in gated(lesson):
             step = lesson.steps[number - 1]
             assert step.prediction is not None and step.value_prediction is not None
             commit = {"choice": step.prediction.texts[0], "confidence": "guess"}
