@@ -103,7 +103,8 @@ def test_the_value_is_refused_before_the_commit_and_checked_after(
         api = f"{bundled_server.url}/api/lessons/{lesson.slug}/steps/{number}"
         refused = page.request.post(f"{api}/value", data={"value": "", "reveal": True})
         assert refused.status == 409, lesson.slug
-        assert set(refused.json()) == {"detail"}, lesson.slug
+        # Problem Details and nothing else: no expected value, explanation nor hint.
+        assert set(refused.json()) == {"type", "title", "status", "detail"}, lesson.slug
         assert step.prediction is not None
         choice = {"choice": step.prediction.answer, "confidence": "guess"}
         assert page.request.post(f"{api}/prediction", data=choice).status == 200
@@ -182,6 +183,7 @@ def test_the_reference_opens_once_the_build_up_is_answered(page: Page, server: L
     page.goto(f"{server.url}/lessons/first-steps")
     expect(page.locator("#takeaways, #pitfalls")).to_have_count(0)  # not sent, not hidden
     expect(page.locator("#reference .disclosure-notice")).to_contain_text("Read ahead")
+    page.locator(".step[data-step='1']").get_by_label("Guess").check()
     page.locator(".step[data-step='1'] .choice").first.click()
     show = page.get_by_role("button", name="Show the reference")
     expect(show).to_be_visible()
