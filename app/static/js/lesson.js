@@ -1,5 +1,6 @@
 // The interactive lesson page: runnable cells, committed predictions, typed
-// value predictions, myth busters, saved progress and keyboard navigation.
+// value predictions (their form: value-form.js), myth busters, saved progress and keyboard
+// navigation.
 //
 //   initLesson(article)          wire up one <article class="lesson">; returns {runnables, refreshProgress}
 //   progressText(progress)       "3/7 steps done · myths 2/4"
