@@ -23,6 +23,7 @@ from app.learning.schemas import (
     Score,
     StepReveal,
     ValueFeedback,
+    ValueQuestion,
 )
 from app.lessons.grading import TypedValueError, grade_value, misconception_for
 from app.lessons.numeric import shape_of
@@ -99,6 +100,17 @@ def prediction_reveal(step: Step, choice: str, correct: bool, attempt: int) -> P
         error=_error(step.snippet),
         attempt=attempt,
         step=step_reveal(step),
+        value=_value_question(step),
+    )
+
+
+def _value_question(step: Step) -> ValueQuestion | None:
+    """The typed-value question the committed choice opens, for the page to draw at once."""
+    guess = step.value_prediction
+    if guess is None:
+        return None
+    return ValueQuestion(
+        question_html=str(rendering.markdown_inline(guess.question)), tensor=guess.tensor
     )
 
 

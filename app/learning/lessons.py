@@ -64,9 +64,10 @@ class StepView:
     step: Step
     asks: bool  # True: concept, explanation and insight wait for the answer
     choices: list[str]  # the prediction's choices in this learner's order
-    # The typed value is checked only once the step's choice is committed (the check would
-    # answer the choice): its form is drawn disabled until then.
-    value_locked: bool = False
+    # The typed-value question and its form, if the step has one and it may be sent: on a
+    # step that also asks a choice, only once that choice is committed (its mere presence
+    # would say the code does not raise); the choice's reveal brings it otherwise.
+    value_shown: bool = False
     read_ahead: bool = False  # the answer is drawn with the step
 
 
@@ -82,7 +83,7 @@ def step_views(
             choice_order(learner, lesson.slug, number, step.prediction.texts)
             if step.prediction
             else [],
-            value_locked=step.prediction is not None and not shown.step_open(number),
+            value_shown=shown.value_open(number),
             read_ahead=shown.read_ahead and asks(step),
         )
         for number, step in enumerate(lesson.steps, start=1)

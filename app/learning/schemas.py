@@ -115,6 +115,14 @@ class StepReveal(BaseModel):
     insight_html: str
 
 
+class ValueQuestion(BaseModel):
+    """A step's typed-value question, which a step that also asks a choice sends only with
+    the choice's reveal (its mere presence would say the code does not raise)."""
+
+    question_html: str
+    tensor: str = Field(description="The tensor whose `.grad` is typed")
+
+
 class PredictionReveal(BaseModel):
     correct: bool
     answer: str
@@ -124,6 +132,9 @@ class PredictionReveal(BaseModel):
     error: dict[str, str] | None
     attempt: int
     step: StepReveal
+    value: ValueQuestion | None = Field(
+        default=None, description="The step's typed-value question, now open; null if none"
+    )
 
 
 class MythReveal(BaseModel):

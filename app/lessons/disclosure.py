@@ -4,7 +4,8 @@ questions they have committed.
 A lesson has three kinds of text. The introduction (summary, overview, mental model and its
 diagram) is always sent: it teaches without stating any step's outcome (`gradlab check` holds
 it to that). A step's own reveal (concept, explanation, insight, output, the answer) is sent
-once that step's question is committed. The reference (under the hood, why designed, expert
+once that step's question is committed; so is its typed-value question when the step also
+asks a choice (`value_open`). The reference (under the hood, why designed, expert
 zone, when not to use, production, connections, pitfalls with their outputs, takeaways) is
 sent only once every question of the build-up is committed: it is written for someone who has
 been through the steps, and nothing in it is checked against them. A pitfall may open earlier
@@ -58,6 +59,19 @@ class Disclosure:
         if self.read_ahead or number in self.answered:
             return True
         return 1 <= number <= len(self.lesson.steps) and not asks(self.lesson.steps[number - 1])
+
+    def value_open(self, number: int) -> bool:
+        """May the step's typed-value question (its text and its form) be sent? On a step that
+        also asks a choice, only once that choice is committed: a step whose code raises has no
+        value to type, so the form's mere presence would say it does not raise, and the
+        question's wording may hint at the choice's answer. A step that asks only the value
+        asks it at once."""
+        if not 1 <= number <= len(self.lesson.steps):
+            return False
+        step = self.lesson.steps[number - 1]
+        if step.value_prediction is None:
+            return False
+        return step.prediction is None or self.step_open(number)
 
     @property
     def opened_through(self) -> int:

@@ -10,7 +10,7 @@ What the page shows before a learner commits (see `Step` and `Myth` in the schem
 title, summary, overview and mental model; a step's title, setup, code, question and choices;
 a myth's question. Code and the question's own numbers are the inputs of a question, so a number
 found there is not a leak. app/lessons/lint_disclosure.py reads the rest of what is sent before
-each commit (earlier reveals, the value question, open pitfalls, earlier lessons' examples)
+each commit (earlier reveals, open value questions, open pitfalls, earlier lessons' examples)
 and the myths' patterns over the curriculum.
 """
 

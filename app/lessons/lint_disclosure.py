@@ -2,7 +2,8 @@
 before its commit (app/lessons/disclosure.py decides which), and whether any of it answers.
 
 Before step N's commit a learner going through in order has the introduction, every step's
-title, setup and questions, the myths' questions, the reveals of steps 1..N-1 (concept,
+title, setup and choice question, the value questions of steps that ask only a value and of
+steps 1..N-1, the myths' questions, the reveals of steps 1..N-1 (concept,
 explanation, insight, the prediction's answer and explanation, what the code printed or
 raised, the typed value), the text of steps that ask nothing, and the pitfalls opened by
 `after_step` < N. The reference is never among it: it opens after the build-up.
@@ -68,10 +69,8 @@ def visible_before(lesson: Lesson, number: int) -> list[Visible]:
     ]
     for other, step in enumerate(lesson.steps, start=1):
         if other == number:
-            if step.value_prediction is not None:
-                found.append(Visible("its own value question", step.value_prediction.question))
-            continue
-        found += _step_front(other, step)
+            continue  # its own value question comes with the choice's reveal, or is the question
+        found += _step_front(other, step, shown)
         if shown.step_open(other):
             found += _step_reveal(other, step)
     for pitfall_number, pitfall in shown.pitfalls():
@@ -84,13 +83,13 @@ def visible_before(lesson: Lesson, number: int) -> list[Visible]:
     return found
 
 
-def _step_front(number: int, step: Step) -> list[Visible]:
+def _step_front(number: int, step: Step, shown: Disclosure) -> list[Visible]:
     where = f"step {number}"
     title = " ".join(filter(None, [step.title, step.setup]))
     found = [Visible(f"{where}'s title or setup", title)]
     if step.prediction is not None:
         found.append(Visible(f"{where}'s question", step.prediction.question))
-    if step.value_prediction is not None:
+    if step.value_prediction is not None and shown.value_open(number):
         found.append(Visible(f"{where}'s value question", step.value_prediction.question))
     return found
 
@@ -228,8 +227,7 @@ def question_leaks(lesson: Lesson, number: int, step: Step) -> Iterator[str]:
         if seen.outcome_of and (earlier is None or not same_computation(earlier.code, code)):
             continue  # another example's outcome: the same value there answers nothing here
         yield from _choice_leaks(step, code, seen)
-        if seen.where != "its own value question":  # lint.py checks its own numbers
-            yield from _value_leaks(step, code, seen)
+        yield from _value_leaks(step, code, seen)
 
 
 def _choice_leaks(step: Step, code: str, seen: Visible) -> Iterator[str]:

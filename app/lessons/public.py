@@ -71,7 +71,8 @@ class AskedValue(BaseModel):
 
 class PublicStep(BaseModel):
     """A step as a client sees it. On a step that asks something, `concept`, `explanation`
-    and `insight` are absent and `snippet` is only its `code`."""
+    and `insight` are absent and `snippet` is only its `code`; on a step that asks a choice,
+    `value_prediction` is absent until that choice is committed."""
 
     title: str
     level: StepLevel
@@ -149,16 +150,10 @@ def _public_data(lesson: Lesson, shown: Disclosure) -> dict[str, Any]:
         for number, pitfall in enumerate(data["pitfalls"], start=1)
         if number in opened
     ]
-    if not shown.reference:
-        data.update({field: empty for field, empty in _REFERENCE_FIELDS.items()})
-        data["reference_withheld"] = True
-    opened = {number for number, _ in shown.pitfalls()}
-    data["pitfalls"] = [
-        {**pitfall, "number": number}
-        for number, pitfall in enumerate(data["pitfalls"], start=1)
-        if number in opened
-    ]
-    for raw_step, step in zip(data["steps"], lesson.steps, strict=True):
+    for number, (raw_step, step) in enumerate(zip(data["steps"], lesson.steps, strict=True), 1):
+        if not shown.value_open(number):
+            # Before the choice's commit its mere presence would say the code does not raise.
+            raw_step.pop("value_prediction", None)
         for field, hidden in _HIDDEN_STEP_FIELDS.items():
             if raw_step.get(field) is not None:
                 raw_step[field] = {k: v for k, v in raw_step[field].items() if k not in hidden}

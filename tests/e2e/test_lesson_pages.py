@@ -96,7 +96,8 @@ def test_a_myth_is_graded_with_feedback_in_a_live_region(
 
 def test_a_value_prediction_is_checked_element_by_element(page: Page, server: LiveServer) -> None:
     page.goto(f"{server.url}/lessons/first-steps")
-    page.locator(STEP_1).get_by_role("button", name="None").click()  # the value opens after it
+    page.locator(STEP_1).get_by_label("Guess").check()
+    page.locator(STEP_1).get_by_role("button", name="None").click()  # the value comes with it
     form = page.locator("form.value-prediction[data-step='1']")
     form.locator("input[name='value']").fill("[4, 5]")
     form.get_by_role("button", name="Check").click()

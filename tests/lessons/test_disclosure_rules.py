@@ -38,3 +38,22 @@ def test_a_pitfall_opens_with_the_reference_or_after_its_step() -> None:
     )
     assert Disclosure(early, frozenset()).pitfalls() == []  # step 1 is not committed yet
     assert [n for n, _ in Disclosure(early, frozenset({1})).pitfalls()] == [1]
+
+
+def test_a_value_question_beside_a_choice_opens_with_the_choice() -> None:
+    """Its mere presence would say the code does not raise: it waits for the choice's commit.
+    A step that asks only the value asks it at once."""
+    gated = 0
+    for lesson in BUNDLED.lessons:
+        for number, step in enumerate(lesson.steps, 1):
+            fresh = Disclosure(lesson, frozenset())
+            if step.value_prediction is None:
+                assert not fresh.value_open(number), (lesson.slug, number)
+            elif step.prediction is None:
+                assert fresh.value_open(number), (lesson.slug, number)
+            else:
+                gated += 1
+                assert not Disclosure.before_step(lesson, number).value_open(number)
+                assert Disclosure(lesson, frozenset({number})).value_open(number)
+                assert Disclosure(lesson, frozenset(), read_ahead=True).value_open(number)
+    assert gated > 0, "the curriculum has a value question beside a choice"

@@ -275,13 +275,17 @@ FAULTS: list[tuple[str, Plant, str, str, str]] = [
         "the answer 'tensor([4., 6.])' shows in step 1's reveal (its answer)",
     ),
     (
-        "the value question gives the choice's answer",
-        lambda a, b: step(a)["value_prediction"].update(
-            question="Type `x.grad`: what is left after it prints tensor([4., 6.])?"
+        "a value-only step's question gives a later step's answer",
+        lambda a, b: (
+            step(a).pop("prediction"),
+            step(a)["value_prediction"].update(
+                question="Type `x.grad` (the cubes below print tensor([ 3., 12.]))."
+            ),
+            a["steps"].append(cubes()),
         ),
         "first-steps",
-        "step 1",
-        "the answer 'tensor([4., 6.])' shows in its own value question",
+        "step 2",
+        "the answer 'tensor([ 3., 12.])' shows in step 1's value question",
     ),
     (
         "a pitfall opened early prints a later answer",
@@ -373,6 +377,21 @@ def test_a_pitfall_waits_for_the_build_up_unless_it_says_otherwise() -> None:
     }
     first["steps"].append(cubes(snippet=snippet, prediction=prediction))
     assert lint(first, second) == []
+
+
+def test_a_value_question_beside_a_choice_is_read_after_that_choice() -> None:
+    """It comes with the choice's reveal: naming the choice's answer gives nothing away. It
+    still must not give its own typed value before that is answered."""
+    first, second = curriculum()
+    step(first)["value_prediction"].update(
+        question="Type `x.grad`, which printed tensor([4., 6.]) when you committed."
+    )
+    assert [(f.where, f.problem) for f in lint(first, second)] == [
+        (
+            "step 1 (Squares) value prediction",
+            "the expected value's number(s) 4, 6 show before the answer",
+        )
+    ]
 
 
 def test_another_example_with_the_same_value_does_not_leak() -> None:

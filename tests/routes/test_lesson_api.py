@@ -32,6 +32,8 @@ def test_a_prediction_reveals_the_answer_explanation_and_output(client: TestClie
             "explanation_html": "<p>Run it.</p>\n",
             "insight_html": "Backward fills leaves.",
         },
+        # The typed-value question opens with the commit: the page draws its form from this.
+        "value": {"question_html": "Type <code>x.grad</code>.", "tensor": "x"},
     }
     right = client.post(
         f"{LESSON}/steps/1/prediction",
@@ -103,13 +105,20 @@ def test_the_value_is_refused_before_the_prediction_is_committed(client: TestCli
     assert after.status_code == 200 and after.json()["expected"] == [4.0, 6.0]
 
 
-def test_the_page_draws_the_value_form_disabled_until_the_commit(client: TestClient) -> None:
-    form = 'data-tensor="x" data-locked="true"'
+def test_the_page_sends_the_value_question_only_after_the_commit(client: TestClient) -> None:
+    """A step whose code raises has no value to type: a form drawn before the commit would
+    say the code does not raise. Neither the form nor its question is sent until then."""
+    form, question = '<form class="value-prediction" data-step="1"', "Type <code>x.grad</code>."
     before = client.get("/lessons/first-steps").text
-    assert form in before and "Commit your prediction above first" in before
+    assert form not in before and question not in before
+    assert "value_prediction" not in client.get(LESSON).json()["steps"][0]
     commit(client)
     after = client.get("/lessons/first-steps").text
-    assert form not in after and "Commit your prediction above first" not in after
+    assert form in after and question in after and 'data-tensor="x"' in after
+    assert client.get(LESSON).json()["steps"][0]["value_prediction"] == {
+        "question": "Type `x.grad`.",
+        "tensor": "x",
+    }
 
 
 def test_a_value_is_checked_element_by_element(client: TestClient) -> None:

@@ -71,7 +71,7 @@ def test_api_lesson_hides_quiz_answers(sqlite_client: TestClient) -> None:
     step = lesson["steps"][0]
     assert step["prediction"]["question"] == "What does `x.grad` print?"
     assert "answer" not in step["prediction"] and "explanation" not in step["prediction"]
-    assert "expected" not in step["value_prediction"]
+    assert "value_prediction" not in step  # it comes with the choice's reveal
     assert step["snippet"] == {"code": step["snippet"]["code"]}  # output revealed by answering
     # What explains the answer comes with it, not before.
     assert not {"concept", "explanation", "insight"} & set(step)
@@ -83,7 +83,12 @@ def test_api_lesson_hides_quiz_answers(sqlite_client: TestClient) -> None:
         "/api/lessons/first-steps/steps/1/prediction",
         json={"choice": "None", "confidence": "fairly_sure"},
     )
-    assert sqlite_client.get("/api/lessons/first-steps").json()["pitfalls"][0]["wrong"]["code"]
+    committed = sqlite_client.get("/api/lessons/first-steps").json()
+    assert committed["pitfalls"][0]["wrong"]["code"]
+    assert committed["steps"][0]["value_prediction"] == {
+        "question": "Type `x.grad`.",
+        "tensor": "x",
+    }
 
 
 def test_api_unknown_lesson_is_a_problem_404(client: TestClient) -> None:

@@ -232,9 +232,16 @@ def test_a_named_wrong_value_gets_its_why(bundled: TestClient) -> None:
 
 
 def test_named_wrong_values_are_not_sent_before_an_answer(bundled: TestClient) -> None:
-    step = bundled.get(WHAT_IS_GRAD).json()["steps"][1]
-    assert "misconceptions" not in step["value_prediction"]
+    bundled.cookies.clear()  # a fresh learner: the value question waits for step 2's choice
+    assert "value_prediction" not in bundled.get(WHAT_IS_GRAD).json()["steps"][1]
+    step = BUNDLED.get("what-is-grad").steps[1]  # type: ignore[union-attr]
+    assert step.prediction is not None
+    choice = {"choice": step.prediction.answer, "confidence": "guess"}
+    assert bundled.post(f"{WHAT_IS_GRAD}/steps/2/prediction", json=choice).status_code == 200
+    step_json = bundled.get(WHAT_IS_GRAD).json()["steps"][1]
+    assert "misconceptions" not in step_json["value_prediction"]
     assert "the value of `y` itself" not in bundled.get("/lessons/what-is-grad").text
+    assert "the value of <code>y</code> itself" not in bundled.get("/lessons/what-is-grad").text
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
 // The interactive lesson page: runnable cells, committed predictions, typed
-// value predictions, myth busters, saved progress and keyboard navigation.
+// value predictions (their form: value-form.js), myth busters, saved progress and keyboard
+// navigation.
 //
 //   initLesson(article)          wire up one <article class="lesson">; returns {runnables, refreshProgress}
 //   progressText(progress)       "3/7 steps done · myths 2/4"
@@ -13,7 +14,7 @@
 import {mountRunnable} from "./runnable.js";
 import {renderMythReveal, renderPredictionReveal, renderStepReveal} from "./reveals.js";
 import {apiFetch, askForConfidence, chosenConfidence, choiceContent, el, lessonUrl, networkMessage, sendAnswer, uid} from "./util.js";
-import {askForValue, renderValueFeedback} from "./value-feedback.js";
+import {goToValueButton, placeValueForm, setupValuePrediction} from "./value-form.js";
 
 const CONFIDENCE_WORDS = {guess: "a guess", fairly_sure: "fairly sure", certain: "certain"};
 
@@ -108,7 +109,10 @@ function renderPredictionFeedback(prediction, feedback, result, {choice, confide
   feedback.append(meta);
 
   renderPredictionReveal(feedback, result, prediction);
-  renderStepReveal(prediction.closest(".step")?.querySelector(".step-reveal"), result.step);
+  const stepEl = prediction.closest(".step");
+  renderStepReveal(stepEl?.querySelector(".step-reveal"), result.step);
+  // The step's typed-value question came with this reveal: its form opens under the code.
+  if (result.value) feedback.append(goToValueButton(stepEl, result.value));
   return title;
 }
 
@@ -132,7 +136,7 @@ function setupPrediction(prediction, context) {
   let busy = false;
 
 
-  const markCommitted = (choice, answer) => {
+  const markCommitted = (choice, answer, value) => {
     for (const button of choices) {
       button.disabled = true;
       button.setAttribute("aria-pressed", String(button.dataset.choice === choice));
@@ -142,7 +146,7 @@ function setupPrediction(prediction, context) {
     if (fieldset) fieldset.disabled = true;
     prediction.dataset.committed = "true";
     tryAgain.hidden = false;
-    context.unlockStep(step);
+    context.unlockStep(step, value);
   };
 
   const reopen = () => {
@@ -171,7 +175,7 @@ function setupPrediction(prediction, context) {
     busy = false;
     if (!data) return;
     const title = renderPredictionFeedback(prediction, feedback, data, {choice, confidence: level});
-    markCommitted(choice, data.answer);
+    markCommitted(choice, data.answer, data.value);
     rescueFocus(button, title);
     context.refreshProgress();
   };
@@ -196,89 +200,7 @@ function setupPrediction(prediction, context) {
       if (radio) radio.checked = true;
       renderPredictionFeedback(prediction, feedback, result,
         {choice: saved.choice, confidence: saved.confidence, restored: true});
-      markCommitted(saved.choice, result.answer);
-    },
-  };
-}
-
-// ---- Value predictions --------------------------------------------------------
-
-/** Open a value form the page drew disabled until its step's prediction was committed. */
-export function unlockValueForm(form) {
-  for (const control of form.querySelectorAll("input, button")) control.disabled = false;
-  form.querySelector(".value-locked-note")?.remove();
-  delete form.dataset.locked;
-}
-
-function setupValuePrediction(form, context) {
-  const step = Number(form.dataset.step || form.closest(".step")?.dataset.step);
-  const input = form.querySelector('input[name="value"]') ?? form.querySelector("input");
-  const check = form.querySelector('button[type="submit"]');
-  const show = form.querySelector(".show-answer");
-  const feedback = form.querySelector(".value-feedback")
-    ?? form.appendChild(el("div", {class: "value-feedback", role: "status", "aria-live": "polite"}));
-  feedback.id ||= uid("value-feedback");
-  if (input) {
-    const described = new Set((input.getAttribute("aria-describedby") || "").split(/\s+/).filter(Boolean));
-    described.add(feedback.id);
-    input.setAttribute("aria-describedby", [...described].join(" "));
-  }
-  const labelText = form.querySelector("label")?.textContent.trim();
-  if (show && labelText && !show.getAttribute("aria-describedby")) {
-    const label = form.querySelector("label");
-    label.id ||= uid("value-label");
-    show.setAttribute("aria-describedby", label.id);
-    if (check) check.setAttribute("aria-describedby", label.id);
-  }
-  let busy = false;
-
-  const send = async (reveal, trigger) => {
-    if (busy) return;
-    const value = input ? input.value.trim() : "";
-    if (!reveal && value === "") {
-      askForValue(feedback, input);
-      return;
-    }
-    busy = true;
-    const result = await sendAnswer({
-      holder: form, feedback, what: reveal ? "Fetching the answer" : "Checking your value",
-      url: lessonUrl(context.slug, "steps", step, "value"),
-      body: {value, reveal},
-    });
-    busy = false;
-    if (!result) return;
-    renderValueFeedback(feedback, result, {tensor: form.dataset.tensor, revealed: reveal && !result.correct, typed: value !== ""});
-    if (result.step) renderStepReveal(form.closest(".step")?.querySelector(".step-reveal"), result.step);
-    if (input) {
-      if (result.correct || reveal) input.removeAttribute("aria-invalid");
-      else input.setAttribute("aria-invalid", "true");
-    }
-    form.dataset.correct = result.correct ? "true" : "false";
-    // Focus stays where it was (the input after Enter, or the clicked button).
-    if (trigger && document.activeElement === document.body) trigger.focus();
-    context.refreshProgress();
-  };
-
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    send(false, event.submitter ?? check);
-  });
-  if (show) show.addEventListener("click", () => send(true, show));
-  if (input) input.addEventListener("input", () => input.removeAttribute("aria-invalid"));
-
-  return {
-    step,
-    regions: [feedback],
-    restore(saved) {
-      if (!saved || typeof saved.value !== "string") return;
-      if (input) input.value = saved.value;
-      if (saved.step) renderStepReveal(form.closest(".step")?.querySelector(".step-reveal"), saved.step);
-      if (saved.correct) {
-        form.dataset.correct = "true";
-        feedback.dataset.result = "right";
-        feedback.replaceChildren(el("p", {class: "feedback-title"}, "Correct."),
-          el("p", {class: "feedback-meta"}, "You answered ", el("code", {}, saved.value), " earlier."));
-      }
+      markCommitted(saved.choice, result.answer, result.value);
     },
   };
 }
@@ -456,14 +378,14 @@ export function initLesson(article) {
     slug,
     refreshProgress,
     setScore,
-    unlockStep(step) {
+    /** The step's choice is committed: its code runs, and its typed-value question (`value`,
+     *  from the reveal; the server did not send it before) is drawn without a reload. */
+    unlockStep(step, value) {
       const controller = runnables.get(step);
       if (controller) controller.setLocked(false);
-      // The server checks a typed value only once the step's choice is committed (409
-      // before); now it is, the form opens without a reload.
-      for (const form of article.querySelectorAll(`form.value-prediction[data-step="${CSS.escape(String(step))}"][data-locked]`)) {
-        unlockValueForm(form);
-      }
+      const stepEl = article.querySelector(`.step[data-step="${CSS.escape(String(step))}"]`);
+      const form = placeValueForm(stepEl, step, value);
+      if (form) values.push(setupValuePrediction(form, context));
     },
   };
 
