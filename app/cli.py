@@ -217,21 +217,18 @@ def _add_settings_doc(commands: argparse._SubParsersAction[argparse.ArgumentPars
 
 def _shares(args: argparse.Namespace) -> int:
     """An operator's hand on share links: delete one by id, or those past GRADLAB_SHARE_DAYS."""
-    logging.getLogger("alembic").setLevel(logging.WARNING)  # a migration's chatter
     from sqlalchemy.exc import SQLAlchemyError
 
     from app.config import Settings
     from app.learning.shares import SharePolicy, Shares
-    from app.progress.database import make_engine, prepare_schema
-    from app.progress.store import ProgressStore
+    from app.progress.store import open_store
 
     try:
         settings = Settings()
-        engine = make_engine(settings.database_url)
-        prepare_schema(engine, settings.migrate)
+        store = open_store(settings.database_url, settings.migrate)
         # Neither command needs the author key's secret: an operator deletes whoever made it.
         policy = SharePolicy(settings.code_bytes, 1, 1, settings.share_days, secret="")
-        shares = Shares(ProgressStore(engine), policy)
+        shares = Shares(store, policy)
         if args.shares_command == "rm":
             found = shares.remove(args.id)
             print(f"gradlab: share {args.id} deleted" if found else f"gradlab: no share {args.id}")

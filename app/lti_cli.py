@@ -4,21 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 
 from app.config import Settings
 from app.learning.lti.keys import rotate, signing_key
 from app.learning.lti.launch import tool_urls
-from app.progress.database import make_engine, prepare_schema
-from app.progress.store import ProgressStore
+from app.progress.store import ProgressStore, open_store
 
 
 def _store(settings: Settings) -> ProgressStore:
-    logging.getLogger("alembic").setLevel(logging.WARNING)
-    engine = make_engine(settings.database_url)
-    prepare_schema(engine, settings.migrate)
-    return ProgressStore(engine)
+    return open_store(settings.database_url, settings.migrate)
 
 
 def _lti(args: argparse.Namespace) -> int:

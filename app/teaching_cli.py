@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import logging
 import sys
 
 from app.config import Settings
@@ -20,15 +19,11 @@ from app.learning.classes import (
 )
 from app.learning.teaching import item_out
 from app.lessons.loader import load_catalog
-from app.progress.database import make_engine, prepare_schema
-from app.progress.store import ProgressStore
+from app.progress.store import ProgressStore, open_store
 
 
 def _store(settings: Settings) -> ProgressStore:
-    logging.getLogger("alembic").setLevel(logging.WARNING)
-    engine = make_engine(settings.database_url)
-    prepare_schema(engine, settings.migrate)
-    return ProgressStore(engine)
+    return open_store(settings.database_url, settings.migrate)
 
 
 def _class(args: argparse.Namespace) -> int:

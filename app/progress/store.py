@@ -274,3 +274,16 @@ def _read_ahead(connection: Connection, where: dict[str, str]) -> bool:
 def _lesson_myths(connection: Connection, where: dict[str, str]) -> dict[int, MythRecord]:
     """The latest answer to each myth of one lesson, by myth number."""
     return {a.myth: _myth(a) for a in connection.execute(_LESSON_MYTHS, where)}
+
+
+def open_store(database_url: str, migrate_mode: str) -> ProgressStore:
+    """The store a command works on: the database prepared as a server would (migrated, or
+    checked current), without Alembic's chatter."""
+    import logging
+
+    from app.progress.database import make_engine, prepare_schema
+
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    engine = make_engine(database_url)
+    prepare_schema(engine, migrate_mode)
+    return ProgressStore(engine)
