@@ -21,6 +21,10 @@ from lti1p3platform.message_launch import LTIAdvantageMessageLaunchAbstract
 from lti1p3platform.oidc_login import OIDCLoginAbstract
 from lti1p3platform.registration import Registration
 
+from app.config import BUNDLED_LESSONS
+from app.learning.lti.keys import signing_key
+from app.main import create_app
+from tests.conftest import make_settings
 from tests.live import free_port
 
 ISSUER = "https://lms.example.test"
@@ -229,3 +233,58 @@ class Platform:
 
     def stop(self) -> None:
         self.server.stop()
+
+
+# --- gradlab beside the platform ---------------------------------------------------------
+
+
+class Pair:
+    def __init__(self) -> None:
+        self.app = create_app(make_settings(lessons_dir=BUNDLED_LESSONS))
+        self.tool = ThreadServer(self.app)
+        # The tool learns its own address once it has a port, as GRADLAB_PUBLIC_URL says it.
+        self.tool_url = self.tool.url
+        self.app.state.learning.lti.public_url = self.tool_url
+        self.platform = Platform(self.tool_url)
+        store = self.app.state.store
+        store.add_platform(
+            ISSUER,
+            CLIENT_ID,
+            [DEPLOYMENT],
+            f"{self.platform.url}/auth",
+            f"{self.platform.url}/token",
+            f"{self.platform.url}/jwks",
+        )
+        signing_key(store)
+
+    def browser(self) -> httpx.Client:
+        return httpx.Client(base_url=self.tool_url, follow_redirects=False, timeout=30)
+
+    def stop(self) -> None:
+        self.platform.stop()
+        self.tool.stop()
+
+
+def launch_through(pair: Pair, browser: httpx.Client) -> httpx.Response:
+    """A launch as a browser that keeps its cookies: the launch, then the page that checks the
+    cookie came back. Returns that page's answer."""
+    launched = pair.platform.launch(browser)
+    assert launched.status_code == 303, launched.text
+    assert launched.headers["location"].startswith("/lti/landed?")
+    return browser.get(launched.headers["location"])
+
+
+def wait_until(predicate: Any, seconds: float = 20) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def login_through(pair: Pair, browser: httpx.Client) -> dict[str, str]:
+    """A real login through gradlab; returns its redirect's parameters (state, nonce)."""
+    to_platform = browser.get(pair.platform.login_url())
+    query = httpx.URL(to_platform.headers["location"]).params
+    return {"state": query["state"], "nonce": query["nonce"]}
