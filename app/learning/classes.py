@@ -280,6 +280,23 @@ def dashboard(catalog: Catalog, store: ProgressStore, info: ClassInfo) -> Dashbo
     )
 
 
+@dataclass(frozen=True)
+class InstanceStats:
+    """The item analysis over every learner of the instance (`gradlab stats`, /stats)."""
+
+    items: list[ItemRow]
+    misconceptions: list[Misconception]
+    left_out: int
+
+
+def instance_stats(catalog: Catalog, store: ProgressStore) -> InstanceStats:
+    answered, left_out = current_answers(catalog, store.first_attempts(None))
+    answers = answers_of(answered)
+    return InstanceStats(
+        by_concern(item_rows(catalog, answers)), misconceptions(catalog, answers), left_out
+    )
+
+
 def export_csv(catalog: Catalog, store: ProgressStore, info: ClassInfo) -> str:
     """One row per learner and question: their first attempt at today's version."""
     names = {member.learner: member.display_name for member in store.members(info.id)}

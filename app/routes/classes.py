@@ -65,6 +65,15 @@ async def dashboard_page(
     return render(request, "classes/dashboard.html", board=board)
 
 
+@router.get("/stats", response_class=HTMLResponse, include_in_schema=False)
+async def instance_stats_page(
+    request: Request, learning: LearningDep, keys: InstructorKeysDep
+) -> HTMLResponse:
+    """The item analysis over every learner of this instance, for its teachers and authors."""
+    stats = await read(learning, learning.teaching.instance_stats, keys)
+    return render(request, "classes/stats.html", stats=stats)
+
+
 @router.get("/api/classes/{class_id}", responses=responses(NotFound, *STORE))
 async def dashboard_json(
     class_id: str, learning: LearningDep, keys: InstructorKeysDep

@@ -302,3 +302,16 @@ def test_answers_after_reading_ahead_are_left_out_and_counted() -> None:
         assert items["left_out"] == 1
         assert items["items"][0]["answered"] == 1  # the honest learner's only
         assert "reading a lesson ahead" in client.get(f"/classes/{class_id}").text
+
+
+def test_the_authors_statistics_page_is_for_teachers_only(class_run: ClassRun) -> None:
+    client = class_run.client
+    client.cookies.clear()
+    assert client.get("/stats").status_code == 404  # no cookie
+    client.post(f"/api/join/{class_run.join}", json={"display_name": "Nosy"})
+    assert client.get("/stats").status_code == 404  # a learner
+    page = _as_instructor(class_run).get("/stats")
+    assert page.status_code == 200
+    articles = re.findall(r'<article class="item" id="item-([^"]+)"', page.text)
+    assert articles[0] == f"{BAD.slug}-prediction-{BAD.step}"  # flagged first, as in the class
+    assert f"{PLANTED.slug}-prediction-{PLANTED.step}" in page.text.split('id="questions"')[0]

@@ -82,7 +82,7 @@ def test_a_walk_over_a_class_writes_nothing(client: TestClient) -> None:
     class_id = links.info.id
     pages = [f"/join/{links.join_token}", f"/teach/{links.instructor_token}"]
     pages += [f"/classes/{class_id}", f"/api/classes/{class_id}"]
-    pages += [f"/api/classes/{class_id}/items", f"/api/classes/{class_id}/export.csv"]
+    pages += [f"/api/classes/{class_id}/items", f"/api/classes/{class_id}/export.csv", "/stats"]
     for path in pages:
         assert client.get(path).status_code == 200, path
     assert _snapshot(client) == before
