@@ -7,10 +7,8 @@ import secrets
 import time
 from dataclasses import dataclass
 
-import jwt
-
 from app.learning.lti import claims as c
-from app.learning.lti.keys import private_key, signing_key
+from app.learning.lti.keys import sign
 from app.learning.lti.messages import DeepLinkRequest, LtiRefused
 from app.lessons.loader import Catalog
 from app.progress.lti_store import LtiRecords
@@ -54,7 +52,6 @@ def response(
     platform = store.platform_by_id(request.platform_id)
     if platform is None:
         raise LtiRefused("issuer", "the platform was removed")
-    key = signing_key(store)
     now = int(time.time())
     message: dict[str, object] = {
         "iss": platform.client_id,
@@ -69,5 +66,5 @@ def response(
     }
     if request.data is not None:
         message[c.DL_DATA] = request.data
-    token = jwt.encode(message, private_key(key), algorithm="RS256", headers={"kid": key.kid})
+    token = sign(store, message)
     return DeepLinkForm(request.return_url, token)

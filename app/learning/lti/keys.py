@@ -7,6 +7,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
+import jwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
@@ -39,6 +40,12 @@ def signing_key(store: LtiRecords) -> StoredKey:
         store.add_lti_key(secrets.token_hex(8), _new_pem(), retire_others=False)
         active = [key for key in store.lti_keys() if key.active]
     return active[0]
+
+
+def sign(store: LtiRecords, claims: dict[str, object]) -> str:
+    """`claims` as a JWT signed (RS256) with the current signing key, its id in the header."""
+    key = signing_key(store)
+    return jwt.encode(claims, private_key(key), algorithm="RS256", headers={"kid": key.kid})
 
 
 def rotate(store: LtiRecords) -> str:

@@ -7,9 +7,7 @@ import secrets
 import threading
 import time
 
-import jwt
-
-from app.learning.lti.keys import private_key, signing_key
+from app.learning.lti.keys import sign
 from app.learning.lti.platform_http import PlatformError, post_form
 from app.progress.lti_store import LtiRecords
 
@@ -32,9 +30,9 @@ class PlatformTokens:
         platform = self.store.platform_by_id(platform_id)
         if platform is None:
             raise PlatformError("the platform was removed")
-        signer = signing_key(self.store)
         now = int(time.time())
-        assertion = jwt.encode(
+        assertion = sign(
+            self.store,
             {
                 "iss": platform.client_id,
                 "sub": platform.client_id,
@@ -43,9 +41,6 @@ class PlatformTokens:
                 "exp": now + ASSERTION_TTL_S,
                 "jti": secrets.token_urlsafe(16),
             },
-            private_key(signer),
-            algorithm="RS256",
-            headers={"kid": signer.kid},
         )
         answer = post_form(
             platform.token_url,
