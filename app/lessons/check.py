@@ -4,7 +4,8 @@ For every lesson: the schema validates and links resolve (the loader); every sni
 real sandbox and prints exactly its declared output, raises exactly its declared error, and leaves
 its declared `.grad` values; every value prediction's answer is what the run computed; every
 pitfall's wrong code really goes wrong and its correct code really behaves differently; every
-wrong choice that claims to be what other code gives (`because`) is what that code prints. Then
+wrong choice that claims to be what other code gives (`because`) is what that code prints; every
+stored variant instance is what its code computes (app/lessons/variant_runs.py). Then
 the pedagogy lints (`app.lessons.lint`) check that the quizzes test understanding.
 """
 
@@ -23,6 +24,7 @@ from app.lessons.loader import Catalog, LessonError, load_catalog
 from app.lessons.numeric import compare
 from app.lessons.schema import Lesson
 from app.lessons.unfinished import unfinished_fields
+from app.lessons.variant_runs import check_variants
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox
 
@@ -82,6 +84,7 @@ async def check_lesson(lesson: Lesson, run: Runner) -> list[Failure]:
                 )
             )
     failures += await _check_because(lesson, run)
+    failures += await check_variants(lesson, run)
     return failures
 
 

@@ -2,7 +2,8 @@
 
 Every snippet runs in the sandbox; its `output`, the `grads` it already names and its `error`
 (type and a stable fragment of the message) are written back with a round-trip YAML library,
-so the author's comments, key order, quoting and block style stay. Prose, predictions and
+so the author's comments, key order, quoting and block style stay. A step's variant instances
+are run and written too (app/lessons/variant_update.py). Prose, predictions and
 answers are never touched: where a new output contradicts a prediction's answer, or a run
 contradicts a value prediction, it is reported for the author to decide.
 
@@ -29,7 +30,9 @@ from app.errors import SandboxUnavailable
 from app.lessons.check import Failure, Runner, load_selected, with_sandbox
 from app.lessons.loader import LessonError, parse_yaml
 from app.lessons.numeric import compare
-from app.lessons.schema import Lesson, Snippet
+from app.lessons.schema import Lesson, Snippet, VariantInstance
+from app.lessons.variant_runs import run_instances
+from app.lessons.variant_update import write_instances
 from app.lessons.yaml_edit import (
     dump,
     error_node,
@@ -202,11 +205,15 @@ def _contradictions(
     return found
 
 
+Instances = Mapping[int, list[VariantInstance | ValueError]]
+
+
 def update_text(
-    text: str, lesson: Lesson, results: Mapping[Keys, RunResult]
+    text: str, lesson: Lesson, results: Mapping[Keys, RunResult], computed: Instances | None = None
 ) -> tuple[str, list[Failure]]:
     """The lesson file `text` with the runs' outputs, grads and errors written in, and the
-    problems to report. `lesson` is `text` validated; `results` are the runs by place."""
+    problems to report. `lesson` is `text` validated; `results` are the runs by place;
+    `computed` the variant instances by step number."""
     yaml = round_trip_yaml(text)
     document = yaml.load(text)
     places = snippet_places(lesson)
@@ -221,6 +228,7 @@ def update_text(
         edit.apply(results[place.keys])
         reports += edit.reports
     reports += _contradictions(lesson, results, places)
+    reports += write_instances(document, lesson, computed or {})
     new = dump(yaml, document)
     if new == text:
         return text, reports
@@ -266,13 +274,16 @@ def _write_atomically(path: Path, text: str) -> None:
     os.replace(temporary, path)
 
 
-async def _run_all(lessons: list[Lesson], run: Runner) -> dict[str, dict[Keys, RunResult]]:
+async def _run_all(
+    lessons: list[Lesson], run: Runner
+) -> tuple[dict[str, dict[Keys, RunResult]], dict[str, Instances]]:
     jobs = [(lesson.slug, place) for lesson in lessons for place in snippet_places(lesson)]
     results = await asyncio.gather(*(run(place.snippet.code) for _, place in jobs))
     by_lesson: dict[str, dict[Keys, RunResult]] = {lesson.slug: {} for lesson in lessons}
     for (slug, place), result in zip(jobs, results, strict=True):
         by_lesson[slug][place.keys] = result
-    return by_lesson
+    computed = await asyncio.gather(*(run_instances(lesson, run) for lesson in lessons))
+    return by_lesson, {lesson.slug: made for lesson, made in zip(lessons, computed, strict=True)}
 
 
 def run_update(lessons_dir: str | None = None, only: list[str] | None = None) -> int:
@@ -284,7 +295,9 @@ def run_update(lessons_dir: str | None = None, only: list[str] | None = None) ->
         lesson.slug: catalog.paths[lesson.slug].read_text(encoding="utf-8") for lesson in lessons
     }
     try:
-        results = asyncio.run(with_sandbox(settings, lambda run: _run_all(lessons, run)))
+        results, computed = asyncio.run(
+            with_sandbox(settings, lambda run: _run_all(lessons, run))
+        )
     except SandboxUnavailable as exc:
         print(f"FAIL: the sandbox cannot run snippets: {exc}", file=sys.stderr)
         return 1
@@ -293,7 +306,9 @@ def run_update(lessons_dir: str | None = None, only: list[str] | None = None) ->
     for lesson in lessons:
         path = catalog.paths[lesson.slug]
         try:
-            new, found = update_text(texts[lesson.slug], lesson, results[lesson.slug])
+            new, found = update_text(
+                texts[lesson.slug], lesson, results[lesson.slug], computed[lesson.slug]
+            )
         except LessonError as exc:
             reports.append(Failure(lesson.slug, str(path), f"not written: {exc}"))
             continue

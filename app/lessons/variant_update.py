@@ -1,0 +1,75 @@
+"""`gradlab check --update` for variants: write each instance the sandbox computed into the
+step's `variants.instances`, in the lesson's own file, leaving instances that still hold alone.
+
+An instance that raised, or whose numbers make a misconception coincide with the answer, is
+reported for the author to decide (other parameters, or another rule); the rest are written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+from app.lessons.lint import Finding, step_label
+from app.lessons.schema import Lesson, VariantInstance
+from app.lessons.variant_runs import differences
+from app.lessons.variants import coincidences, instances
+from app.lessons.yaml_edit import grad_node, text_node
+
+
+def _flow(value: Any) -> Any:
+    if isinstance(value, dict):
+        mapping = CommentedMap((key, _flow(item)) for key, item in value.items())
+        mapping.fa.set_flow_style()
+        return mapping
+    if isinstance(value, list):
+        return grad_node(value) if all(not isinstance(v, str) for v in value) else value
+    return value
+
+
+def instance_node(instance: VariantInstance) -> CommentedMap:
+    node = CommentedMap()
+    node["params"] = _flow(instance.params)
+    if instance.values:
+        node["values"] = _flow(instance.values)
+    node["output"] = text_node(instance.output)
+    if instance.grads:
+        node["grads"] = _flow({name: grad_node(v) for name, v in instance.grads.items()})
+    if instance.misconceptions:
+        node["misconceptions"] = _flow(instance.misconceptions)
+    return node
+
+
+def write_instances(
+    document: Any, lesson: Lesson, computed: Mapping[int, list[VariantInstance | ValueError]]
+) -> list[Finding]:
+    """Write the computed instances into `document` (the lesson, round-trip loaded); returns
+    what the author must look at."""
+    reports = []
+    for number, made in computed.items():
+        step = lesson.steps[number - 1]
+        variants = step.variants
+        if variants is None:
+            continue
+        where = f"{step_label(number, step)} variants"
+        failed = [(i, m) for i, m in enumerate(made, start=1) if isinstance(m, ValueError)]
+        if failed:
+            reports += [Finding(lesson.slug, f"{where} instance {i}", str(m)) for i, m in failed]
+            continue
+        fresh = [m for m in made if isinstance(m, VariantInstance)]
+        written = step.model_copy(update={"variants": variants.model_copy(update={"instances": fresh})})
+        for instance in instances(written):
+            reports += [
+                Finding(lesson.slug, f"{where} instance {instance.index + 1}", problem)
+                for problem in coincidences(written, instance)
+            ]
+        kept = variants.instances
+        if len(kept) == len(fresh) and not any(
+            differences(old, new) for old, new in zip(kept, fresh, strict=True)
+        ):
+            continue
+        node = document["steps"][number - 1]["variants"]
+        node["instances"] = CommentedSeq(instance_node(instance) for instance in fresh)
+    return reports

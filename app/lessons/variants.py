@@ -1,0 +1,153 @@
+"""A step's variants as a learner meets them: instances of its question with other numbers.
+
+A step with `variants` (app/lessons/schema.py) keeps its own concrete code for the lesson page;
+practice after the reveal (the typed value, drills, review) asks the same idea on an instance:
+the code template filled with one set of parameters, and the answers, printed output and
+misconception values that the sandbox computed for it (stored in the lesson by
+`gradlab check --update`, proved by `gradlab check`). Serving an instance runs nothing.
+
+Which instance a learner sees is a hash of who asks and what, so that it is the same on every
+page that asks it, and a review of it may ask another (`pick`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from app.lessons.numeric import compare
+from app.lessons.schema import (
+    PLACEHOLDER,
+    Choice,
+    GradValue,
+    Plain,
+    Step,
+    ValueMisconception,
+    Variants,
+)
+
+
+def _as_text(value: Plain) -> str:
+    """A value as it stands in a template: text as it is, anything else as a Python literal."""
+    return value if isinstance(value, str) else repr(value)
+
+
+def fill(template: str, values: dict[str, Plain]) -> str:
+    """`template` with each `{name}` of `values` replaced; other braces are left alone."""
+
+    def replace(found: object) -> str:
+        name = found.group(1)  # type: ignore[attr-defined]
+        return _as_text(values[name]) if name in values else found.group(0)  # type: ignore[attr-defined]
+
+    return PLACEHOLDER.sub(replace, template)
+
+
+def instance_code(variants: Variants, index: int) -> str:
+    return fill(variants.code, variants.params_of(index))
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One instance of a step's question, with everything it is graded against."""
+
+    index: int
+    code: str
+    output: str
+    grads: dict[str, GradValue]
+    choices: list[Choice] = field(default_factory=list)  # the step's choices, in file order
+    answer: str | None = None  # the right choice's text
+    misconceptions: tuple[ValueMisconception, ...] = ()
+    explanation: str = ""  # why the answers are what they are, with this instance's numbers
+
+    def choice(self, text: str) -> Choice | None:
+        return next((choice for choice in self.choices if choice.text == text), None)
+
+    @property
+    def texts(self) -> list[str]:
+        return [choice.text for choice in self.choices]
+
+
+def _choices(step: Step, values: dict[str, Plain]) -> tuple[list[Choice], str | None]:
+    """The step's choices as this instance reads them (`values`: its params and values)."""
+    prediction, variants = step.prediction, step.variants
+    if prediction is None or variants is None:
+        return [], None
+    made: list[Choice] = []
+    answer = None
+    for own, rule in zip(prediction.choices, variants.choices, strict=True):
+        text = fill(rule.text, values)
+        why = fill(rule.why, values) if rule.why else own.why
+        made.append(Choice(text=text, why=why))
+        if own.text == prediction.answer:
+            answer = text
+    return made, answer
+
+
+def instances(step: Step) -> list[Instance]:
+    """Every stored instance of the step (none until `gradlab check --update` wrote them)."""
+    variants = step.variants
+    if variants is None:
+        return []
+    found = []
+    for index, stored in enumerate(variants.instances):
+        named = variants.params_of(index) | stored.values
+        choices, answer = _choices(step, named)
+        rules = variants.misconceptions
+        wrong = tuple(
+            ValueMisconception(value=value, why=fill(rule.why, named))
+            for rule, value in zip(rules, stored.misconceptions, strict=False)
+        )
+        found.append(
+            Instance(
+                index,
+                instance_code(variants, index),
+                stored.output,
+                dict(stored.grads),
+                choices,
+                answer,
+                wrong,
+                fill(variants.explanation, named),
+            )
+        )
+    return found
+
+
+def _rank(key: str) -> int:
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
+
+
+def pick(step: Step, key: str, *, avoid: str | None = None) -> Instance | None:
+    """The instance asked under `key` (e.g. learner/lesson/step); with `avoid`, never the one
+    asked under that key, so that a review asks other numbers than the lesson page did."""
+    found = instances(step)
+    if not found:
+        return None
+    if avoid is not None and len(found) > 1:
+        skipped = _rank(avoid) % len(found)
+        others = [instance for instance in found if instance.index != skipped]
+        return others[_rank(key) % len(others)]
+    return found[_rank(key) % len(found)]
+
+
+def expected_value(step: Step, instance: Instance) -> GradValue:
+    """The typed value's answer in this instance: the `.grad` of the asked tensor."""
+    guess = step.value_prediction
+    return instance.grads.get(guess.tensor) if guess is not None else None
+
+
+def coincidences(step: Step, instance: Instance) -> list[str]:
+    """Where this instance's numbers make a misconception the answer: two choices that read
+    the same, or a wrong typed value equal to the right one."""
+    problems = []
+    texts = instance.texts
+    for number, text in enumerate(texts, start=1):
+        if text in texts[: number - 1]:
+            problems.append(f"choices {texts.index(text) + 1} and {number} both read {text!r}")
+    if step.value_prediction is not None:
+        expected = expected_value(step, instance)
+        for number, wrong in enumerate(instance.misconceptions, start=1):
+            if compare(wrong.value, expected).matches:
+                problems.append(
+                    f"misconception {number} gives {wrong.value!r}, which is the right value"
+                )
+    return problems
