@@ -28,6 +28,7 @@ from app.learning.schemas import (
 from app.lessons.grading import TypedValueError, grade_value, misconception_for
 from app.lessons.numeric import shape_of
 from app.lessons.schema import Myth, Pitfall, Snippet, Step, ValueMisconception
+from app.lessons.variants import Instance, expected_value
 from app.modes.flashcards import Flashcard
 from app.modes.pitfalls import judge_fix
 from app.modes.scheduler import Grade
@@ -85,7 +86,10 @@ def _error(snippet: Snippet | None) -> dict[str, str] | None:
     return {"type": snippet.error.type, "message_contains": snippet.error.message_contains}
 
 
-def prediction_reveal(step: Step, choice: str, correct: bool, attempt: int) -> PredictionReveal:
+def prediction_reveal(
+    step: Step, choice: str, correct: bool, attempt: int, practice: Instance | None = None
+) -> PredictionReveal:
+    """`practice`: the variant instance the typed value that this reveal opens asks on."""
     prediction = step.prediction
     if prediction is None:
         raise AnswerError("This step asks for no prediction")
@@ -100,17 +104,48 @@ def prediction_reveal(step: Step, choice: str, correct: bool, attempt: int) -> P
         error=_error(step.snippet),
         attempt=attempt,
         step=step_reveal(step),
-        value=_value_question(step),
+        value=value_question(step, practice),
     )
 
 
-def _value_question(step: Step) -> ValueQuestion | None:
-    """The typed-value question the committed choice opens, for the page to draw at once."""
+def value_question(step: Step, practice: Instance | None = None) -> ValueQuestion | None:
+    """The typed-value question the committed choice opens, for the page to draw at once; on
+    a variant instance, with that instance's code (the step's own answer was just shown)."""
     guess = step.value_prediction
     if guess is None:
         return None
     return ValueQuestion(
-        question_html=str(rendering.markdown_inline(guess.question)), tensor=guess.tensor
+        question_html=str(rendering.markdown_inline(guess.question)),
+        tensor=guess.tensor,
+        code=practice.code if practice is not None else None,
+    )
+
+
+def instance_choice(step: Step, instance: Instance, choice: str | None) -> Graded:
+    """A prediction asked on a variant instance: graded by text against that instance's
+    answer; its reveal shows the instance's output and explanation."""
+    picked = instance.choice(choice) if choice is not None else None
+    if step.prediction is None or picked is None:
+        raise NotAChoice("That is not one of the choices")
+    correct = picked.text == instance.answer
+    why = picked.why if not correct else None
+    reveal = PredictionReveal(
+        correct=correct,
+        answer=instance.answer or "",
+        explanation_html=str(rendering.markdown(instance.explanation)),
+        why_html=str(rendering.markdown_inline(why)) if why else None,
+        output=instance.output,
+        error=None,
+        attempt=0,
+        step=step_reveal(step),
+    )
+    return Graded(correct, _schedule(correct), reveal)
+
+
+def instance_check(step: Step, instance: Instance, unlocks: Step | None = None) -> ValueCheck:
+    """What a typed value asked on a variant instance is checked against."""
+    return ValueCheck(
+        expected_value(step, instance), instance.explanation, unlocks, instance.misconceptions
     )
 
 

@@ -44,7 +44,8 @@ from app.learning.schemas import (
 from app.lessons.disclosure import Disclosure
 from app.lessons.loader import Catalog
 from app.lessons.schema import Lesson, Snippet, Step, ValuePrediction
-from app.modes.drills import value_drill_id
+from app.lessons.variants import Instance, pick
+from app.modes.drills import value_drill_id, value_key
 from app.progress.records import (
     LessonRecords,
     MythRecord,
@@ -69,6 +70,18 @@ class StepView:
     # would say the code does not raise); the choice's reveal brings it otherwise.
     value_shown: bool = False
     read_ahead: bool = False  # the answer is drawn with the step
+    # On a step with variants, the code the typed value asks on: other numbers than the
+    # step's own, whose answer the choice's reveal shows.
+    value_code: str | None = None
+
+
+def practice_instance(lesson: Lesson, number: int, learner: str | None) -> Instance | None:
+    """The variant instance a step's typed value asks this learner, when the step also asks a
+    choice (whose reveal shows the step's own answer) and has variants."""
+    step = lesson.steps[number - 1]
+    if learner is None or step.prediction is None or step.value_prediction is None:
+        return None
+    return pick(step, value_key(learner, lesson.slug, number))
 
 
 def step_views(
@@ -85,6 +98,9 @@ def step_views(
             else [],
             value_shown=shown.value_open(number),
             read_ahead=shown.read_ahead and asks(step),
+            value_code=(
+                practice.code if (practice := practice_instance(lesson, number, learner)) else None
+            ),
         )
         for number, step in enumerate(lesson.steps, start=1)
     ]
@@ -110,7 +126,7 @@ def _score(lesson: Lesson, myths: dict[int, MythRecord]) -> Score:
     )
 
 
-def _saved_step(step: Step, record: StepRecord) -> SavedStep:
+def _saved_step(step: Step, record: StepRecord, practice: Instance | None) -> SavedStep:
     prediction = record.prediction
     saved_prediction = None
     if (
@@ -118,7 +134,7 @@ def _saved_step(step: Step, record: StepRecord) -> SavedStep:
         and step.prediction is not None
         and prediction.fingerprint == prediction_fingerprint(step.prediction)
     ):
-        reveal = grader.prediction_reveal(step, prediction.choice, prediction.correct, 0)
+        reveal = grader.prediction_reveal(step, prediction.choice, prediction.correct, 0, practice)
         saved_prediction = SavedPrediction(
             choice=prediction.choice,
             confidence=prediction.confidence,
@@ -141,10 +157,14 @@ def _saved_step(step: Step, record: StepRecord) -> SavedStep:
     )
 
 
-def lesson_progress(lesson: Lesson, records: LessonRecords) -> LessonProgress:
+def lesson_progress(
+    lesson: Lesson, records: LessonRecords, learner: str | None = None
+) -> LessonProgress:
     """Everything the page needs to restore a learner's state, reveals included."""
     steps = {
-        str(number): _saved_step(lesson.steps[number - 1], record)
+        str(number): _saved_step(
+            lesson.steps[number - 1], record, practice_instance(lesson, number, learner)
+        )
         for number, record in records.steps.items()
         if 1 <= number <= len(lesson.steps)  # the lesson changed since; keep the rest
     }
@@ -237,7 +257,8 @@ class LessonAnswers:
             elif confidence == "guess" and attempt == 1:  # later attempts follow the reveal
                 self._queue().note_guess(slug, "prediction", str(number), at)
             queue_score(self.store, self.learner, find_lesson(self.catalog, slug))
-        return grader.prediction_reveal(step, body.choice, correct, attempt)
+        practice = practice_instance(find_lesson(self.catalog, slug), number, self.learner)
+        return grader.prediction_reveal(step, body.choice, correct, attempt, practice)
 
     def require_choice(self, lesson: Lesson, number: int) -> None:
         """A step's typed value is checked only once its choice is committed (or the lesson
@@ -252,6 +273,11 @@ class LessonAnswers:
                 "would give its answer away. (Or read the lesson ahead.)"
             )
 
+    def asks_on_instance(self, slug: str, number: int) -> bool:
+        """Is this step's typed value asked on a stored variant instance (no run needed)?"""
+        lesson = find_lesson(self.catalog, slug)
+        return practice_instance(lesson, number, self.learner) is not None
+
     def value_step(self, slug: str, number: int) -> tuple[Step, Snippet, ValuePrediction]:
         """The step, its code and its value question, if it asks for a typed value."""
         step = find_step(find_lesson(self.catalog, slug), number)
@@ -265,7 +291,12 @@ class LessonAnswers:
         step, _, guess = self.value_step(slug, number)
         self.require_choice(lesson, number)
         unlocks = step if step.prediction is None else None  # a choice's reveal explains it
-        check = grader.ValueCheck(actual, guess.explanation, unlocks, guess.misconceptions)
+        practice = practice_instance(lesson, number, self.learner)
+        check = (
+            grader.instance_check(step, practice)
+            if practice is not None
+            else grader.ValueCheck(actual, guess.explanation, unlocks, guess.misconceptions)
+        )
         correct, feedback = grader.grade_typed(check, body.value, body.reveal)
         if correct is None:
             return grader.value_feedback(feedback)

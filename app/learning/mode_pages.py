@@ -16,7 +16,7 @@ from app.learning.questions import disclosure_of
 from app.lessons.disclosure import Disclosure, asks
 from app.lessons.schema import Lesson
 from app.modes import cheatsheet
-from app.modes.drills import Drill, drill_open, lesson_drills
+from app.modes.drills import Drill, drill_open, drills_page_key, for_learner, lesson_drills
 from app.modes.flashcards import card_open, lesson_flashcards
 from app.modes.pitfalls import goal_grads
 from app.modes.quickread import example_step
@@ -158,7 +158,12 @@ def _drill_groups(drills: list[Drill], state: dict[str, DrillRecord]) -> list[Dr
 
 
 def predict_the_gradient(request: ModeRequest) -> dict[str, object]:
-    drills = [d for d in lesson_drills(request.lesson) if drill_open(d, request.disclosure)]
+    lesson, learner = request.lesson, request.learner
+    drills = [
+        for_learner(lesson, d, learner, drills_page_key(d))
+        for d in lesson_drills(lesson)
+        if drill_open(d, request.disclosure)
+    ]
     state = request.store.drill_state(request.learner, request.lesson.slug)
     return {"drills": drills, "drill_state": state, "groups": _drill_groups(drills, state)}
 

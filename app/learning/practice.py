@@ -44,7 +44,7 @@ from app.lessons.loader import Catalog
 from app.lessons.schema import Lesson, Pitfall
 from app.modes import pitfalls
 from app.modes.calibration import MIN_ANSWERS, advice, calibration
-from app.modes.drills import drill_open, find_drill
+from app.modes.drills import drill_open, drills_page_key, find_drill, for_learner
 from app.modes.flashcards import card_open, find_flashcard
 from app.modes.scheduler import Grade, describe_wait
 from app.progress.store import ProgressStore
@@ -153,6 +153,7 @@ class Practice:
             raise UnknownDrill(f"Lesson {slug!r} has no drill {drill_id!r}")
         if not drill_open(drill, self._disclosure(lesson)):
             raise PredictionNotCommitted(_CLOSED)
+        drill = for_learner(lesson, drill, self.learner, drills_page_key(drill))
         correct, feedback = grader.grade_typed(
             grader.ValueCheck(drill.expected, misconceptions=drill.misconceptions),
             body.value,

@@ -185,10 +185,15 @@ class ReviewQueue:
 
     def _prompt(self, card: StoredCard) -> Prompt | None:
         """The card's question, its choices in an order of this return's own (a per-learner
-        order would ask a returning item exactly as it was asked before)."""
+        order would ask a returning item exactly as it was asked before), and on a step with
+        variants an instance of this return's own."""
         found = self.catalog.get(card.lesson)
         order = f"{self.learner}/{_token(card)}"
-        prompt = prompt_for(found, card.kind, card.key, order) if found is not None else None
+        prompt = (
+            prompt_for(found, card.kind, card.key, order, self.learner)
+            if found is not None
+            else None
+        )
         return prompt if prompt is not None and prompt.fingerprint == card.fingerprint else None
 
     def _card(self, lesson: str, kind: str, key: str) -> StoredCard | None:

@@ -4,6 +4,8 @@ An item is named by (lesson, kind, key): a step's prediction ("prediction", "3")
 ("myth", "2"), a drill ("drill", "step-2.x") or a flashcard ("flashcard", "takeaway-1"). The
 prompt never carries the answer, nor what explains it; grading returns them with the verdict.
 Its fingerprint names the version of the question, so a rewritten one retires its old card.
+A prediction or drill on a step with variants asks an instance (app/lessons/variants.py),
+picked by the return's own key, never the one the learner's typed value asked.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from app.learning.questions import (
     prediction_fingerprint,
 )
 from app.lessons.schema import Lesson
-from app.modes.drills import find_drill
+from app.lessons.variants import Instance, pick
+from app.modes.drills import Drill, find_drill, for_learner, value_key
 from app.modes.flashcards import Flashcard, find_flashcard
 from app.modes.scheduler import Grade
 
@@ -53,6 +56,8 @@ class Prompt:
     choices: list[str] = field(default_factory=list)
     tensor: str | None = None
     card: Flashcard | None = None
+    instance: Instance | None = None  # a prediction asked on a variant instance
+    drill: Drill | None = None  # a drill as asked (on this return's instance, if any)
 
     @property
     def link(self) -> str:
@@ -74,11 +79,17 @@ def _number(key: str, count: int) -> int | None:
     return int(key) if key.isdigit() and 1 <= int(key) <= count else None
 
 
-def _prediction(lesson: Lesson, key: str, order: str) -> Prompt | None:
+def _prediction(lesson: Lesson, key: str, order: str, learner: str | None) -> Prompt | None:
     number = _number(key, len(lesson.steps))
     step = lesson.steps[number - 1] if number else None
     if number is None or step is None or step.prediction is None:
         return None
+    # On a step with variants, each return asks an instance: other numbers than the lesson's
+    # own code and than the typed value the learner answered there.
+    avoid = value_key(learner, lesson.slug, number) if learner else None
+    instance = pick(step, order, avoid=avoid)
+    texts = instance.texts if instance else step.prediction.texts
+    code = instance.code if instance else step.snippet.code if step.snippet else None
     return Prompt(
         lesson,
         "prediction",
@@ -86,8 +97,9 @@ def _prediction(lesson: Lesson, key: str, order: str) -> Prompt | None:
         f"Step {number}: {step.title}",
         step.prediction.question,
         prediction_fingerprint(step.prediction),
-        code=step.snippet.code if step.snippet else None,
-        choices=choice_order(order, lesson.slug, number, step.prediction.texts),
+        code=code,
+        choices=choice_order(order, lesson.slug, number, texts),
+        instance=instance,
     )
 
 
@@ -99,13 +111,23 @@ def _myth(lesson: Lesson, key: str) -> Prompt | None:
     return Prompt(lesson, "myth", key, f"Myth {number}", myth.question, myth_fingerprint(myth))
 
 
-def _drill(lesson: Lesson, key: str) -> Prompt | None:
+def _drill(lesson: Lesson, key: str, order: str, learner: str | None) -> Prompt | None:
     if (drill := find_drill(lesson, key)) is None:
         return None
     asks = f"After this code runs, what is `{drill.tensor}.grad`?"
+    # The drill as the lesson declares it names the question; the instance asked varies.
     fingerprint = item_fingerprint("drill", drill.code, drill.tensor, drill.expected)
+    asked = for_learner(lesson, drill, learner, f"review/{order}") if learner else drill
     return Prompt(
-        lesson, "drill", key, drill.source, asks, fingerprint, drill.code, tensor=drill.tensor
+        lesson,
+        "drill",
+        key,
+        drill.source,
+        asks,
+        fingerprint,
+        asked.code,
+        tensor=drill.tensor,
+        drill=asked,
     )
 
 
@@ -122,15 +144,18 @@ def flashcard_fingerprint(card: Flashcard) -> str:
     return item_fingerprint("flashcard", card.prompt, card.back)
 
 
-def prompt_for(lesson: Lesson, kind: str, key: str, order: str) -> Prompt | None:
-    """What to show for an item, its choices in the order `order` keys (see `choice_order`);
-    None when the lesson no longer has it."""
+def prompt_for(
+    lesson: Lesson, kind: str, key: str, order: str, learner: str | None = None
+) -> Prompt | None:
+    """What to show for an item, its choices in the order `order` keys (see `choice_order`),
+    and on a step with variants the instance `order` picks for `learner`; None when the
+    lesson no longer has it."""
     if kind == "prediction":
-        return _prediction(lesson, key, order)
+        return _prediction(lesson, key, order, learner)
     if kind == "myth":
         return _myth(lesson, key)
     if kind == "drill":
-        return _drill(lesson, key)
+        return _drill(lesson, key, order, learner)
     if kind == "flashcard":
         return _flashcard(lesson, key)
     return None
@@ -144,11 +169,14 @@ def grade(prompt: Prompt, answer: Answer) -> Graded:
     if prompt.kind != "flashcard":
         grader.require_confidence(answer.confidence)
     if prompt.kind == "prediction":
-        return grader.graded_choice(lesson.steps[int(prompt.key) - 1], answer.choice)
+        step = lesson.steps[int(prompt.key) - 1]
+        if prompt.instance is not None:
+            return grader.instance_choice(step, prompt.instance, answer.choice)
+        return grader.graded_choice(step, answer.choice)
     if prompt.kind == "myth":
         return grader.graded_myth(lesson.myths[int(prompt.key) - 1], answer.answer)
     if prompt.kind == "drill":
-        drill = find_drill(lesson, prompt.key)
+        drill = prompt.drill
         if drill is None:
             raise AnswerError("Type a value")
         return grader.graded_value(

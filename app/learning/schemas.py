@@ -121,6 +121,11 @@ class ValueQuestion(BaseModel):
 
     question_html: str
     tensor: str = Field(description="The tensor whose `.grad` is typed")
+    code: str | None = Field(
+        default=None,
+        description="On a step with variants: the code the value is asked on, the same idea "
+        "with other numbers than the step's own (whose answer the reveal just showed)",
+    )
 
 
 class PredictionReveal(BaseModel):

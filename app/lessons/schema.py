@@ -244,8 +244,18 @@ class Variants(Strict):
     # Why an instance's answer is what it is, for its reveal: a template over the params and
     # values (the step's own explanations name the step's own numbers).
     explanation: Text
-    # Written by `gradlab check --update`: what each instance computed.
+    # Written by `gradlab check --update`: what each instance computed. Instances written for
+    # other params than these are stale: none is served, and `gradlab check` fails, until the
+    # update writes them again.
     instances: list[VariantInstance] = Field(default_factory=list)
+
+    @property
+    def current(self) -> bool:
+        """Were the stored instances written for these params?"""
+        return len(self.instances) == self.count and all(
+            instance.params == self.params_of(index)
+            for index, instance in enumerate(self.instances)
+        )
 
     @property
     def count(self) -> int:
@@ -255,7 +265,7 @@ class Variants(Strict):
         return {name: values[index] for name, values in self.params.items()}
 
     @model_validator(mode="after")
-    def _templates_name_what_exists(self) -> Variants:
+    def _params_fill_the_code(self) -> Variants:
         lengths = {len(values) for values in self.params.values()}
         if len(lengths) != 1:
             raise ValueError("params: every parameter needs as many values as the others")
@@ -267,23 +277,19 @@ class Variants(Strict):
             raise ValueError(f"code: {{{sorted(unknown)[0]}}} is not a parameter")
         if unused := set(self.params) - used:
             raise ValueError(f"params: {sorted(unused)[0]!r} is not used in the code")
+        return self
+
+    @model_validator(mode="after")
+    def _texts_name_what_exists(self) -> Variants:
         known = set(self.values) | set(self.params)
         templates = [("explanation", self.explanation)]
-        templates += [(f"choices {n}", f"{c.text} {c.why or ''}") for n, c in enumerate(self.choices, 1)]
+        templates += [
+            (f"choices {n}", f"{c.text} {c.why or ''}") for n, c in enumerate(self.choices, 1)
+        ]
         templates += [(f"misconceptions {n}", m.why) for n, m in enumerate(self.misconceptions, 1)]
         for where, template in templates:
             if unknown := placeholders(template) - known:
                 raise ValueError(f"{where}: {{{sorted(unknown)[0]}}} is not a param or a value")
-        if self.instances and len(self.instances) != self.count:
-            raise ValueError(
-                f"instances: {len(self.instances)} written for {self.count} sets of params: "
-                "run `gradlab check --update`"
-            )
-        for index, instance in enumerate(self.instances):
-            if instance.params != self.params_of(index):
-                raise ValueError(
-                    f"instances {index + 1}: written for other params: run `gradlab check --update`"
-                )
         return self
 
 

@@ -295,9 +295,7 @@ def run_update(lessons_dir: str | None = None, only: list[str] | None = None) ->
         lesson.slug: catalog.paths[lesson.slug].read_text(encoding="utf-8") for lesson in lessons
     }
     try:
-        results, computed = asyncio.run(
-            with_sandbox(settings, lambda run: _run_all(lessons, run))
-        )
+        results, computed = asyncio.run(with_sandbox(settings, lambda run: _run_all(lessons, run)))
     except SandboxUnavailable as exc:
         print(f"FAIL: the sandbox cannot run snippets: {exc}", file=sys.stderr)
         return 1

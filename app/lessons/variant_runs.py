@@ -17,8 +17,8 @@ from typing import Any
 
 from app.lessons.lint import Finding, step_label
 from app.lessons.numeric import compare
-from app.lessons.schema import Lesson, Plain, Step, VariantInstance, Variants
-from app.lessons.variants import coincidences, instance_code, instances
+from app.lessons.schema import GradValue, Lesson, Plain, Step, VariantInstance, Variants
+from app.lessons.variants import asked_tensors, coincidences, instance_code, instances
 from app.sandbox.result import RunResult
 
 Runner = Callable[[str], Awaitable[RunResult]]
@@ -33,15 +33,6 @@ def _gradlab_plain(value):
 
 print({mark!r} + _gradlab_json.dumps({{{entries}}}, default=str))
 """
-
-
-def asked_tensors(step: Step) -> list[str]:
-    """The tensors whose `.grad` each instance keeps: the typed value's and the snippet's."""
-    names = list(step.snippet.grads) if step.snippet is not None else []
-    guess = step.value_prediction
-    if guess is not None and guess.tensor not in names:
-        names.append(guess.tensor)
-    return names
 
 
 def _expressions(step: Step, variants: Variants) -> dict[str, str]:
@@ -120,7 +111,7 @@ async def run_instances(
     return computed
 
 
-def _same(stored: Plain, fresh: Plain) -> bool:
+def _same(stored: Plain | GradValue, fresh: Plain | GradValue) -> bool:
     if isinstance(stored, str) or isinstance(fresh, str):
         return stored == fresh
     if isinstance(stored, bool) or isinstance(fresh, bool):
@@ -131,13 +122,17 @@ def _same(stored: Plain, fresh: Plain) -> bool:
 def differences(stored: VariantInstance, fresh: VariantInstance) -> list[str]:
     """How a stored instance differs from what the sandbox computes now."""
     found = []
+    if stored.params != fresh.params:
+        found.append(f"params are written {stored.params!r}, now {fresh.params!r}")
     if stored.output != fresh.output:
         found.append(f"output is written {stored.output!r} but the run prints {fresh.output!r}")
     for part in ("values", "grads"):
         kept, now = getattr(stored, part), getattr(fresh, part)
         for name in sorted(set(kept) | set(now)):
             if name not in kept or name not in now or not _same(kept[name], now[name]):
-                found.append(f"{part}.{name} is written {kept.get(name)!r}, computed {now.get(name)!r}")
+                found.append(
+                    f"{part}.{name} is written {kept.get(name)!r}, computed {now.get(name)!r}"
+                )
     if len(stored.misconceptions) != len(fresh.misconceptions) or not all(
         _same(a, b) for a, b in zip(stored.misconceptions, fresh.misconceptions, strict=False)
     ):
@@ -155,10 +150,9 @@ async def check_variants(lesson: Lesson, run: Runner) -> list[Finding]:
     computed = await run_instances(lesson, run)
     for number, step, variants in variant_steps(lesson):
         where = f"{step_label(number, step)} variants"
-        if not variants.instances:
-            failures.append(
-                Finding(lesson.slug, where, "no instances written: run `gradlab check --update`")
-            )
+        if not variants.current:
+            problem = "the instances are not written for these params"
+            failures.append(Finding(lesson.slug, where, f"{problem}: run `gradlab check --update`"))
             continue
         for instance, fresh in zip(instances(step), computed[number], strict=True):
             at = f"{where} instance {instance.index + 1}"

@@ -59,7 +59,9 @@ def write_instances(
             reports += [Finding(lesson.slug, f"{where} instance {i}", str(m)) for i, m in failed]
             continue
         fresh = [m for m in made if isinstance(m, VariantInstance)]
-        written = step.model_copy(update={"variants": variants.model_copy(update={"instances": fresh})})
+        written = step.model_copy(
+            update={"variants": variants.model_copy(update={"instances": fresh})}
+        )
         for instance in instances(written):
             reports += [
                 Finding(lesson.slug, f"{where} instance {instance.index + 1}", problem)

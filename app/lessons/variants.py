@@ -84,9 +84,10 @@ def _choices(step: Step, values: dict[str, Plain]) -> tuple[list[Choice], str | 
 
 
 def instances(step: Step) -> list[Instance]:
-    """Every stored instance of the step (none until `gradlab check --update` wrote them)."""
+    """Every stored instance of the step (none until `gradlab check --update` wrote them for
+    the step's current params)."""
     variants = step.variants
-    if variants is None:
+    if variants is None or not variants.current:
         return []
     found = []
     for index, stored in enumerate(variants.instances):
@@ -110,6 +111,14 @@ def instances(step: Step) -> list[Instance]:
             )
         )
     return found
+
+
+def asked_tensors(step: Step) -> list[str]:
+    """The tensors whose `.grad` each instance keeps: the snippet's `grads` and the typed
+    value's tensor."""
+    names = list(step.snippet.grads) if step.snippet is not None else []
+    guess = step.value_prediction
+    return [*names, guess.tensor] if guess is not None and guess.tensor not in names else names
 
 
 def _rank(key: str) -> int:

@@ -4,6 +4,10 @@ Every `.grad` a snippet declares (and `gradlab check` proved) that is not None b
 the learner reads the code and types the tensor's gradient before running it. Value predictions
 of the build-up count as drills of their step too. Myth demos are left out: the deep dive keeps
 their code hidden until the myth is answered, and a drill would show it.
+
+A step with variants (app/lessons/variants.py) drills an instance instead of the code the step
+just revealed: other numbers, the answer its run computed, `None` where that is the answer
+(a detached tensor, a path never taken). `for_learner` puts the learner's instance in.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from typing import Any
 
 from app.lessons.disclosure import Disclosure
 from app.lessons.schema import Lesson, Snippet, ValueMisconception
+from app.lessons.variants import Instance, asked_tensors, instances, pick
 
 
 @dataclass(frozen=True)
@@ -21,11 +26,13 @@ class Drill:
     source: str  # where the code comes from, for the learner
     code: str
     tensor: str
-    expected: Any  # a number or nested list, as the lesson declares (never None)
+    # A number or nested list, as the lesson declares; None only on a variant instance.
+    expected: Any
     step: int = 0  # the build-up step whose code it is (0: a pitfall's)
     pitfall: int = 0  # the pitfall whose code it is (0: a step's)
     # The step's named wrong values for this tensor: its drill is the same question.
     misconceptions: tuple[ValueMisconception, ...] = ()
+    instance: int | None = None  # the variant instance asked, if the step has variants
 
 
 def drill_open(drill: Drill, disclosure: Disclosure) -> bool:
@@ -57,6 +64,14 @@ def lesson_drills(lesson: Lesson) -> list[Drill]:
         source = f"Step {number}: {step.title}"
         found = _from_snippet(f"step-{number}", source, step.snippet, step=number)
         guess = step.value_prediction
+        if instances(step):  # every asked tensor, None included, set per learner
+            template = step.variants.code if step.variants is not None else ""
+            found = [
+                Drill(f"step-{number}.{n}", source, template, n, None, number)
+                for n in asked_tensors(step)
+            ]
+            drills.extend(found)
+            continue
         declared = {drill.tensor for drill in found}
         if guess is not None and guess.expected is not None and guess.tensor not in declared:
             drill_id = f"step-{number}.{guess.tensor}"
@@ -81,6 +96,38 @@ def lesson_drills(lesson: Lesson) -> list[Drill]:
         )
         drills.extend(corrected + wrong)
     return drills
+
+
+def value_key(learner: str, slug: str, step: int) -> str:
+    """Names the instance a learner's typed value asks on a lesson page."""
+    return f"{learner}/{slug}/{step}"
+
+
+def on_instance(lesson: Lesson, drill: Drill, instance: Instance) -> Drill:
+    """The drill asked on one instance of its step: that instance's code and answer."""
+    step = lesson.steps[drill.step - 1]
+    guess = step.value_prediction
+    named = instance.misconceptions if guess is not None and guess.tensor == drill.tensor else ()
+    expected = instance.grads.get(drill.tensor)
+    return replace(
+        drill, code=instance.code, expected=expected, misconceptions=named, instance=instance.index
+    )
+
+
+def drills_page_key(drill: Drill) -> str:
+    """The drills page asks every tensor of a step on one instance."""
+    return f"drills/step-{drill.step}"
+
+
+def for_learner(lesson: Lesson, drill: Drill, learner: str, asked: str) -> Drill:
+    """`drill` as `learner` is asked it `asked` (the drills page, a return of a review card):
+    on a step with variants, an instance other than the one the typed value asks."""
+    if not drill.step:
+        return drill
+    step = lesson.steps[drill.step - 1]
+    avoid = value_key(learner, lesson.slug, drill.step)
+    instance = pick(step, f"{learner}/{asked}", avoid=avoid)
+    return on_instance(lesson, drill, instance) if instance is not None else drill
 
 
 def find_drill(lesson: Lesson, drill_id: str) -> Drill | None:

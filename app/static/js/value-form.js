@@ -1,8 +1,9 @@
 // A build-up step's typed-value question ("type the value of x.grad"): its form, and how it is
 // checked. The server draws the form (value_form in templates/_partials.html) when it may be
 // sent; on a step that also asks a choice, that is only once the choice is committed, so the
-// choice's reveal carries the question ({question_html, tensor}) and placeValueForm draws the
-// same markup at once, without a reload.
+// choice's reveal carries the question ({question_html, tensor, code}) and placeValueForm draws
+// the same markup at once, without a reload. `code` is set on a step with variants: the value
+// is then asked on an instance with other numbers, not on the code whose answer was just shown.
 //
 //   valueForm(step, question)                 the form, as the server draws it
 //   placeValueForm(stepEl, step, question)    draw it into its step (once); the new form or null
@@ -20,7 +21,12 @@ export function valueForm(step, question) {
   label.append(" ", el("input", {
     name: "value", autocomplete: "off", spellcheck: "false", placeholder: "a number or a list of numbers",
   }));
+  // On a step with variants, the value is asked on other numbers than the step's own.
+  const variant = question.code ? [el("div", {class: "value-variant"},
+    el("p", {class: "value-variant-lead"}, "The same idea with other numbers:"),
+    el("pre", {class: "value-code"}, el("code", {}, question.code)))] : [];
   return el("form", {class: "value-prediction", "data-step": String(step), "data-tensor": question.tensor},
+    ...variant,
     label,
     el("div", {class: "value-actions"},
       el("button", {type: "submit", class: "btn"}, "Check"), " ",
