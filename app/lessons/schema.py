@@ -235,10 +235,14 @@ class Variants(Strict):
     # The step's code with `{name}` where a parameter goes (text is inserted as it is, other
     # values as Python literals); nothing else in it is touched.
     code: Code
-    # name -> a Python expression evaluated after the code runs (`str(x.grad)`, `y.item()`).
+    # name -> a Python expression evaluated after the code runs (`str(x.grad)`, `y.item()`);
+    # `{name}` of a param is filled in first.
     values: dict[str, Text] = Field(default_factory=dict)
     # The prediction's choices as rules, one per choice of the step, in the same order.
     choices: list[VariantChoice] = Field(default_factory=list)
+    # Where which choice is right depends on the params (a detached tensor: `None`), a template
+    # giving the right choice's text; by default the rule in the place of the step's answer.
+    answer: Text | None = None
     # The typed value's wrong values as rules.
     misconceptions: list[MisconceptionRule] = Field(default_factory=list)
     # Why an instance's answer is what it is, for its reveal: a template over the params and
@@ -282,7 +286,7 @@ class Variants(Strict):
     @model_validator(mode="after")
     def _texts_name_what_exists(self) -> Variants:
         known = set(self.values) | set(self.params)
-        templates = [("explanation", self.explanation)]
+        templates = [("explanation", self.explanation), ("answer", self.answer or "")]
         templates += [
             (f"choices {n}", f"{c.text} {c.why or ''}") for n, c in enumerate(self.choices, 1)
         ]

@@ -18,7 +18,7 @@ from typing import Any
 from app.lessons.lint import Finding, step_label
 from app.lessons.numeric import compare
 from app.lessons.schema import GradValue, Lesson, Plain, Step, VariantInstance, Variants
-from app.lessons.variants import asked_tensors, coincidences, instance_code, instances
+from app.lessons.variants import asked_tensors, coincidences, fill, instance_code, instances
 from app.sandbox.result import RunResult
 
 Runner = Callable[[str], Awaitable[RunResult]]
@@ -35,18 +35,19 @@ print({mark!r} + _gradlab_json.dumps({{{entries}}}, default=str))
 """
 
 
-def _expressions(step: Step, variants: Variants) -> dict[str, str]:
-    found = {f"value {name}": expression for name, expression in variants.values.items()}
+def _expressions(step: Step, variants: Variants, index: int) -> dict[str, str]:
+    params = variants.params_of(index)
+    found = {f"value {name}": fill(expr, params) for name, expr in variants.values.items()}
     found |= {f"grad {name}": f"{name}.grad" for name in asked_tensors(step)}
     for number, rule in enumerate(variants.misconceptions, start=1):
-        found[f"misconception {number}"] = rule.value
+        found[f"misconception {number}"] = fill(rule.value, params)
     return found
 
 
 def probe_code(step: Step, variants: Variants, index: int) -> str:
     entries = ", ".join(
         f"{key!r}: _gradlab_plain({expression})"
-        for key, expression in _expressions(step, variants).items()
+        for key, expression in _expressions(step, variants, index).items()
     )
     return instance_code(variants, index) + _PROBE.format(mark=MARK, entries=entries)
 

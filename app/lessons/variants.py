@@ -80,6 +80,8 @@ def _choices(step: Step, values: dict[str, Plain]) -> tuple[list[Choice], str | 
         made.append(Choice(text=text, why=why))
         if own.text == prediction.answer:
             answer = text
+    if variants.answer is not None:
+        answer = fill(variants.answer, values)
     return made, answer
 
 
@@ -149,6 +151,8 @@ def coincidences(step: Step, instance: Instance) -> list[str]:
     the same, or a wrong typed value equal to the right one."""
     problems = []
     texts = instance.texts
+    if instance.answer is not None and instance.answer not in texts:
+        problems.append(f"the answer {instance.answer!r} is not one of the choices {texts}")
     for number, text in enumerate(texts, start=1):
         if text in texts[: number - 1]:
             problems.append(f"choices {texts.index(text) + 1} and {number} both read {text!r}")

@@ -63,9 +63,7 @@ def test_the_typed_value_after_the_reveal_asks_a_variant(variant_client: TestCli
 def test_the_value_of_a_variant_waits_for_the_choice(variant_client: TestClient) -> None:
     refused = variant_client.post(f"{LESSON}/steps/1/value", json={"value": "1", "reveal": True})
     assert refused.status_code == 409
-    assert (
-        "value-variant" not in variant_client.get("/lessons/other-numbers").text
-    )
+    assert "value-variant" not in variant_client.get("/lessons/other-numbers").text
 
 
 def test_a_reasked_prediction_shows_a_variant_the_sandbox_computed(

@@ -3,12 +3,14 @@ PostgreSQL."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
 
 from app.config import BUNDLED_LESSONS
+from app.lessons.variants import instances
 from app.main import create_app
 from tests.catalogs import BUNDLED, FIXTURES, LESSON, page_text
 from tests.clock import time_passes
@@ -213,21 +215,31 @@ WHAT_IS_GRAD = "/api/lessons/what-is-grad"
 
 
 def test_a_named_wrong_value_gets_its_why(bundled: TestClient) -> None:
+    """Step 2 asks its typed value on a variant: its misconceptions are rules (the value of
+    `y`, the value of `x`) computed for that instance's numbers."""
     step = BUNDLED.get("what-is-grad").steps[1]  # type: ignore[union-attr]
     assert step.prediction is not None  # the value is checked once the choice is committed
     committed = {"choice": step.prediction.answer, "confidence": "fairly_sure"}
-    assert bundled.post(f"{WHAT_IS_GRAD}/steps/2/prediction", json=committed).status_code == 200
-    typed_y = bundled.post(f"{WHAT_IS_GRAD}/steps/2/value", json={"value": "9"}).json()
+    reveal = bundled.post(f"{WHAT_IS_GRAD}/steps/2/prediction", json=committed)
+    (instance,) = [i for i in instances(step) if i.code == reveal.json()["value"]["code"]]
+    x = float(instance.code.split("tensor(")[1].split(",")[0])
+    url = f"{WHAT_IS_GRAD}/steps/2/value"
+    typed_y = bundled.post(url, json={"value": str(x * x)}).json()
     assert typed_y["correct"] is False and typed_y["expected"] is None  # the answer waits
     assert "the value of <code>y</code> itself" in typed_y["why_html"]
-    assert "6" not in typed_y["why_html"]  # the why does not give the answer away
-    typed_x = bundled.post(f"{WHAT_IS_GRAD}/steps/2/value", json={"value": "tensor(3.)"}).json()
+    assert f"{2 * x}" not in typed_y["why_html"]  # the why does not give the answer away
+    typed_x = bundled.post(url, json={"value": f"tensor({x})"}).json()
     assert "the value of <code>x</code>" in typed_x["why_html"]
-    unnamed = bundled.post(f"{WHAT_IS_GRAD}/steps/2/value", json={"value": "5"}).json()
+    unnamed = bundled.post(url, json={"value": str(2 * x + 1)}).json()
     assert unnamed["correct"] is False and unnamed["why_html"] is None
-    right = bundled.post(f"{WHAT_IS_GRAD}/steps/2/value", json={"value": "6"}).json()
+    right = bundled.post(url, json={"value": str(2 * x)}).json()
     assert right["correct"] is True and right["why_html"] is None
-    drill = bundled.post(f"{WHAT_IS_GRAD}/drills/step-2.x/answer", json={"value": "9."}).json()
+    drills = bundled.get("/lessons/what-is-grad/predict-the-gradient").text
+    found = re.search(r"x = torch.tensor\((-?[0-9.]+), requires_grad=True\)\ny = x \* x\n", drills)
+    assert found is not None and float(found.group(1)) != x  # the drill asks other numbers
+    drilled = float(found.group(1))
+    drill_url = f"{WHAT_IS_GRAD}/drills/step-2.x/answer"
+    drill = bundled.post(drill_url, json={"value": str(drilled * drilled)}).json()
     assert "the value of <code>y</code> itself" in drill["why_html"]
 
 
