@@ -203,6 +203,13 @@ class VariantChoice(Strict):
     def _plain_text_is_a_choice(cls, data: object) -> object:
         return {"text": data} if isinstance(data, str) else data
 
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        # Plain text or a mapping, as for a step's own choices.
+        return Choice.__get_pydantic_json_schema__.__func__(cls, core_schema, handler)  # type: ignore[attr-defined,no-any-return]
+
 
 class MisconceptionRule(Strict):
     """A wrong typed value as a rule: a Python expression evaluated after each instance runs
