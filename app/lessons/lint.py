@@ -24,7 +24,12 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from app.lessons.lint_disclosure import myth_patterns, question_leaks, repeated_examples
+from app.lessons.lint_disclosure import (
+    myth_patterns,
+    question_leaks,
+    repeated_examples,
+    variant_leaks,
+)
 from app.lessons.schema import Lesson, Level, Step, StepLevel
 
 WORDS_PER_MINUTE = 200
@@ -229,6 +234,10 @@ def lint_lesson(lesson: Lesson, slugs: set[str]) -> list[Finding]:
         findings += [
             Finding(lesson.slug, step_label(number, step), problem)
             for problem in dict.fromkeys(question_leaks(lesson, number, step))  # each once
+        ]
+        findings += [
+            Finding(lesson.slug, step_label(number, step), problem)
+            for problem in dict.fromkeys(variant_leaks(step))
         ]
         findings += _choice_problems(lesson, number, step)
         if rank(step.level) < rank(previous):

@@ -12,6 +12,9 @@ A leak is the answer written out (long enough not to be a common word), the step
 output when it is the answer, the question's subject bound to the answer ("`y.grad` = 40",
 "`x.grad` is None": a rule that names the answer), the typed value's numbers in a row, or the
 same example (the same code, asked again) answered earlier in this lesson or the path. A
+variant instance (app/lessons/variants.py) is read as the learner meets it after the reveal:
+its typed value must not be the number the step's reveal has just shown, and its code, the
+only text it adds before its answer, must not state that answer. A
 pattern over the myths (a fixed yes/no split, a first word or a position that predicts the
 answer) is a leak of the whole curriculum.
 """
@@ -24,7 +27,9 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from app.lessons.disclosure import Disclosure, asks, pitfall_texts, reference_texts
-from app.lessons.schema import GradValue, Lesson, Step
+from app.lessons.numeric import compare
+from app.lessons.schema import ChoicePrediction, GradValue, Lesson, Step
+from app.lessons.variants import Instance, expected_value, instances
 
 # An answer shorter than this (None, True, 6.0) is a common word: it leaks only when the text
 # binds it to the question's subject.
@@ -268,6 +273,48 @@ def _value_leaks(step: Step, code: str, seen: Visible) -> Iterator[str]:
         value = f"{expected[0]:g}"
         if any(_binds(seen.text, subject, value) for subject in _subjects(step)):
             yield f"{seen.where} states the typed value {value}"
+
+
+def _as_step(step: Step, instance: Instance) -> Step:
+    """The step as one instance asks it: its code, choices, answer and typed value."""
+    update: dict[str, object] = {}
+    if step.snippet is not None:
+        update["snippet"] = step.snippet.model_copy(
+            update={"code": instance.code, "output": instance.output}
+        )
+    if step.prediction is not None and instance.answer is not None:
+        update["prediction"] = ChoicePrediction.model_construct(
+            question=step.prediction.question,
+            choices=instance.choices,
+            answer=instance.answer,
+            explanation=instance.explanation,
+        )
+    if step.value_prediction is not None:
+        expected = expected_value(step, instance)
+        update["value_prediction"] = step.value_prediction.model_copy(update={"expected": expected})
+    return step.model_copy(update=update)
+
+
+def variant_leaks(step: Step) -> Iterator[str]:
+    """What gives away an instance's answer: the number the step's reveal just showed asked
+    again, or the instance's code stating its answer."""
+    own = step.value_prediction
+    for instance in instances(step):
+        where = f"variant instance {instance.index + 1}"
+        expected = expected_value(step, instance)
+        if (
+            own is not None
+            and step.prediction is not None
+            and compare(expected, own.expected).matches
+        ):
+            yield (
+                f"{where} asks the typed value {expected!r}, which the step's reveal has just "
+                "shown: choose other params"
+            )
+        asked = _as_step(step, instance)
+        seen = Visible(f"{where}'s code", instance.code)
+        yield from _choice_leaks(asked, instance.code, seen)
+        yield from _value_leaks(asked, instance.code, seen)
 
 
 def repeated_examples(lessons: list[Lesson]) -> Iterator[tuple[str, str, str]]:

@@ -151,6 +151,7 @@ def _public_data(lesson: Lesson, shown: Disclosure) -> dict[str, Any]:
         if number in opened
     ]
     for number, (raw_step, step) in enumerate(zip(data["steps"], lesson.steps, strict=True), 1):
+        raw_step.pop("variants", None)  # every instance's answers: practice asks one at a time
         if not shown.value_open(number):
             # Before the choice's commit its mere presence would say the code does not raise.
             raw_step.pop("value_prediction", None)
