@@ -160,6 +160,56 @@ steps:
       misconceptions:
         - value: [2.0, 3.0]
           why: "That is `x` itself: `.grad` holds how `y` changes with `x`, not `x`."
+    # Optional: the same idea with other numbers. After the reveal the typed value asks an
+    # instance (not the number just shown), and drills and the review ask others. Instance i
+    # takes the i-th value of every param; `{name}` in `code` is replaced by it.
+    variants:
+      params:
+        x: [[1.0, -2.0], [0.5, 3.0]]
+      code: |
+        import torch
+        x = torch.tensor({x}, requires_grad=True)
+        y = (x * x).sum()
+        y.backward()
+        print(x.grad)
+      # Python expressions evaluated after the code runs; `str(t)` prints as torch does.
+      values:
+        grad: "str(x.grad)"
+        x_printed: "str(x.detach())"
+        y: "str(y.detach())"
+        slopes: "x.grad.tolist()"
+      # One rule per choice of the prediction, in the same order: each wrong choice keeps
+      # its misconception for any numbers. A `why` that names numbers becomes a template.
+      choices:
+        - "{grad}"
+        - text: "{x_printed}"
+          why: "That is `x` itself: `.grad` holds how `y` changes with `x`, not `x`."
+        - text: "{y}"
+          why: "That is the value of `y`, not its slope."
+      # Where which choice is right depends on the params (a detached tensor gives None),
+      # `answer: "{grad}"` names the right choice's text; by default it is the rule in the
+      # place of the prediction's answer.
+      # The reveal of an instance, with its numbers.
+      explanation: "2x for x = {x} is {slopes}."
+      # The typed value's wrong values as rules, computed for each instance.
+      misconceptions:
+        - value: "x.detach().tolist()"
+          why: "That is `x` itself: `.grad` holds how `y` changes with `x`, not `x`."
+      # Written by `gradlab check --update` (what each instance computed); `gradlab check`
+      # runs them again, and fails a changed answer or a misconception equal to the answer.
+      instances:
+        - params: {x: [1.0, -2.0]}
+          values: {grad: 'tensor([ 2., -4.])', x_printed: 'tensor([ 1., -2.])', y: tensor(5.), slopes: [2.0, -4.0]}
+          output: |
+            tensor([ 2., -4.])
+          grads: {x: [2.0, -4.0]}
+          misconceptions: [[1.0, -2.0]]
+        - params: {x: [0.5, 3.0]}
+          values: {grad: 'tensor([1., 6.])', x_printed: 'tensor([0.5000, 3.0000])', y: tensor(9.2500), slopes: [1.0, 6.0]}
+          output: |
+            tensor([1., 6.])
+          grads: {x: [1.0, 6.0]}
+          misconceptions: [[0.5, 3.0]]
     # After the commit: the one thing to remember from this step.
     insight: "TODO: the lesson of this step"
 

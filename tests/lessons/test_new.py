@@ -69,9 +69,10 @@ def test_new_writes_every_section_of_the_format(tmp_path: Path, capsys) -> None:
     text = path.read_text()
     lesson = load_lesson(path)  # valid as it stands
     assert lesson.slug == "my-lesson"
-    # A choice's `because` is shown commented out: an uncommented one needs real code.
-    assert _missing_fields(parse_yaml(text)) == ["Choice.because"]
-    assert "because: |" in text
+    # A choice's `because` is shown commented out: an uncommented one needs real code; so
+    # is a variant's `answer`, which only some variants need.
+    assert _missing_fields(parse_yaml(text)) == ["Choice.because", "Variants.answer"]
+    assert "because: |" in text and '`answer: "{grad}"`' in text
     for rule in ("give the answer, or its numbers, away", "with a `why`", '"yes" about as often'):
         assert rule in text
 
