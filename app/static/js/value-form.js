@@ -24,7 +24,8 @@ export function valueForm(step, question) {
   // On a step with variants, the value is asked on other numbers than the step's own.
   const variant = question.code ? [el("div", {class: "value-variant"},
     el("p", {class: "value-variant-lead"}, "The same idea with other numbers:"),
-    el("pre", {class: "value-code"}, el("code", {}, question.code)))] : [];
+    el("pre", {class: "value-code", tabindex: "0", "aria-label": "The code this value is asked on"},
+      el("code", {}, question.code)))] : [];
   return el("form", {class: "value-prediction", "data-step": String(step), "data-tensor": question.tensor},
     ...variant,
     label,
