@@ -200,16 +200,20 @@ steps:
       instances:
         - params: {x: [1.0, -2.0]}
           values:
-            {grad: 'tensor([ 2., -4.])', x_printed: 'tensor([ 1., -2.])', y: tensor(5.),
-             slopes: [2.0, -4.0]}
+            grad: 'tensor([ 2., -4.])'
+            x_printed: 'tensor([ 1., -2.])'
+            y: tensor(5.)
+            slopes: [2.0, -4.0]
           output: |
             tensor([ 2., -4.])
           grads: {x: [2.0, -4.0]}
           misconceptions: [[1.0, -2.0]]
         - params: {x: [0.5, 3.0]}
           values:
-            {grad: 'tensor([1., 6.])', x_printed: 'tensor([0.5000, 3.0000])', y: tensor(9.2500),
-             slopes: [1.0, 6.0]}
+            grad: 'tensor([1., 6.])'
+            x_printed: 'tensor([0.5000, 3.0000])'
+            y: tensor(9.2500)
+            slopes: [1.0, 6.0]
           output: |
             tensor([1., 6.])
           grads: {x: [1.0, 6.0]}

@@ -16,7 +16,7 @@ from app.lessons.lint import Finding, step_label
 from app.lessons.schema import Lesson, VariantInstance
 from app.lessons.variant_runs import differences
 from app.lessons.variants import coincidences, instances
-from app.lessons.yaml_edit import grad_node, text_node
+from app.lessons.yaml_edit import grad_node, set_text, text_node
 
 
 def _flow(value: Any) -> Any:
@@ -72,6 +72,24 @@ def write_instances(
             differences(old, new) for old, new in zip(kept, fresh, strict=True)
         ):
             continue
-        node = document["steps"][number - 1]["variants"]
-        node["instances"] = CommentedSeq(instance_node(instance) for instance in fresh)
+        _write(document["steps"][number - 1]["variants"], fresh)
     return reports
+
+
+def _write(variants: CommentedMap, fresh: list[VariantInstance]) -> None:
+    """Write `fresh` into the `instances` of a step's `variants` mapping: key by key where as
+    many are written already, so that the comments around them (kept by ruamel on the keys)
+    stay; otherwise as a new list."""
+    kept = variants.get("instances")
+    if not isinstance(kept, CommentedSeq) or len(kept) != len(fresh):
+        variants["instances"] = CommentedSeq(instance_node(instance) for instance in fresh)
+        return
+    for old, instance in zip(kept, fresh, strict=True):
+        new = instance_node(instance)
+        for key in [key for key in old if key not in new]:
+            del old[key]
+        for key, value in new.items():
+            if key == "output" and key in old:
+                set_text(old, key, instance.output)
+            else:
+                old[key] = value

@@ -13,6 +13,7 @@ page that asks it, and a review of it may ask another (`pick`).
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 
 from app.lessons.numeric import compare
@@ -35,9 +36,9 @@ def _as_text(value: Plain) -> str:
 def fill(template: str, values: dict[str, Plain]) -> str:
     """`template` with each `{name}` of `values` replaced; other braces are left alone."""
 
-    def replace(found: object) -> str:
-        name = found.group(1)  # type: ignore[attr-defined]
-        return _as_text(values[name]) if name in values else found.group(0)  # type: ignore[attr-defined]
+    def replace(found: re.Match[str]) -> str:
+        name = found.group(1)
+        return _as_text(values[name]) if name in values else found.group(0)
 
     return PLACEHOLDER.sub(replace, template)
 

@@ -33,7 +33,8 @@ def test_a_prediction_reveals_the_answer_explanation_and_output(client: TestClie
             "insight_html": "Backward fills leaves.",
         },
         # The typed-value question opens with the commit: the page draws its form from this.
-        "value": {"question_html": "Type <code>x.grad</code>.", "tensor": "x"},
+        # No variants here: the value is asked on the step's own code.
+        "value": {"question_html": "Type <code>x.grad</code>.", "tensor": "x", "code": None},
     }
     right = client.post(
         f"{LESSON}/steps/1/prediction",
