@@ -24,7 +24,7 @@ from app.lessons.loader import Catalog, LessonError, load_catalog
 from app.lessons.numeric import compare
 from app.lessons.schema import Lesson
 from app.lessons.unfinished import unfinished_fields
-from app.lessons.variant_runs import check_variants
+from app.lessons.variant_runs import check_variants, variant_steps
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox
 
@@ -210,8 +210,9 @@ def run_check(
                 f"{'ok  ' if not bad else 'FAIL'} {lesson.slug}: "
                 f"{len(lesson.snippets())} snippets, {bad} problems"
             )
+    instances = sum(v.count for lesson in lessons for _, _, v in variant_steps(lesson))
     print(
-        f"{len(lessons)} lessons, {snippets} snippets checked: "
+        f"{len(lessons)} lessons, {snippets} snippets and {instances} variant instances checked: "
         f"{'all true' if not failures else f'{len(failures)} problems'}"
     )
     return 1 if failures else 0
