@@ -40,6 +40,7 @@ export function mountCard(root, {lesson, card, feedback = null, url, read = (dat
     box = el("div", {class: "card-feedback", role: "status", "aria-live": "polite"});
     grading.after(box);
   }
+  box.classList.add("verdict"); // the one look of a verdict (interactive.css)
   let busy = false;
 
   flip.addEventListener("click", async () => {

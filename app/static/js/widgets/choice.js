@@ -57,6 +57,7 @@ export function mountChoice(root, {feedback = null, url, read = (data) => data, 
   const buttons = [...root.querySelectorAll(".choice")];
   const box = feedback ?? root.querySelector(".prediction-feedback")
     ?? root.appendChild(el("div", {class: "prediction-feedback", role: "status", "aria-live": "polite"}));
+  box.classList.add("verdict"); // the one look of a verdict (interactive.css)
   const fieldset = root.querySelector("fieldset.confidence");
   const question = root.querySelector(".prediction-question");
   if (question) question.id ||= uid("prediction-q");

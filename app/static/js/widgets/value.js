@@ -36,6 +36,7 @@ export function mountValue(root, {feedback = null, url, holder = root, tensor = 
   const show = form.querySelector(".show-answer");
   const box = feedback ?? form.querySelector(".value-feedback")
     ?? form.appendChild(el("div", {class: "value-feedback", role: "status", "aria-live": "polite"}));
+  box.classList.add("verdict"); // the one look of a verdict (interactive.css)
   box.id ||= uid("value-feedback");
   if (input) describeBy(input, box.id);
   const label = form.querySelector("label");

@@ -54,6 +54,7 @@ export function mountYesNo(root, {feedback = null, url, read = (data) => data, v
   }
   const box = feedback ?? root.querySelector(".myth-feedback")
     ?? root.appendChild(el("div", {class: "myth-feedback", role: "status", "aria-live": "polite"}));
+  box.classList.add("verdict"); // the one look of a verdict (interactive.css)
   const fieldset = root.querySelector("fieldset.confidence");
   const again = tryAgain ? tryAgainButton(root, box, question) : null;
   let busy = false;
