@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 from fastapi.testclient import TestClient
 
 from app.config import BUNDLED_LESSONS
+from app.learning.kinds import Answer
 from app.learning.queue import ReviewQueue
-from app.learning.review_items import Answer
 from app.main import create_app
 from tests.catalogs import BUNDLED, LESSON
 from tests.clock import time_passes
