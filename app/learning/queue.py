@@ -8,6 +8,9 @@ review at the time of the miss). Reviewing happens on /review, in sittings (app/
 a right answer pushes the item days ahead, a wrong one brings it back after a short step; a right
 guess and a confident miss come back first.
 
+A card keeps its kind's name; the kind's declaration (app/learning/kinds/) builds what to ask
+and grades the answer.
+
 Reading the queue never writes. A card whose question was rewritten since (its fingerprint no
 longer matches) is retired: not shown, not answerable; a miss of the new question takes it over.
 """

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from app.learning import mode_pages
 from app.learning.kinds import DRILL, FIX, FLASHCARD, MYTH, PREDICTION, VALUE, QuestionKind
 from app.learning.mode_pages import ModeRequest
+from app.lessons.schema import Lesson
 
 ContextBuilder = Callable[[ModeRequest], dict[str, object]]
 
@@ -25,6 +26,10 @@ class Mode:
     asks: tuple[QuestionKind, ...] = ()  # the kinds of question its page asks
     script: str = "pages/mode.js"  # its page's entry script, under static/js/
     editor: bool = False  # its page has code cells: it loads the vendored editor too
+
+    def asked_in(self, lesson: Lesson) -> list[QuestionKind]:
+        """The kinds of question this mode asks that `lesson` has."""
+        return [kind for kind in self.asks if kind.count_in(lesson)]
 
 
 DEFAULT_MODE = "deep-dive"

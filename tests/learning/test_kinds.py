@@ -197,3 +197,12 @@ def test_no_template_names_a_kind() -> None:
         if quoted.search(tag)
     ]
     assert found == [], "read the kind's declaration (prompt.kind.label, .widget, ...) instead"
+
+
+def test_a_mode_says_it_asks_only_the_kinds_the_lesson_has() -> None:
+    deep_dive = find_mode("deep-dive")
+    assert deep_dive is not None
+    assert deep_dive.asked_in(LESSON) == [PREDICTION, VALUE, MYTH]
+    without_myths = LESSON.model_copy(update={"myths": []})
+    assert MYTH.count_in(without_myths) == 0
+    assert deep_dive.asked_in(without_myths) == [PREDICTION, VALUE]

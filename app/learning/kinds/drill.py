@@ -8,7 +8,7 @@ from app.learning import grader
 from app.learning.grader import Graded, ValueCheck
 from app.learning.kinds.kind import Answer, Prompt, QuestionKind, Review
 from app.lessons.schema import Lesson
-from app.modes.drills import Drill, find_drill
+from app.modes.drills import Drill, find_drill, lesson_drills
 
 
 def drill_fingerprint(drill: Drill) -> str:
@@ -47,5 +47,6 @@ DRILL = QuestionKind(
     page="predict-the-gradient",
     widget="value",
     confidence=True,
+    count_in=lambda lesson: len(lesson_drills(lesson)),
     review=Review(_prompt, _grade),
 )

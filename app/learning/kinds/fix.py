@@ -13,4 +13,5 @@ FIX = QuestionKind(
     page="pitfall-fixer",
     widget="code",
     confidence=False,
+    count_in=lambda lesson: len(lesson.pitfalls),
 )

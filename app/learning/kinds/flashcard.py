@@ -8,7 +8,7 @@ from app.learning import grader
 from app.learning.grader import Graded
 from app.learning.kinds.kind import Answer, Prompt, QuestionKind, Review
 from app.lessons.schema import Lesson
-from app.modes.flashcards import Flashcard, find_flashcard
+from app.modes.flashcards import Flashcard, find_flashcard, lesson_flashcards
 
 
 def flashcard_fingerprint(card: Flashcard) -> str:
@@ -37,5 +37,6 @@ FLASHCARD = QuestionKind(
     page="flashcards",
     widget="card",
     confidence=False,
+    count_in=lambda lesson: len(lesson_flashcards(lesson)),
     review=Review(_prompt, _grade),
 )

@@ -86,6 +86,7 @@ class QuestionKind:
     page: str  # the slug of the mode page a review item links back to
     widget: Widget
     confidence: bool  # asks how sure the learner is (counted in calibration and scheduling)
+    count_in: Callable[[Lesson], int]  # how many questions of this kind a lesson has
     review: Review | None = None  # None: never enters the review queue
     anchor: str | None = None  # the fragment of `page` that shows one item, e.g. "step-{key}"
 

@@ -32,5 +32,6 @@ MYTH = QuestionKind(
     page="myth-busters",
     widget="yes-no",
     confidence=True,
+    count_in=lambda lesson: len(lesson.myths),
     review=Review(_prompt, _grade),
 )

@@ -58,6 +58,7 @@ PREDICTION = QuestionKind(
     page="step-by-step",
     widget="choice",
     confidence=True,
+    count_in=lambda lesson: sum(step.prediction is not None for step in lesson.steps),
     review=Review(_prompt, _grade),
     anchor="step-{key}",
 )

@@ -19,5 +19,6 @@ VALUE = QuestionKind(
     page="step-by-step",
     widget="value",
     confidence=False,
+    count_in=lambda lesson: sum(step.value_prediction is not None for step in lesson.steps),
     anchor="step-{key}",
 )
