@@ -23,7 +23,6 @@ from app.learning.practice import Practice, calibration_of, now, queue_items
 from app.learning.questions import disclosure_of, find_lesson
 from app.learning.queue import QueueView
 from app.learning.registry import DEFAULT_MODE, MODES, find_mode
-from app.learning.review_items import KIND_NAMES
 from app.learning.runs import Runs
 from app.learning.schemas import (
     CalibrationOut,
@@ -149,7 +148,6 @@ class Learning:
         context = {
             "view": view,
             "items": queue_items(view),
-            "kind_names": KIND_NAMES,
             "now": now(),
             "sitting": self.sitting_size,
         }
