@@ -1,5 +1,5 @@
 // Which question widget a review item gets (app/static/js/widgets/registry.js): the item's own
-// data-widget, else the one its question kind maps to.
+// data-widget, which the server writes from the question kind's declaration.
 
 import assert from "node:assert/strict";
 import {test} from "node:test";
@@ -14,11 +14,9 @@ test("an item that names its widget gets that widget, whatever its kind", () => 
   }
 });
 
-test("an item without data-widget gets its kind's widget", () => {
-  assert.equal(widgetFor(item({kind: "prediction"})), WIDGETS.choice);
-  assert.equal(widgetFor(item({kind: "myth"})), WIDGETS["yes-no"]);
-  assert.equal(widgetFor(item({kind: "drill"})), WIDGETS.value);
-  assert.equal(widgetFor(item({kind: "flashcard"})), WIDGETS.card);
+test("an item without data-widget gets none: the browser never maps a kind itself", () => {
+  assert.equal(widgetFor(item({kind: "prediction"})), null);
+  assert.equal(widgetFor(item({kind: "myth"})), null);
 });
 
 test("an unknown widget or kind gets none", () => {

@@ -11,11 +11,7 @@ import {mountYesNo} from "./yes-no.js";
 
 export const WIDGETS = {choice: mountChoice, "yes-no": mountYesNo, value: mountValue, card: mountCard};
 
-// An item that does not name its widget: its question kind says which. The one place in the
-// browser code where a question kind maps to a widget.
-const WIDGET_OF_KIND = {prediction: "choice", myth: "yes-no", drill: "value", flashcard: "card"};
-
 export function widgetFor(item) {
-  const name = item.dataset.widget || WIDGET_OF_KIND[item.dataset.kind];
+  const name = item.dataset.widget; // from the kind's declaration (app/learning/kinds/)
   return Object.hasOwn(WIDGETS, name ?? "") ? WIDGETS[name] : null;
 }
