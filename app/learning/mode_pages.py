@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from app.learning.exercises import exercise_views
 from app.learning.questions import disclosure_of
 from app.lessons.disclosure import Disclosure, asks
 from app.lessons.schema import Lesson
@@ -125,8 +126,19 @@ def myth_busters(request: ModeRequest) -> dict[str, object]:
     return {"saved_right": sum(1 for record in scored if record.correct)}
 
 
+def _exercises(request: ModeRequest) -> dict[str, object]:
+    state = request.store.exercise_state(request.learner, request.lesson.slug)
+    return {"exercises": exercise_views(request.disclosure, state)}
+
+
+def deep_dive(request: ModeRequest) -> dict[str, object]:
+    """The whole lesson: its exercises follow the steps they concern."""
+    return _exercises(request)
+
+
 def pitfall_fixer(request: ModeRequest) -> dict[str, object]:
     return {
+        **_exercises(request),
         "pitfalls": request.disclosure.pitfalls(),
         "fixes": request.store.pitfall_state(request.learner, request.lesson.slug),
         "goals": {

@@ -20,7 +20,7 @@ class Mode:
     blurb: str
     template: str  # under templates/
     context: ContextBuilder = mode_pages.no_context
-    asks: tuple[str, ...] = ()  # question kinds: prediction, value, myth, drill, flashcard, fix
+    asks: tuple[str, ...] = ()  # kinds: prediction, value, myth, drill, flashcard, fix, exercise
     script: str | None = None  # under static/js/
 
 
@@ -31,7 +31,8 @@ MODES: list[Mode] = [
         "Deep dive",
         "The whole lesson: every step, myth and pitfall.",
         "lesson.html",
-        asks=("prediction", "value", "myth"),
+        mode_pages.deep_dive,
+        asks=("prediction", "value", "myth", "exercise"),
         script="pages/deep-dive.js",
     ),
     Mode(
@@ -70,10 +71,10 @@ MODES: list[Mode] = [
     Mode(
         "pitfall-fixer",
         "Pitfall fixer",
-        "Fix broken code until it behaves.",
+        "Fix broken code until it behaves, and write the lines it lacks.",
         "modes/pitfall_fixer.html",
         mode_pages.pitfall_fixer,
-        asks=("fix",),
+        asks=("fix", "exercise"),
         script="pages/pitfall-fixer.js",
     ),
     Mode(
