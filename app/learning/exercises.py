@@ -23,7 +23,7 @@ from app.learning.exercise_schemas import (
     ExerciseVerdict,
     LessonLink,
 )
-from app.learning.questions import disclosure_of, find_lesson
+from app.learning.questions import choice_order, disclosure_of, find_lesson
 from app.learning.runs import Runs
 from app.lessons.behaviour import GoalGrad
 from app.lessons.disclosure import Disclosure
@@ -58,6 +58,7 @@ class ExerciseView:
     buggy_code: str | None  # the code with its bug, for a diagnosis
     parts: list[CodePart] | None  # None until a diagnosis is committed
     source: str | None  # the slug of the lesson the bug comes from, once diagnosed
+    choices: list[str]  # the diagnoses, in this learner's order
 
     @property
     def parts_json(self) -> str:
@@ -70,8 +71,11 @@ def _source(catalog: Catalog, exercise: Exercise) -> LessonLink:
     return LessonLink(slug=slug, title=found.title if found else slug, url=f"/lessons/{slug}")
 
 
-def exercise_views(disclosure: Disclosure, state: dict[int, ExerciseRecord]) -> list[ExerciseView]:
+def exercise_views(
+    disclosure: Disclosure, state: dict[int, ExerciseRecord], learner: str
+) -> list[ExerciseView]:
     """Every open exercise of the lesson, as this learner has left it."""
+    slug = disclosure.lesson.slug
     views = []
     for number, exercise in disclosure.exercises():
         record = state.get(number, ExerciseRecord())
@@ -87,6 +91,10 @@ def exercise_views(disclosure: Disclosure, state: dict[int, ExerciseRecord]) -> 
                 buggy_code=program(exercise, exercise.buggy or []) if asks_diagnosis else None,
                 parts=code_parts(exercise) if diagnosed or not asks_diagnosis else None,
                 source=exercise.source if diagnosed else None,
+                # In a per-learner order, as a step's choices are (keyed by the exercise).
+                choices=choice_order(learner, f"{slug}/exercises", number, exercise.diagnosis.texts)
+                if exercise.diagnosis is not None
+                else [],
             )
         )
     return views

@@ -128,7 +128,7 @@ def myth_busters(request: ModeRequest) -> dict[str, object]:
 
 def _exercises(request: ModeRequest) -> dict[str, object]:
     state = request.store.exercise_state(request.learner, request.lesson.slug)
-    return {"exercises": exercise_views(request.disclosure, state)}
+    return {"exercises": exercise_views(request.disclosure, state, request.learner)}
 
 
 def deep_dive(request: ModeRequest) -> dict[str, object]:
