@@ -37,7 +37,9 @@ async function drawParts(work, parts, number, onRun) {
       code.append(el("pre", {class: "exercise-given"}, el("code", {}, part.text.replace(/\n$/, ""))));
       continue;
     }
-    const host = el("div", {class: "exercise-blank", style: `--indent: ${part.indent.length}ch`});
+    const host = el("div", {class: "exercise-blank"});
+    // The blank's indentation (the CSSOM, not a style attribute: the page's CSP allows no inline style).
+    host.style.setProperty("--indent", `${part.indent.length}ch`);
     hosts.push(host);
     code.append(host);
   }
