@@ -43,7 +43,7 @@ _DIAGNOSE_FIRST = "Name the bug first: where the blank is would tell you."
 
 
 def code_parts(exercise: Exercise) -> list[CodePart]:
-    return [CodePart(kind=p.kind, text=p.text, indent=p.indent) for p in parts(exercise)]  # type: ignore[arg-type]
+    return [CodePart(kind=p.kind, text=p.text, indent=p.indent) for p in parts(exercise)]
 
 
 @dataclass(frozen=True)

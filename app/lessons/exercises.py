@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
+from typing import Literal
 
 from app.lessons.behaviour import Goal
 from app.lessons.schema import BLANK, Exercise, Gradcheck
@@ -23,7 +24,7 @@ GRADCHECK_PASSED = "gradcheck: passed\n"
 class Part:
     """A piece of an exercise's code as a page shows it: given code, or a blank to write."""
 
-    kind: str  # "code" or "blank"
+    kind: Literal["code", "blank"]
     text: str  # the given code; for a blank, "" (the learner writes it)
     indent: str = ""  # a blank's indentation, which the learner's lines are given
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.lessons.behaviour import Verdict, judge
-from app.lessons.exercises import goal, program
+from app.lessons.exercises import goal
 from app.lessons.schema import Exercise
 from app.sandbox.result import RunResult
 
@@ -26,11 +26,6 @@ class ExerciseHint:
     level: int
     title: str
     text: str  # Markdown
-
-
-def code_of(exercise: Exercise, lines: list[str]) -> str:
-    """The program the sandbox runs for these lines (ValueError: not one entry per blank)."""
-    return program(exercise, lines)
 
 
 def _gradcheck_reason(result: RunResult) -> str | None:

@@ -74,7 +74,9 @@ def test_on_a_phone_the_bug_is_named_then_fixed(browser, bundled_server: LiveSer
         phone = context.new_page()
         read_ahead(phone, f"{bundled_server.url}/lessons/grad-deep-dive")
         exercise = phone.locator("#exercise-1")
-        expect(exercise.locator(".exercise-buggy")).to_contain_text("total.backward(retain_graph=True)")
+        expect(exercise.locator(".exercise-buggy")).to_contain_text(
+            "total.backward(retain_graph=True)"
+        )
         expect(exercise.locator(".exercise-work")).to_be_hidden()  # no blank before the diagnosis
         exercise.get_by_role("button", name="No path", exact=False).click()
         reveal = exercise.locator(".exercise-reveal")

@@ -13,8 +13,8 @@ from app.lessons.check import check_lesson, exercise_problems
 from app.lessons.exercises import parts, program
 from app.lessons.schema import Exercise, Lesson
 from tests.catalogs import BUNDLED
-from tests.lessons.test_lint import curriculum
 from tests.conftest import SandboxHarness
+from tests.lessons.test_lint import curriculum
 
 Data = dict[str, Any]
 
@@ -96,7 +96,9 @@ def test_a_wrong_custom_backward_fails_gradcheck_with_its_input_named(
     forgets = "x, w = ctx.saved_tensors\nreturn 2 * w * x, x * x"
     result = sandbox.run(program(custom, [forgets]))
     assert result.error is None
-    assert result.stdout.startswith("tensor([ 6., -2.]) tensor([1., 4.])\ngradcheck: failed for input 0 (torch.randn(3)).\n")
+    assert result.stdout.startswith(
+        "tensor([ 6., -2.]) tensor([1., 4.])\ngradcheck: failed for input 0 (torch.randn(3)).\n"
+    )
     assert "numerical:" in result.stdout and "analytical:" in result.stdout
 
 
@@ -112,7 +114,11 @@ def test_the_schema_refuses_an_exercise_that_does_not_add_up() -> None:
 def test_a_blank_is_filled_at_its_own_indentation() -> None:
     looped = exercise(code="for i in range(2):\n    ____\nprint(i)\n", solution=["pass"])
     shaped = Exercise.model_validate(looped)
-    assert [(p.kind, p.indent) for p in parts(shaped)] == [("code", ""), ("blank", "    "), ("code", "")]
+    assert [(p.kind, p.indent) for p in parts(shaped)] == [
+        ("code", ""),
+        ("blank", "    "),
+        ("code", ""),
+    ]
     assert program(shaped, ["  if i:\n      print(i)"]) == (
         "for i in range(2):\n    if i:\n        print(i)\nprint(i)\n"
     )

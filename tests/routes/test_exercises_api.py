@@ -101,7 +101,9 @@ def test_a_custom_backward_is_graded_by_gradcheck(lab: TestClient) -> None:
     first = ignores["reasons_html"][0]  # type: ignore[index]
     assert "gradcheck" in first and "failed for input 0 (torch.randn(3))" in first
     assert "numerical:" in first and "analytical:" in first
-    swapped = check(lab, CUSTOM, "x, w = ctx.saved_tensors\nreturn grad_output * x * x, grad_output * 2 * w * x")
+    swapped = check(
+        lab, CUSTOM, "x, w = ctx.saved_tensors\nreturn grad_output * x * x, grad_output * 2 * w * x"
+    )
     assert swapped["passed"] is False and "should print" in reasons(swapped)
     short = check(lab, CUSTOM, "x, w = ctx.saved_tensors\nreturn grad_output * 2 * w * x")
     assert "incorrect number of gradients" in reasons(short)
@@ -134,7 +136,10 @@ def test_an_escape_is_refused_as_any_snippet_is(lab: TestClient) -> None:
     verdict = check(lab, WHAT_IS_GRAD, "print(open('/etc/shadow').read())")
     assert verdict["passed"] is False
     result = verdict["result"]
-    assert isinstance(result, dict) and result["error"]["type"] in ("PermissionError", "FileNotFoundError")
+    assert isinstance(result, dict) and result["error"]["type"] in (
+        "PermissionError",
+        "FileNotFoundError",
+    )
 
 
 def test_bad_input_is_a_problem_not_a_500(lab: TestClient) -> None:
