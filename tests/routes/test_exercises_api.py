@@ -13,14 +13,16 @@ from fastapi.testclient import TestClient
 
 from app.config import BUNDLED_LESSONS
 from app.main import create_app
-from tests.catalogs import page_text
+from tests.catalogs import BUNDLED, page_text
 from tests.conftest import make_settings
+from tests.learning.test_store_off_the_loop import calls_on_loop, writes_on_loop  # noqa: F401
 
 WHAT_IS_GRAD = "/api/lessons/what-is-grad/exercises/1"
 ACCUMULATE = "/api/lessons/gradients-accumulate/exercises/1"
 NO_GRAD = "/api/lessons/turning-gradients-off/exercises/1"
 CUSTOM = "/api/lessons/custom-autograd-function/exercises/1"
 CAPSTONE = "/api/lessons/grad-deep-dive/exercises/1"
+DIAGNOSES = BUNDLED.get("grad-deep-dive").exercises[0].diagnosis.texts  # type: ignore[union-attr]
 READ = ("what-is-grad", "gradients-accumulate", "turning-gradients-off", "grad-deep-dive")
 
 
@@ -168,3 +170,19 @@ def test_an_exercise_waits_for_the_step_it_follows(lab: TestClient) -> None:
     assert check(lab, WHAT_IS_GRAD, "loss.backward()")["passed"] is True
     page = lab.get("/lessons/what-is-grad").text
     assert "The line that fills .grad" in page and 'data-solved="true"' in page
+
+
+def test_exercise_answers_touch_the_store_off_the_loop(
+    lab: TestClient,
+    calls_on_loop: list[str],
+    writes_on_loop: list[str],
+) -> None:
+    lab.cookies.clear()
+    assert lab.post("/lessons/grad-deep-dive/read-ahead").status_code in (200, 303)
+    calls_on_loop.clear()
+    right = "A path walked more than once"
+    choice = next(c for c in DIAGNOSES if c.startswith(right))
+    assert lab.post(f"{CAPSTONE}/diagnosis", json={"choice": choice}).json()["correct"] is True
+    assert check(lab, CAPSTONE, "loss.backward()")["passed"] is True
+    assert writes_on_loop == []
+    assert [name for name in calls_on_loop if "exercise" in name] == []
