@@ -132,8 +132,15 @@ def _exercises(request: ModeRequest) -> dict[str, object]:
 
 
 def deep_dive(request: ModeRequest) -> dict[str, object]:
-    """The whole lesson: its exercises follow the steps they concern."""
-    return _exercises(request)
+    """The whole lesson: its exercises follow the steps they concern; after a step whose
+    exercise is still closed, a note says it opens once the step is committed."""
+    shown = request.disclosure
+    waiting = {
+        exercise.after_step
+        for exercise in request.lesson.exercises
+        if exercise.after_step is not None and not shown.exercise_open(exercise)
+    }
+    return {**_exercises(request), "exercises_waiting": waiting}
 
 
 def pitfall_fixer(request: ModeRequest) -> dict[str, object]:

@@ -162,7 +162,9 @@ def test_an_exercise_waits_for_the_step_it_follows(lab: TestClient) -> None:
     lab.cookies.clear()  # a new learner, who has read nothing ahead
     closed = lab.post(WHAT_IS_GRAD, json={"lines": ["loss.backward()"]})
     assert closed.status_code == 409
-    assert "The line that fills .grad" not in lab.get("/lessons/what-is-grad").text
+    before = lab.get("/lessons/what-is-grad").text
+    assert "The line that fills .grad" not in before
+    assert "Code to write follows this step" in before  # where it will open, nothing of it
     for number, choice in ((1, "None"), (2, "tensor(6.)")):
         commit = {"choice": choice, "confidence": "fairly_sure"}
         posted = lab.post(f"/api/lessons/what-is-grad/steps/{number}/prediction", json=commit)
@@ -170,6 +172,7 @@ def test_an_exercise_waits_for_the_step_it_follows(lab: TestClient) -> None:
     assert check(lab, WHAT_IS_GRAD, "loss.backward()")["passed"] is True
     page = lab.get("/lessons/what-is-grad").text
     assert "The line that fills .grad" in page and 'data-solved="true"' in page
+    assert "Code to write follows this step" not in page
 
 
 def test_exercise_answers_touch_the_store_off_the_loop(
