@@ -9,7 +9,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from app.learning import mode_pages
-from app.learning.kinds import DRILL, FIX, FLASHCARD, MYTH, PREDICTION, VALUE, QuestionKind
+from app.learning.kinds import (
+    DRILL,
+    EXERCISE,
+    FIX,
+    FLASHCARD,
+    MYTH,
+    PREDICTION,
+    VALUE,
+    QuestionKind,
+)
 from app.learning.mode_pages import ModeRequest
 from app.lessons.schema import Lesson
 
@@ -39,7 +48,8 @@ MODES: list[Mode] = [
         "Deep dive",
         "The whole lesson: every step, myth and pitfall.",
         "lesson.html",
-        asks=(PREDICTION, VALUE, MYTH),
+        mode_pages.deep_dive,
+        asks=(PREDICTION, VALUE, MYTH, EXERCISE),
         script="pages/deep-dive.js",
         editor=True,
     ),
@@ -82,10 +92,10 @@ MODES: list[Mode] = [
     Mode(
         "pitfall-fixer",
         "Pitfall fixer",
-        "Fix broken code until it behaves.",
+        "Fix broken code until it behaves, and write the lines it lacks.",
         "modes/pitfall_fixer.html",
         mode_pages.pitfall_fixer,
-        asks=(FIX,),
+        asks=(FIX, EXERCISE),
         script="pages/pitfall-fixer.js",
         editor=True,
     ),

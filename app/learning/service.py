@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.errors import UnknownMode
+from app.learning.exercises import ExercisePractice
 from app.learning.lessons import (
     LessonAnswers,
     catalog_progress,
@@ -98,6 +99,9 @@ class Learning:
 
     def practice(self, learner: str) -> Practice:
         return Practice(self.catalog, self.store, self.runs, learner, self.sitting_size)
+
+    def exercises(self, learner: str) -> ExercisePractice:
+        return ExercisePractice(self.catalog, self.store, self.runs, learner)
 
     # --- pages ----------------------------------------------------------------------------------
     def catalog_page(self, learner: str | None) -> Page:

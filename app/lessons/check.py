@@ -4,7 +4,9 @@ For every lesson: the schema validates and links resolve (the loader); every sni
 real sandbox and prints exactly its declared output, raises exactly its declared error, and leaves
 its declared `.grad` values; every value prediction's answer is what the run computed; every
 pitfall's wrong code really goes wrong and its correct code really behaves differently; every
-wrong choice that claims to be what other code gives (`because`) is what that code prints. Then
+wrong choice that claims to be what other code gives (`because`) is what that code prints; every
+exercise's reference solution passes its own grading, while its code with the blanks left
+empty (and, for a diagnosis, with the bug in them) fails it, and no hint writes the solution. Then
 the pedagogy lints (`app.lessons.lint`) check that the quizzes test understanding.
 """
 
@@ -17,11 +19,12 @@ from typing import TypeVar
 
 from app.config import Settings
 from app.errors import SandboxUnavailable
-from app.lessons.behaviour import snippet_problems
+from app.lessons.behaviour import Verdict, judge, snippet_problems
+from app.lessons.exercises import goal, program, unfilled
 from app.lessons.lint import Finding, lint_catalog, plain, step_label
 from app.lessons.loader import Catalog, LessonError, load_catalog
 from app.lessons.numeric import compare
-from app.lessons.schema import Lesson
+from app.lessons.schema import Exercise, Lesson
 from app.lessons.unfinished import unfinished_fields
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox
@@ -82,7 +85,43 @@ async def check_lesson(lesson: Lesson, run: Runner) -> list[Failure]:
                 )
             )
     failures += await _check_because(lesson, run)
+    for number, exercise in enumerate(lesson.exercises, start=1):
+        failures += [
+            Failure(lesson.slug, f"exercise {number} ({exercise.title})", problem)
+            for problem in await exercise_problems(exercise, run)
+        ]
     return failures
+
+
+def _reasons(verdict: Verdict) -> str:
+    return " ".join(" ".join(reason.split()) for reason in verdict.reasons)
+
+
+async def exercise_problems(exercise: Exercise, run: Runner) -> list[str]:
+    """The reference solution must pass the grading a learner's lines get; the code with its
+    blanks empty, and the buggy code a diagnosis shows, must fail it (or the exercise grades
+    nothing); a hint must not write out a line of the solution."""
+    programs = {"the reference solution": program(exercise, exercise.solution)}
+    programs["the code with its blanks empty"] = unfilled(exercise)
+    if exercise.buggy is not None:
+        programs["the buggy code"] = program(exercise, exercise.buggy)
+    results = await asyncio.gather(*(run(code) for code in programs.values()))
+    verdicts = dict(zip(programs, (judge(goal(exercise), r) for r in results), strict=True))
+    problems = []
+    reference = verdicts.pop("the reference solution")
+    if not reference.passed:
+        problems.append(f"the reference solution fails its own grading: {_reasons(reference)}")
+    problems += [
+        f"{which} passes the grading, so the exercise asks nothing"
+        for which, verdict in verdicts.items()
+        if verdict.passed
+    ]
+    lines = {line.strip() for fill in exercise.solution for line in fill.splitlines()}
+    for number, text in enumerate(exercise.hints, start=1):
+        written = sorted(line for line in lines if len(line) > 3 and line in text)
+        if written:
+            problems.append(f"hint {number} writes the solution out: {written[0]!r}")
+    return problems
 
 
 async def _check_because(lesson: Lesson, run: Runner) -> list[Failure]:

@@ -23,7 +23,13 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from app.lessons.disclosure import Disclosure, asks, pitfall_texts, reference_texts
+from app.lessons.disclosure import (
+    Disclosure,
+    asks,
+    exercise_texts,
+    pitfall_texts,
+    reference_texts,
+)
 from app.lessons.schema import GradValue, Lesson, Step
 
 # An answer shorter than this (None, True, 6.0) is a common word: it leaks only when the text
@@ -75,6 +81,8 @@ def visible_before(lesson: Lesson, number: int) -> list[Visible]:
             found += _step_reveal(other, step)
     for pitfall_number, pitfall in shown.pitfalls():
         found += [Visible(*item) for item in pitfall_texts(pitfall_number, pitfall)]
+    for exercise_number, exercise in shown.exercises():
+        found += [Visible(*item) for item in exercise_texts(exercise_number, exercise)]
     if shown.reference:
         found += [Visible(*item) for item in reference_texts(lesson)]
     found += [

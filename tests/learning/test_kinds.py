@@ -16,6 +16,7 @@ from app.config import PACKAGE_DIR, TEMPLATES_DIR
 from app.errors import AnswerError
 from app.learning.kinds import (
     DRILL,
+    EXERCISE,
     FIX,
     FLASHCARD,
     KINDS,
@@ -49,6 +50,7 @@ def test_the_stored_names_never_change() -> None:
         "drill",
         "flashcard",
         "fix",
+        "exercise",
     ]
     assert all(find_kind(kind.name) is kind for kind in KINDS)
     assert find_kind("essay") is None
@@ -202,7 +204,9 @@ def test_no_template_names_a_kind() -> None:
 def test_a_mode_says_it_asks_only_the_kinds_the_lesson_has() -> None:
     deep_dive = find_mode("deep-dive")
     assert deep_dive is not None
-    assert deep_dive.asked_in(LESSON) == [PREDICTION, VALUE, MYTH]
-    without_myths = LESSON.model_copy(update={"myths": []})
+    assert LESSON.exercises, "the first lesson has code to write"
+    assert deep_dive.asked_in(LESSON) == [PREDICTION, VALUE, MYTH, EXERCISE]
+    without_myths = LESSON.model_copy(update={"myths": [], "exercises": []})
     assert MYTH.count_in(without_myths) == 0
+    assert EXERCISE.count_in(without_myths) == 0
     assert deep_dive.asked_in(without_myths) == [PREDICTION, VALUE]

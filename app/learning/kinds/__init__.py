@@ -8,6 +8,7 @@ other module compares a kind's name (tests/learning/test_kinds.py keeps it so).
 from __future__ import annotations
 
 from app.learning.kinds.drill import DRILL, drill_fingerprint
+from app.learning.kinds.exercise import EXERCISE
 from app.learning.kinds.fix import FIX
 from app.learning.kinds.flashcard import FLASHCARD, flashcard_fingerprint
 from app.learning.kinds.kind import Answer, Prompt, QuestionKind, Review, Widget
@@ -17,6 +18,7 @@ from app.learning.kinds.value import VALUE, value_fingerprint
 
 __all__ = [
     "DRILL",
+    "EXERCISE",
     "FIX",
     "FLASHCARD",
     "KINDS",
@@ -37,7 +39,7 @@ __all__ = [
     "value_fingerprint",
 ]
 
-KINDS: tuple[QuestionKind, ...] = (PREDICTION, VALUE, MYTH, DRILL, FLASHCARD, FIX)
+KINDS: tuple[QuestionKind, ...] = (PREDICTION, VALUE, MYTH, DRILL, FLASHCARD, FIX, EXERCISE)
 _BY_NAME = {kind.name: kind for kind in KINDS}
 
 

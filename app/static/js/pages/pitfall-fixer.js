@@ -2,7 +2,9 @@
 import {bindLessonNavigation} from "../lesson-nav.js";
 import {start} from "../modes/pitfall-fixer.js";
 import {addShareButtons} from "../share-button.js";
+import {startExercises} from "../widgets/code-exercise.js";
 
 bindLessonNavigation();
 start();
 addShareButtons();
+startExercises();
