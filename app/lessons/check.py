@@ -21,6 +21,7 @@ from app.lessons.behaviour import snippet_problems
 from app.lessons.lint import Finding, lint_catalog, plain, step_label
 from app.lessons.loader import Catalog, LessonError, load_catalog
 from app.lessons.numeric import compare
+from app.lessons.prose_check import Produced, prose_failures
 from app.lessons.schema import Lesson
 from app.lessons.unfinished import unfinished_fields
 from app.sandbox.result import RunResult
@@ -81,12 +82,21 @@ async def check_lesson(lesson: Lesson, run: Runner) -> list[Failure]:
                     "nothing",
                 )
             )
-    failures += await _check_because(lesson, run)
-    return failures
+    because, because_failures = await _check_because(lesson, run)
+    failures += because_failures
+    produced = Produced()
+    for (_, snippet), result in zip(labelled, results, strict=True):
+        produced.add_run(snippet.code, result)
+    for code, result in because:
+        produced.add_run(code, result)
+    return failures + await prose_failures(lesson, produced, run)
 
 
-async def _check_because(lesson: Lesson, run: Runner) -> list[Failure]:
-    """A wrong choice that says it is what some code gives must be what that code prints."""
+async def _check_because(
+    lesson: Lesson, run: Runner
+) -> tuple[list[tuple[str, RunResult]], list[Failure]]:
+    """A wrong choice that says it is what some code gives must be what that code prints.
+    Also returns each `because` code with its run: what it printed is what the prose may cite."""
     claims = [
         (step_label(number, step), choice.text, choice.because)
         for number, step in enumerate(lesson.steps, start=1)
@@ -108,7 +118,8 @@ async def _check_because(lesson: Lesson, run: Runner) -> list[Failure]:
         failures.append(
             Failure(lesson.slug, where, f"the `because` code of the choice {text!r} {problem}")
         )
-    return failures
+    runs = [(code, result) for (_, _, code), result in zip(claims, results, strict=True)]
+    return runs, failures
 
 
 def _installed_torch() -> str:

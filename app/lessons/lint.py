@@ -179,8 +179,9 @@ def _texts(value: object) -> Iterator[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, BaseModel):
-        for item in value.__dict__.values():
-            yield from _texts(item)
+        for name, item in value.__dict__.items():
+            if name != "claims":  # for the author: a learner never reads them
+                yield from _texts(item)
     elif isinstance(value, list | tuple):
         for item in value:
             yield from _texts(item)
@@ -203,7 +204,7 @@ def estimated_minutes(lesson: Lesson) -> float:
 
 def _prose(lesson: Lesson) -> Iterator[tuple[str, str]]:
     """Every piece of prose with where it stands (code is not prose)."""
-    code_fields = {"code", "output", "because", "diagram"}
+    code_fields = {"code", "output", "because", "diagram", "claims"}
 
     def walk(value: object, where: str) -> Iterator[tuple[str, str]]:
         if isinstance(value, str):
