@@ -125,7 +125,10 @@ class Produced:
 
     def _has(self, number: Stated) -> bool:
         wanted = abs(number.value)
-        rounds = number.decimals >= 1 and len(number.text.strip("0.").replace(".", "")) >= 2
+        # "0.33" is 1/3 to the digits it writes; so is "about 0.01" for 0.0122. A bare "6" or
+        # "0.1" is exact: it must be within the numeric tolerance.
+        digits = len(number.text.strip("0.").replace(".", ""))
+        rounds = number.approximate or (number.decimals >= 1 and digits >= 2)
         slack = 0.5 * 10.0**-number.decimals
         return any(
             numbers_close(wanted, got) or (rounds and abs(got - wanted) <= slack)
@@ -197,17 +200,19 @@ async def prose_failures(
     holding: list[str] = []
     for number, (claim, result) in enumerate(zip(lesson.claims, results, strict=True), start=1):
         where = f"claims[{number}]"
-        if not any(normal(claim.says) in text for text in texts):
-            failures.append(
-                Finding(lesson.slug, where, f"{claim.says!r} is not in the lesson's prose")
-            )
+        missing = [says for says in claim.fragments if not any(normal(says) in t for t in texts)]
+        if missing:
+            failures += [
+                Finding(lesson.slug, where, f"{says!r} is not in the lesson's prose")
+                for says in missing
+            ]
         elif result.status != "ok" or result.error is not None:
             error = f"{result.error.type}: {result.error.message}" if result.error else ""
             failures.append(
                 Finding(lesson.slug, where, f"its code fails ({result.status}) {error}".strip())
             )
         else:
-            holding.append(claim.says)
+            holding += claim.fragments
     failures += [
         Finding(lesson.slug, where, f"the arithmetic {text!r} is false: it gives {left:g}")
         for where, text, left in false_equations(lesson)

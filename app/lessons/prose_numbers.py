@@ -33,6 +33,7 @@ _ORDINAL = re.compile(
     re.IGNORECASE,
 )
 _VERSION = re.compile(r"^\.\d")
+_APPROXIMATE = re.compile(r"(?:\babout|\broughly|\bnearly|\baround|\balmost|≈|~)\s*[-−]?$")
 # Markup that never stands between a number and its arithmetic.
 _TICKS = re.compile(r"`")
 
@@ -50,6 +51,7 @@ class Stated:
     start: int
     end: int
     text: str
+    approximate: bool = False  # "about 0.01", "≈ 2.09": stated to the digits written
 
     @property
     def base(self) -> float | None:
@@ -60,8 +62,11 @@ class Stated:
 
     @property
     def decimals(self) -> int:
-        mantissa = re.split(r"[eE⁻⁰¹²³⁴⁵⁶⁷⁸⁹]", self.text)[0]
-        return len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
+        """Decimal places of the value as written: 2 for "5.25", 5 for "6e-5"."""
+        mantissa, _, exponent = self.text.replace("−", "-").lower().partition("e")
+        mantissa = re.split("[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]", mantissa)[0]
+        places = len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
+        return places - int(exponent) if exponent else places
 
 
 def _value(text: str) -> float:
@@ -108,7 +113,13 @@ def _is_statement(text: str, token: _Token) -> bool:
 def stated_numbers(text: str) -> list[Stated]:
     """The numbers `text` (already `normal`) states as quantities, in order."""
     return [
-        Stated(_value(token.text), token.start, token.end, token.text)
+        Stated(
+            _value(token.text),
+            token.start,
+            token.end,
+            token.text,
+            bool(_APPROXIMATE.search(text[max(0, token.start - 12) : token.start])),
+        )
         for token in _tokens(text)
         if token.kind == "number" and _is_statement(text, token)
     ]

@@ -277,11 +277,16 @@ class Claim(Strict):
     """A number the prose states that no snippet shows, and the code that proves it.
 
     `gradlab check` finds `says` (a fragment of the lesson's prose, copied exactly) and runs
-    `code` in the sandbox: its assertions must hold. Authors only: a claim is never sent to a
-    learner, so its code may compute what a step asks."""
+    `code` in the sandbox: its assertions must hold. `says` may list several fragments that
+    the same code proves. Authors only: a claim is never sent to a learner, so its code may
+    compute what a step asks."""
 
-    says: Text
+    says: Text | Annotated[list[Text], Field(min_length=1)]
     code: Code
+
+    @property
+    def fragments(self) -> list[str]:
+        return [self.says] if isinstance(self.says, str) else list(self.says)
 
     @model_validator(mode="after")
     def _code_asserts(self) -> Claim:
