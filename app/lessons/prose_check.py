@@ -56,31 +56,33 @@ def _numbers_in(text: str) -> set[float]:
 
 def prose_fields(lesson: Lesson) -> Iterator[Prose]:
     """Every prose field whose numbers are claims, wrong choices' own texts apart."""
+    yield from _walk(lesson, lesson, "")
 
-    def walk(value: object, where: str, named: frozenset[float]) -> Iterator[Prose]:
-        if isinstance(value, str):
-            yield Prose(where, normal(value), named)
-        elif isinstance(value, Choice) and where.endswith("]"):
-            yield from _choice(value, where)
-        elif isinstance(value, ValueMisconception):
-            wrong = frozenset(abs(float(n)) for n in flatten(value.value) if n is not None)
-            yield Prose(f"{where}.why", normal(value.why), wrong)
-        elif isinstance(value, BaseModel):
-            for name, item in value.__dict__.items():
-                if name not in _SKIPPED:
-                    yield from walk(item, f"{where}.{name}" if where else name, named)
-        elif isinstance(value, list):
-            for index, item in enumerate(value, start=1):
-                yield from walk(item, f"{where}[{index}]", named)
 
-    def _choice(choice: Choice, where: str) -> Iterator[Prose]:
-        prediction = _prediction_of(lesson, where)
-        if prediction is not None and choice.text == prediction:
-            yield Prose(f"{where}.text", normal(choice.text))
-        elif choice.why is not None:
-            yield Prose(f"{where}.why", normal(choice.why), frozenset(_numbers_in(choice.text)))
+def _walk(lesson: Lesson, value: object, where: str) -> Iterator[Prose]:
+    if isinstance(value, str):
+        yield Prose(where, normal(value))
+    elif isinstance(value, Choice):
+        yield from _choice(lesson, value, where)
+    elif isinstance(value, ValueMisconception):
+        wrong = frozenset(abs(float(n)) for n in flatten(value.value) if n is not None)
+        yield Prose(f"{where}.why", normal(value.why), wrong)
+    elif isinstance(value, BaseModel):
+        for name, item in value.__dict__.items():
+            if name not in _SKIPPED:
+                yield from _walk(lesson, item, f"{where}.{name}" if where else name)
+    elif isinstance(value, list):
+        for index, item in enumerate(value, start=1):
+            yield from _walk(lesson, item, f"{where}[{index}]")
 
-    yield from walk(lesson, "", frozenset())
+
+def _choice(lesson: Lesson, choice: Choice, where: str) -> Iterator[Prose]:
+    """The right choice's text is a claim; a wrong one's is the misconception, and its `why`
+    may name the wrong value it explains."""
+    if choice.text == _prediction_of(lesson, where):
+        yield Prose(f"{where}.text", normal(choice.text))
+    elif choice.why is not None:
+        yield Prose(f"{where}.why", normal(choice.why), frozenset(_numbers_in(choice.text)))
 
 
 def _prediction_of(lesson: Lesson, where: str) -> str | None:

@@ -12,6 +12,7 @@ import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import pairwise
 
 # How a superscript exponent is written: 10⁻⁸, 2²⁴.
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
@@ -29,7 +30,7 @@ _ORDINAL = re.compile(
     r"index|dim|dimension|axis|epoch|epochs|iteration|iterations|call|pass|rank|worker|"
     r"workers|gpu|gpus|device|layer|node|batch|item|position|chapter|section|part|round|"
     r"phase|stage|version|torch|pytorch|python|cuda|pep|level|myth|pitfall|takeaway|"
-    r"micro-batch|microbatch|hook|ieee)\s*|\[|\bv)$",
+    r"micro-batch|microbatch|hook|ieee)\s*|(?<=[\w)\]])\[|\bv)$",
     re.IGNORECASE,
 )
 _VERSION = re.compile(r"^\.\d")
@@ -70,14 +71,11 @@ class Stated:
 
 
 def _value(text: str) -> float:
-    base, _, power = text.partition("⁻") if "⁻" in text else (text, "", "")
-    match = re.fullmatch(r"([\d.eE+\-−]+?)([⁰¹²³⁴⁵⁶⁷⁸⁹]*)", base)
-    if "⁻" in text:
-        return float(base) ** -float(power.translate(_SUPERSCRIPT))
-    assert match is not None
-    number = float(match.group(1).replace("−", "-"))
-    exponent = match.group(2).translate(_SUPERSCRIPT)
-    return number ** float(exponent) if exponent else number
+    """The value of a written number: "6", "1e-8", "2²⁴", "10⁻⁸"."""
+    written = text.replace("−", "-")
+    digits = written.rstrip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+    power = written[len(digits) :].translate(_SUPERSCRIPT)
+    return float(float(digits) ** int(power)) if power else float(digits)
 
 
 @dataclass(frozen=True)
@@ -261,7 +259,7 @@ def equations(text: str) -> list[Equation]:
     found = []
     for run in runs:
         sides = list(_sides(run))
-        for (left, sign), (right, _) in zip(sides, sides[1:], strict=False):
+        for (left, sign), (right, _) in pairwise(sides):
             left, right = _side(left, text, leading=True), _side(right, text, leading=False)
             if not left or not right or len(left) + len(right) < 3:
                 continue

@@ -431,3 +431,114 @@ def test_a_because_that_does_not_print_its_choice_fails(sandbox: SandboxHarness)
     lesson = Lesson.model_validate(first)
     failures = sandbox.call(check_lesson(lesson, sandbox.sandbox.run))
     assert "raised ValueError: no" in str(failures[0])
+
+
+# --- numbers in prose are claims (checked against the real sandbox) ---------------------------
+def claim(says: str, code: str) -> Data:
+    return {"says": says, "code": code}
+
+
+PROSE_FAULTS: list[tuple[str, Plant, str, str]] = [
+    (
+        "a number no snippet gives, in a diagram",
+        lambda a, _: a["mental_model"].update(diagram="x ──► y = x² ──► x.grad = [4, 7]"),
+        "mental_model.diagram",
+        "the number 7 in",
+    ),
+    (
+        "a number no snippet gives, in a step's explanation",
+        lambda a, _: step(a).update(explanation="The slope at 3 is 2 · 3, which is 5."),
+        "steps[1].explanation",
+        "the number 5 in",
+    ),
+    (
+        "false arithmetic",
+        lambda a, _: step(a)["prediction"].update(explanation="2x at [2, 3]: 2 · 3 = 7."),
+        "steps[1].prediction.explanation",
+        "the arithmetic '2 · 3 = 7' is false: it gives 6",
+    ),
+    (
+        "false arithmetic with a unicode minus and a fraction",
+        lambda a, _: a["takeaways"].append("The mean of the slopes is (−4 − 6)/2 = −4.5."),
+        "takeaways[2]",
+        "the arithmetic '(−4 − 6)/2 = −4.5' is false: it gives -5",
+    ),
+    (
+        "true arithmetic on an input nothing gives",
+        lambda a, _: step(a)["prediction"].update(explanation="2x at [2, 3.5]: 2 · 3.5 = 7."),
+        "steps[1].prediction.explanation",
+        "the number 3.5 in",
+    ),
+    (
+        "a wrong choice's why states a false number",
+        lambda a, _: step(a)["prediction"]["choices"][0].update(
+            why="A fresh tensor has no gradient, but `backward()` ran and left 9 in it."
+        ),
+        "steps[1].prediction.choices[1].why",
+        "the number 9 in",
+    ),
+    (
+        "a myth's reality states a false number",
+        lambda a, _: a["myths"][0].update(reality="It is None until backward, then 5."),
+        "myths[1].reality",
+        "the number 5 in",
+    ),
+    (
+        "a pitfall's root cause states a false number",
+        lambda a, _: a["pitfalls"][0].update(
+            root_cause="backward() needs a scalar, not 7 of them."
+        ),
+        "pitfalls[1].root_cause",
+        "the number 7 in",
+    ),
+    (
+        "a claim whose code fails",
+        lambda a, _: (
+            a["takeaways"].append("Doubling 2.5 gives 5.5."),
+            a.update(claims=[claim("Doubling 2.5 gives 5.5", "assert 2 * 2.5 == 5.5\n")]),
+        ),
+        "claims[1]",
+        "its code fails (error) AssertionError",
+    ),
+    (
+        "a claim whose words are no longer in the prose",
+        lambda a, _: a.update(claims=[claim("Doubling 2.5 gives 5", "assert 2 * 2.5 == 5\n")]),
+        "claims[1]",
+        "'Doubling 2.5 gives 5' is not in the lesson's prose",
+    ),
+]
+
+
+def checked(sandbox: SandboxHarness, first: Data) -> list[str]:
+    """What `gradlab check` says of the first fixture lesson, run in the real sandbox."""
+    lesson = Lesson.model_validate(first)
+    found: list[Finding] = sandbox.call(check_lesson(lesson, sandbox.sandbox.run))
+    return [f"{f.where}: {f.problem}" for f in found]
+
+
+@pytest.mark.parametrize(
+    ("plant", "where", "problem"),
+    [(plant, where, problem) for _, plant, where, problem in PROSE_FAULTS],
+    ids=[name for name, *_ in PROSE_FAULTS],
+)
+def test_the_check_catches_a_planted_number_in_prose(
+    sandbox: SandboxHarness, plant: Plant, where: str, problem: str
+) -> None:
+    first, second = curriculum()
+    plant(first, second)
+    found = checked(sandbox, first)
+    assert any(f.startswith(where) and problem in f for f in found), "\n".join(found)
+
+
+def test_numbers_a_run_arithmetic_or_a_claim_verifies_pass(sandbox: SandboxHarness) -> None:
+    """Each route verifies: a printed value, written arithmetic, a claim; and what is not a
+    quantity (an ordinal, a release, a format's width, a list marker) is not a claim."""
+    first, _ = curriculum()
+    step(first).update(explanation="The slope at 3 is 2 · 3 = 6, as step 1 prints in torch 2.1.0.")
+    first["mental_model"].update(diagram="x ──► y = x² ──► x.grad = [4, 6]")
+    first["takeaways"] += [
+        "1. A 16-bit float halves 2.5 to 1.25 exactly.",
+        "Slopes: (−4 − 6)/2 = −5.",
+    ]
+    first["claims"] = [claim("halves 2.5 to 1.25", "assert 2.5 / 2 == 1.25\n")]
+    assert checked(sandbox, first) == []
