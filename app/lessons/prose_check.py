@@ -17,6 +17,7 @@ Anything else fails, naming the number and where it stands.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import re
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel
 
 from app.lessons.lint import Finding
-from app.lessons.numeric import flatten, numbers_close
+from app.lessons.numeric import ATOL, RTOL, flatten, numbers_close
 from app.lessons.prose_numbers import Stated, equations, normal, stated_numbers
 from app.lessons.schema import Choice, Lesson, ValueMisconception
 from app.sandbox.result import RunResult
@@ -99,6 +100,7 @@ class Produced:
     """Every number the lesson's code gave or was given, as absolute values."""
 
     values: list[float] = field(default_factory=list)
+    _sorted: list[float] = field(default_factory=list, repr=False)
 
     def add_text(self, text: str) -> None:
         self.values += [abs(float(n)) for n in _CODE_NUMBER.findall(text)]
@@ -131,10 +133,15 @@ class Produced:
         # "0.1" is exact: it must be within the numeric tolerance.
         digits = len(number.text.strip("0.").replace(".", ""))
         rounds = number.approximate or (number.decimals >= 1 and digits >= 2)
-        slack = 0.5 * 10.0**-number.decimals
+        slack = 0.5 * 10.0**-number.decimals if rounds else 0.0
+        window = max(slack, ATOL + 2 * RTOL * wanted)
+        if not self._sorted or len(self._sorted) != len(self.values):
+            self._sorted = sorted(self.values)
+        low = bisect.bisect_left(self._sorted, wanted - window)
+        high = bisect.bisect_right(self._sorted, wanted + window)
         return any(
-            numbers_close(wanted, got) or (rounds and abs(got - wanted) <= slack)
-            for got in self.values
+            numbers_close(wanted, got) or abs(got - wanted) <= slack
+            for got in self._sorted[low:high]
         )
 
 

@@ -8,6 +8,7 @@ counts as verified is decided in app/lessons/prose_check.py, which has the runs.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterator
@@ -21,7 +22,7 @@ _TOKEN = re.compile(
     rf"(?P<number>(?<![\w.]){_NUMBER}(?![\w]|\.\d))"
     r"|(?P<root>(?<!\w)sqrt|√)|(?P<op>\*\*|[-+−·×*/÷^])|(?P<open>\()|(?P<close>\))|(?P<equals>==|=|≈)"
     r"|(?P<space>\s+)"
-    r"|(?P<other>.)",
+    r"|(?P<other>[^\W\d]\w*|.)",  # a word (x1, float32, x²) is one token
     re.DOTALL,
 )
 # Words after which a number names a position or a release, not a quantity.
@@ -86,13 +87,14 @@ class _Token:
     end: int
 
 
-def _tokens(text: str) -> list[_Token]:
+@functools.lru_cache(maxsize=4096)
+def _tokens(text: str) -> tuple[_Token, ...]:
     found = []
     for match in _TOKEN.finditer(text):
         kind = match.lastgroup or "other"
         if kind != "space":
             found.append(_Token(kind, match.group(0), match.start(), match.end()))
-    return found
+    return tuple(found)
 
 
 def _is_statement(text: str, token: _Token) -> bool:
