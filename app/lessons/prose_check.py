@@ -38,7 +38,8 @@ _SKIPPED = {
     "torch_version", "format", "level", "order", "minutes", "prerequisites", "next", "value",
     "expected", "tensor", "answer", "walk", "after_step", "none_matters",
 }  # fmt: skip
-_CODE_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+# A number in code or output, with its minus when the minus is its own ("-3.", not "x-3").
+_CODE_NUMBER = re.compile(r"(?:(?<![\w.)\]])-)?(?<![\w.])\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 
 @dataclass(frozen=True)
@@ -97,18 +98,19 @@ def _prediction_of(lesson: Lesson, where: str) -> str | None:
 
 @dataclass
 class Produced:
-    """Every number the lesson's code gave or was given, as absolute values."""
+    """Every number the lesson's code gave or was given."""
 
     values: list[float] = field(default_factory=list)
-    _sorted: list[float] = field(default_factory=list, repr=False)
+    _signed: list[float] = field(default_factory=list, repr=False)
+    _sizes: list[float] = field(default_factory=list, repr=False)
 
     def add_text(self, text: str) -> None:
-        self.values += [abs(float(n)) for n in _CODE_NUMBER.findall(text)]
+        self.values += [float(n) for n in _CODE_NUMBER.findall(text)]
 
     def add_value(self, value: object) -> None:
         for number in flatten(value):
             if isinstance(number, int | float) and not isinstance(number, bool):
-                self.values.append(abs(float(number)))
+                self.values.append(float(number))
             elif isinstance(number, str):
                 self.add_text(number)
 
@@ -128,20 +130,23 @@ class Produced:
         return self._has(number)
 
     def _has(self, number: Stated) -> bool:
-        wanted = abs(number.value)
+        # A number written with its minus must be negative; one without may be either ("a
+        # gradient of 5.25" for -5.25 speaks of its size).
+        wanted = -number.value if number.negative else number.value
         # "0.33" is 1/3 to the digits it writes; so is "about 0.01" for 0.0122. A bare "6" or
         # "0.1" is exact: it must be within the numeric tolerance.
         digits = len(number.text.strip("0.").replace(".", ""))
         rounds = number.approximate or (number.decimals >= 1 and digits >= 2)
         slack = 0.5 * 10.0**-number.decimals if rounds else 0.0
-        window = max(slack, ATOL + 2 * RTOL * wanted)
-        if not self._sorted or len(self._sorted) != len(self.values):
-            self._sorted = sorted(self.values)
-        low = bisect.bisect_left(self._sorted, wanted - window)
-        high = bisect.bisect_right(self._sorted, wanted + window)
+        window = max(slack, ATOL + 2 * RTOL * abs(wanted))
+        if len(self._signed) != len(self.values):
+            self._signed = sorted(self.values)
+            self._sizes = sorted(abs(value) for value in self.values)
+        found = self._signed if number.negative else self._sizes
+        low = bisect.bisect_left(found, wanted - window)
+        high = bisect.bisect_right(found, wanted + window)
         return any(
-            numbers_close(wanted, got) or abs(got - wanted) <= slack
-            for got in self._sorted[low:high]
+            numbers_close(wanted, got) or abs(got - wanted) <= slack for got in found[low:high]
         )
 
 

@@ -36,6 +36,8 @@ _ORDINAL = re.compile(
 )
 _VERSION = re.compile(r"^\.\d")
 _APPROXIMATE = re.compile(r"(?:\babout|\broughly|\bnearly|\baround|\balmost|≈|~)\s*[-−]?$")
+# A minus that belongs to the number: at the start, or after a space or an opening mark.
+_SIGN = re.compile(r"(?:^|[\s(\[=:,])[-−]$")
 # Markup that never stands between a number and its arithmetic.
 _TICKS = re.compile(r"`")
 
@@ -54,6 +56,7 @@ class Stated:
     end: int
     text: str
     approximate: bool = False  # "about 0.01", "≈ 2.09": stated to the digits written
+    negative: bool = False  # written with its own minus: "-2.5", not "3 - 2.5"
 
     @property
     def base(self) -> float | None:
@@ -119,6 +122,7 @@ def stated_numbers(text: str) -> list[Stated]:
             token.end,
             token.text,
             bool(_APPROXIMATE.search(text[max(0, token.start - 12) : token.start])),
+            bool(_SIGN.search(text[max(0, token.start - 2) : token.start])),
         )
         for token in _tokens(text)
         if token.kind == "number" and _is_statement(text, token)

@@ -446,6 +446,12 @@ PROSE_FAULTS: list[tuple[str, Plant, str, str]] = [
         "the number 7 in",
     ),
     (
+        "a number written with the wrong sign",
+        lambda a, _: step(a)["prediction"].update(explanation="2x at [2, 3] is [4, -6]."),
+        "steps[1].prediction.explanation",
+        "the number 6 in",
+    ),
+    (
         "a number no snippet gives, in a step's explanation",
         lambda a, _: step(a).update(explanation="The slope at 3 is 2 · 3, which is 5."),
         "steps[1].explanation",
@@ -538,7 +544,7 @@ def test_numbers_a_run_arithmetic_or_a_claim_verifies_pass(sandbox: SandboxHarne
     first["mental_model"].update(diagram="x ──► y = x² ──► x.grad = [4, 6]")
     first["takeaways"] += [
         "1. A 16-bit float halves 2.5 to 1.25 exactly.",
-        "Slopes: (−4 − 6)/2 = −5.",
+        "Slopes: (6 − 4)/2 = 1.",
     ]
     first["claims"] = [claim("halves 2.5 to 1.25", "assert 2.5 / 2 == 1.25\n")]
     assert checked(sandbox, first) == []

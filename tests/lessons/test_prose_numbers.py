@@ -48,3 +48,8 @@ def test_a_number_says_how_precisely_it_is_written() -> None:
     assert written["0.01"].approximate and not written["5.25"].approximate
     assert [written[t].decimals for t in ("0.01", "5.25", "6e-5")] == [2, 2, 5]
     assert written["10⁻⁸"].value == pytest.approx(1e-8)
+
+
+def test_a_minus_belongs_to_a_number_only_where_it_is_not_a_subtraction() -> None:
+    signs = [n.negative for n in stated_numbers("at -2.5, (−3 − 6) and 4-1 = 3, [1, -1]")]
+    assert signs == [True, True, False, False, False, False, False, True]
