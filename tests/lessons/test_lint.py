@@ -338,6 +338,15 @@ FAULTS: list[tuple[str, Plant, str, str, str]] = [
         "a myth starting 'Can' answers 'yes' 5 times out of 5",
     ),
     (
+        "a myth's reveal states a step's answer",
+        lambda a, b: a["myths"][0].update(
+            reality="It is None until backward; squares of [2, 3] leave tensor([4., 6.])."
+        ),
+        "first-steps",
+        "step 1",
+        "the answer 'tensor([4., 6.])' shows in myth 1's reveal",
+    ),
+    (
         "words with two meanings",
         lambda a, b: step(a).update(explanation="The upstream gradient arrives."),
         "first-steps",
