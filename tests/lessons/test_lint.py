@@ -347,6 +347,15 @@ FAULTS: list[tuple[str, Plant, str, str, str]] = [
         "the answer 'tensor([4., 6.])' shows in myth 1's reveal",
     ),
     (
+        "a question on what is printed with a choice that the code raises",
+        lambda a, b: step(a)["prediction"]["choices"].append(
+            {"text": "It raises a RuntimeError", "why": "The sum is a scalar: backward() runs."}
+        ),
+        "first-steps",
+        "step 1",
+        "the question asks what is printed, so the choice 'It raises a RuntimeError' is ruled out",
+    ),
+    (
         "words with two meanings",
         lambda a, b: step(a).update(explanation="The upstream gradient arrives."),
         "first-steps",
@@ -413,6 +422,14 @@ def test_another_example_with_the_same_value_does_not_leak() -> None:
 def test_a_question_naming_every_choice_does_not_leak() -> None:
     first, second = curriculum()
     step(first)["prediction"].update(question="`None` or `tensor([4., 6.])`?")
+    assert lint(first, second) == []
+
+
+def test_a_question_that_names_raising_may_offer_it() -> None:
+    first, second = curriculum()
+    prediction = step(first)["prediction"]
+    prediction["choices"].append({"text": "It raises", "why": "The sum is a scalar."})
+    prediction.update(question="What does `x.grad` print, or does the code raise?")
     assert lint(first, second) == []
 
 
