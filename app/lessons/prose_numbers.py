@@ -43,7 +43,7 @@ _TICKS = re.compile(r"`")
 
 
 def normal(text: str) -> str:
-    """Text as the checks read it: no code marks, white space folded, typographic quotes kept."""
+    """Text as the checks read it: no code marks, white space (line breaks too) folded."""
     return " ".join(_TICKS.sub("", text).split())
 
 
@@ -107,10 +107,9 @@ def _is_statement(text: str, token: _Token) -> bool:
         return False
     if _VERSION.match(text[token.end :]) or text.startswith("-bit", token.end):
         return False  # a release (2.1.0), a format's width (16-bit)
+    # A list marker: "1." or "1)" opening the text (an item of a list of takeaways).
     after = text[token.end : token.end + 2]
-    # A list marker: "1." or "1)" at the start of the text or of a line.
-    line_start = token.start == 0 or text[token.start - 1] == "\n"
-    return not (line_start and after[:1] in {".", ")"} and after[1:2] in {" ", ""})
+    return not (token.start == 0 and after[:1] in {".", ")"} and after[1:2] in {" ", ""})
 
 
 def stated_numbers(text: str) -> list[Stated]:
@@ -131,7 +130,8 @@ def stated_numbers(text: str) -> list[Stated]:
 
 # --- arithmetic ------------------------------------------------------------------------------
 class _Parser:
-    """Evaluate one side of an equation: numbers, + − · × * / ÷ ^, parentheses. No names."""
+    """Evaluate one side of an equation: numbers, + - − · × * / ÷ ^ **, sqrt or √, and
+    parentheses. A name anywhere makes it algebra, which this does not evaluate."""
 
     def __init__(self, tokens: list[_Token]) -> None:
         self.tokens = tokens
@@ -213,8 +213,12 @@ class Equation:
     def holds(self) -> bool:
         if math.isnan(self.left) or math.isnan(self.right):
             return False
-        # Prose rounds: "1/3 = 0.333" holds, and "≈" allows one unit in the last place.
-        slack = 10.0**-self.right_decimals * (1.0 if self.approximate else 0.5)
+        # Prose rounds: "1/3 = 0.333" holds, and "≈" allows one unit in the last place. A
+        # whole number after "=" is exact: "2 · 3.2 = 6" is false.
+        if self.approximate:
+            slack = 10.0**-self.right_decimals
+        else:
+            slack = 0.5 * 10.0**-self.right_decimals if self.right_decimals > 0 else 0.0
         return abs(self.left - self.right) <= slack + 1e-9 * max(1.0, abs(self.right))
 
 

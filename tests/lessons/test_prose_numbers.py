@@ -17,6 +17,8 @@ from app.lessons.prose_numbers import equations, normal, stated_numbers
         ("and 1/3 ≈ 0.33, close enough", 1 / 3, True),
         ("the loss is (9 + 25 + 49 + 81) / 4 = 42.", 41.0, False),
         ("a product of 6 × 3 = 19", 18.0, False),
+        ("rounded to a whole number: 2 · 3.2 = 6", 6.4, False),
+        ("2 · 3.2 ≈ 6", 6.4, True),
     ],
 )
 def test_an_equation_is_evaluated(text: str, left: float, holds: bool) -> None:
