@@ -4,8 +4,10 @@ For every lesson: the schema validates and links resolve (the loader); every sni
 real sandbox and prints exactly its declared output, raises exactly its declared error, and leaves
 its declared `.grad` values; every value prediction's answer is what the run computed; every
 pitfall's wrong code really goes wrong and its correct code really behaves differently; every
-wrong choice that claims to be what other code gives (`because`) is what that code prints. Then
-the pedagogy lints (`app.lessons.lint`) check that the quizzes test understanding.
+wrong choice that claims to be what other code gives (`because`) is what that code prints; every
+number the prose states is what a run gave, what arithmetic beside it computes, or what a claim
+proves (`app.lessons.prose_check`). Then the pedagogy lints (`app.lessons.lint`) check that the
+quizzes test understanding.
 """
 
 from __future__ import annotations
@@ -84,12 +86,8 @@ async def check_lesson(lesson: Lesson, run: Runner) -> list[Failure]:
             )
     because, because_failures = await _check_because(lesson, run)
     failures += because_failures
-    produced = Produced()
-    for (_, snippet), result in zip(labelled, results, strict=True):
-        produced.add_run(snippet.code, result)
-    for code, result in because:
-        produced.add_run(code, result)
-    return failures + await prose_failures(lesson, produced, run)
+    runs = [(snippet.code, result) for (_, snippet), result in zip(labelled, results, strict=True)]
+    return failures + await prose_failures(lesson, Produced.of(runs + because), run)
 
 
 async def _check_because(

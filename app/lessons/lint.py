@@ -3,8 +3,9 @@ code runs.
 
 A prediction is worth only as much as its question. These rules catch what lets a learner
 pass without understanding: an answer visible before the commit, a wrong choice that explains
-nothing, a question whose wording rules a choice out, myths that one answer wins, the same idea asked twice, a path that uses an idea before
-teaching it. Each finding names the lesson, where, and the problem.
+nothing, a question whose wording rules a choice out, myths that one answer wins, the same
+idea asked twice, a path that uses an idea before teaching it. Each finding names the lesson,
+where, and the problem.
 
 What the page shows before a learner commits (see `Step` and `Myth` in the schema): the lesson's
 title, summary, overview and mental model; a step's title, setup, code, question and choices;

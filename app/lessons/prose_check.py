@@ -3,9 +3,9 @@
 A number stated in prose (app/lessons/prose_numbers.py says which are statements) is verified
 one of three ways:
 
-- **run**: it is among what the lesson's code gave when the check ran it: a number printed or
-  in an error message, a value, `.grad` or shape of a tensor, or a number written in the code
-  itself (the inputs a step shows);
+- **run**: it is among what the lesson's code gave when the check ran it: a number printed
+  (by a snippet or a `because`) or in an error message, a value, `.grad` or shape of a tensor,
+  or a number written in the code itself (the inputs a step shows);
 - **arithmetic**: it is the result of arithmetic the prose writes out ("4 + 3 = 7",
   "(−3 − 6 + 0 − 12)/4 = −5.25"), which the check evaluates; a false equation fails by itself;
 - **claim**: it stands inside the `says` fragment of one of the lesson's `claims`, whose code
@@ -103,6 +103,14 @@ class Produced:
     values: list[float] = field(default_factory=list)
     _signed: list[float] = field(default_factory=list, repr=False)
     _sizes: list[float] = field(default_factory=list, repr=False)
+
+    @classmethod
+    def of(cls, runs: list[tuple[str, RunResult]]) -> Produced:
+        """What these runs (code and result) gave."""
+        produced = cls()
+        for code, result in runs:
+            produced.add_run(code, result)
+        return produced
 
     def add_text(self, text: str) -> None:
         self.values += [float(n) for n in _CODE_NUMBER.findall(text)]
