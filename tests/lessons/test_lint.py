@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from app.config import BUNDLED_LESSONS
 from app.lessons.check import check_lesson
 from app.lessons.lint import Finding, lint_catalog
 from app.lessons.loader import parse_yaml
@@ -484,6 +485,12 @@ PROSE_FAULTS: list[tuple[str, Plant, str, str]] = [
         "the number 5 in",
     ),
     (
+        "algebra with a wrong result",
+        lambda a, _: step(a).update(explanation="The slope is 2·x = 7 at x = 3."),
+        "steps[1].explanation",
+        "the number 7 in",
+    ),
+    (
         "false arithmetic",
         lambda a, _: step(a)["prediction"].update(explanation="2x at [2, 3]: 2 · 3 = 7."),
         "steps[1].prediction.explanation",
@@ -574,3 +581,13 @@ def test_numbers_a_run_arithmetic_or_a_claim_verifies_pass(sandbox: SandboxHarne
     ]
     first["claims"] = [claim("halves 2.5 to 1.25", "assert 2.5 / 2 == 1.25\n")]
     assert checked(sandbox, first) == []
+
+
+def test_a_wrong_number_in_a_bundled_diagram_fails(sandbox: SandboxHarness) -> None:
+    data: Data = parse_yaml((BUNDLED_LESSONS / "retain-grad-and-hooks.yaml").read_text())
+    diagram = data["under_the_hood"]["diagram"]
+    assert "y.grad = 40" in diagram
+    assert checked(sandbox, data) == []
+    data["under_the_hood"]["diagram"] = diagram.replace("y.grad = 40", "y.grad = 41")
+    (found,) = checked(sandbox, data)
+    assert found.startswith("under_the_hood.diagram: the number 41 in")
