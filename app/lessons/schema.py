@@ -277,9 +277,9 @@ class Claim(Strict):
     """A number the prose states that no snippet shows, and the code that proves it.
 
     `gradlab check` finds `says` (a fragment of the lesson's prose, copied; code marks and
-    line breaks aside) and runs `code` in the sandbox: its assertions must hold. `says` may list several fragments that
-    the same code proves. Authors only: a claim is never sent to a learner, so its code may
-    compute what a step asks."""
+    line breaks aside) and runs `code` in the sandbox: its assertions must hold. `says` may
+    list several fragments that the same code proves. Authors only: a claim is never sent to
+    a learner, so its code may compute what a step asks."""
 
     says: Text | Annotated[list[Text], Field(min_length=1)]
     code: Code
