@@ -6,8 +6,10 @@ its declared `.grad` values; every value prediction's answer is what the run com
 pitfall's wrong code really goes wrong and its correct code really behaves differently; every
 wrong choice that claims to be what other code gives (`because`) is what that code prints; every
 exercise's reference solution passes its own grading, while its code with the blanks left
-empty (and, for a diagnosis, with the bug in them) fails it, and no hint writes the solution. Then
-the pedagogy lints (`app.lessons.lint`) check that the quizzes test understanding.
+empty (and, for a diagnosis, with the bug in them) fails it, and no hint writes the solution; every
+number the prose states is what a run gave, what arithmetic beside it computes, or what a claim
+proves (`app.lessons.prose_check`). Then the pedagogy lints (`app.lessons.lint`) check that the
+quizzes test understanding.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from app.lessons.exercises import goal, program, unfilled
 from app.lessons.lint import Finding, lint_catalog, plain, step_label
 from app.lessons.loader import Catalog, LessonError, load_catalog
 from app.lessons.numeric import compare
+from app.lessons.prose_check import Produced, prose_failures
 from app.lessons.schema import Exercise, Lesson
 from app.lessons.unfinished import unfinished_fields
 from app.sandbox.result import RunResult
@@ -84,13 +87,15 @@ async def check_lesson(lesson: Lesson, run: Runner) -> list[Failure]:
                     "nothing",
                 )
             )
-    failures += await _check_because(lesson, run)
+    because, because_failures = await _check_because(lesson, run)
+    failures += because_failures
     for number, exercise in enumerate(lesson.exercises, start=1):
         failures += [
             Failure(lesson.slug, f"exercise {number} ({exercise.title})", problem)
             for problem in await exercise_problems(exercise, run)
         ]
-    return failures
+    runs = [(snippet.code, result) for (_, snippet), result in zip(labelled, results, strict=True)]
+    return failures + await prose_failures(lesson, Produced.of(runs + because), run)
 
 
 def _reasons(verdict: Verdict) -> str:
@@ -124,8 +129,11 @@ async def exercise_problems(exercise: Exercise, run: Runner) -> list[str]:
     return problems
 
 
-async def _check_because(lesson: Lesson, run: Runner) -> list[Failure]:
-    """A wrong choice that says it is what some code gives must be what that code prints."""
+async def _check_because(
+    lesson: Lesson, run: Runner
+) -> tuple[list[tuple[str, RunResult]], list[Failure]]:
+    """A wrong choice that says it is what some code gives must be what that code prints.
+    Also returns each `because` code with its run: what it printed is what the prose may cite."""
     claims = [
         (step_label(number, step), choice.text, choice.because)
         for number, step in enumerate(lesson.steps, start=1)
@@ -147,7 +155,8 @@ async def _check_because(lesson: Lesson, run: Runner) -> list[Failure]:
         failures.append(
             Failure(lesson.slug, where, f"the `because` code of the choice {text!r} {problem}")
         )
-    return failures
+    runs = [(code, result) for (_, _, code), result in zip(claims, results, strict=True)]
+    return runs, failures
 
 
 def _installed_torch() -> str:

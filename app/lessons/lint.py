@@ -3,8 +3,9 @@ code runs.
 
 A prediction is worth only as much as its question. These rules catch what lets a learner
 pass without understanding: an answer visible before the commit, a wrong choice that explains
-nothing, myths that one answer wins, the same idea asked twice, a path that uses an idea before
-teaching it. Each finding names the lesson, where, and the problem.
+nothing, a question whose wording rules a choice out, myths that one answer wins, the same
+idea asked twice, a path that uses an idea before teaching it. Each finding names the lesson,
+where, and the problem.
 
 What the page shows before a learner commits (see `Step` and `Myth` in the schema): the lesson's
 title, summary, overview and mental model; a step's title, setup, code, question and choices;
@@ -50,6 +51,11 @@ def rank(level: Level | StepLevel) -> int:
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d*)?(?:[eE]-?\d+)?")
 _BARE_REFERENCE = re.compile(r"\blessons? \d+\b", re.IGNORECASE)
 _LESSON_LINK = re.compile(r"\]\(/lessons/([a-z0-9-]+)[^)]*\)")
+# A question that asks what the code prints presumes it runs: a choice that it raises is then
+# ruled out by the wording alone, unless the question names that outcome too.
+_ASKS_PRINTED = re.compile(r"\bwhat (?:does|do|will)\b[^?]*\b(?:print|prints|show|shows)\b", re.I)
+_NAMES_RAISING = re.compile(r"\brais|\berror\b", re.I)
+_RAISES = re.compile(r"\braises?\b|\b[A-Z]\w*Error\b")
 _CONFUSING_WORDS = re.compile(r"\b(upstream|downstream)\b", re.IGNORECASE)
 # Code marks and emphasis; an underscore only where it marks emphasis, not inside a name.
 _MARKUP = re.compile(r"`|\*|(?<!\w)_|_(?!\w)")
@@ -159,6 +165,15 @@ def _step_leaks(lesson: Lesson, number: int, step: Step, intro: str) -> Iterator
 def _choice_problems(lesson: Lesson, number: int, step: Step) -> Iterator[Finding]:
     if step.prediction is None:
         return
+    question = step.prediction.question
+    raising = [text for text in step.prediction.texts if _RAISES.search(text)]
+    if raising and _ASKS_PRINTED.search(question) and not _NAMES_RAISING.search(question):
+        yield Finding(
+            lesson.slug,
+            step_label(number, step),
+            f"the question asks what is printed, so the choice {raising[0]!r} is ruled out by "
+            "its wording: ask what happens, or whether it prints or raises",
+        )
     for choice in step.prediction.choices:
         if choice.text != step.prediction.answer and choice.why is None:
             yield Finding(
@@ -179,8 +194,9 @@ def _texts(value: object) -> Iterator[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, BaseModel):
-        for item in value.__dict__.values():
-            yield from _texts(item)
+        for name, item in value.__dict__.items():
+            if name != "claims":  # for the author: a learner never reads them
+                yield from _texts(item)
     elif isinstance(value, list | tuple):
         for item in value:
             yield from _texts(item)
@@ -203,7 +219,7 @@ def estimated_minutes(lesson: Lesson) -> float:
 
 def _prose(lesson: Lesson) -> Iterator[tuple[str, str]]:
     """Every piece of prose with where it stands (code is not prose)."""
-    code_fields = {"code", "output", "because", "diagram"}
+    code_fields = {"code", "output", "because", "diagram", "claims"}
 
     def walk(value: object, where: str) -> Iterator[tuple[str, str]]:
         if isinstance(value, str):

@@ -3,7 +3,9 @@ before its commit (app/lessons/disclosure.py decides which), and whether any of 
 
 Before step N's commit a learner going through in order has the introduction, every step's
 title, setup and choice question, the value questions of steps that ask only a value and of
-steps 1..N-1, the myths' questions, the reveals of steps 1..N-1 (concept,
+steps 1..N-1, the myths' questions and their reveals (a myth may be answered at any time, so
+its belief, reality and why it matters, and its demo's output on the same computation, may come
+before any step), the reveals of steps 1..N-1 (concept,
 explanation, insight, the prediction's answer and explanation, what the code printed or
 raised, the typed value), the text of steps that ask nothing, and the pitfalls opened by
 `after_step` < N. The reference is never among it: it opens after the build-up.
@@ -88,6 +90,22 @@ def visible_before(lesson: Lesson, number: int) -> list[Visible]:
     found += [
         Visible(f"myth {n}'s question", myth.question) for n, myth in enumerate(lesson.myths, 1)
     ]
+    found += _myth_reveals(lesson, lesson.steps[number - 1])
+    return found
+
+
+def _myth_reveals(lesson: Lesson, step: Step) -> list[Visible]:
+    """A myth may be answered at any time, before the build-up too, and its reveal (belief,
+    reality, why it matters, the demo's output) comes with the answer. Its demo's output
+    answers only a question on the same computation."""
+    code = step.snippet.code if step.snippet else ""
+    found: list[Visible] = []
+    for number, myth in enumerate(lesson.myths, start=1):
+        where = f"myth {number}'s reveal"
+        found.append(Visible(where, " ".join([myth.belief, myth.reality, myth.why_it_matters])))
+        demo = myth.demo
+        if demo is not None and demo.output and same_computation(demo.code, code):
+            found.append(Visible(f"{where} (its demo's output)", demo.output))
     return found
 
 

@@ -105,6 +105,8 @@ mental_model:
 # The build-up, one idea per step. Before a learner commits a prediction the page shows only
 # the title, the setup, the locked code and the question with its choices: none of them may
 # give the answer, or its numbers, away. The concept, explanation and insight come after.
+# A number any text states is checked like an output: the code must give it, or arithmetic
+# written beside it must compute it ("2 · 3 = 6"), or a claim (end of file) must prove it.
 steps:
   - title: "TODO: what this step looks at, not what it finds"
     # foundation, intermediate, advanced or expert; never below the step before.
@@ -308,4 +310,11 @@ exercises:
 # What to remember, one sentence each.
 takeaways:
   - "TODO: the first thing to remember"
+
+# Optional, for authors only (never sent to a learner): numbers in the prose that no snippet
+# prints, each proven by code. `says` is a fragment of the prose, copied; `code` asserts it.
+claims: []
+#   - says: "the loss is (9 + 25) / 2 = 17"
+#     code: |
+#       assert [3.0 ** 2, 5.0 ** 2] == [9, 25]
 """

@@ -343,6 +343,28 @@ class Exercise(Strict):
         return self
 
 
+class Claim(Strict):
+    """A number the prose states that no snippet shows, and the code that proves it.
+
+    `gradlab check` finds `says` (a fragment of the lesson's prose, copied; code marks and
+    line breaks aside) and runs `code` in the sandbox: its assertions must hold. `says` may
+    list several fragments that the same code proves. Authors only: a claim is never sent to
+    a learner, so its code may compute what a step asks."""
+
+    says: Text | Annotated[list[Text], Field(min_length=1)]
+    code: Code
+
+    @property
+    def fragments(self) -> list[str]:
+        return [self.says] if isinstance(self.says, str) else list(self.says)
+
+    @model_validator(mode="after")
+    def _code_asserts(self) -> Claim:
+        if "assert" not in self.code:
+            raise ValueError("code: a claim's code proves its numbers with `assert`")
+        return self
+
+
 class Lesson(Strict):
     format: Literal[1]
     slug: Slug
@@ -369,6 +391,8 @@ class Lesson(Strict):
     pitfalls: list[Pitfall] = Field(default_factory=list)
     exercises: list[Exercise] = Field(default_factory=list)
     takeaways: Annotated[list[Text], Field(min_length=1)]
+    # Numbers in the prose that no snippet prints, each with code that proves it (authors only).
+    claims: list[Claim] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _links_are_not_circular(self) -> Lesson:
