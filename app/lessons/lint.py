@@ -43,6 +43,11 @@ MIN_INTRO_ANSWER = 6
 _RANK = {"beginner": 0, "foundation": 0, "intermediate": 1, "advanced": 2, "expert": 3}
 
 
+# A step may stretch one level above its lesson, no further: a beginner lesson's last step is
+# "intermediate", never "advanced".
+STEP_STRETCH = 1
+
+
 def rank(level: Level | StepLevel) -> int:
     return _RANK[level.value]
 
@@ -238,6 +243,15 @@ def lint_lesson(lesson: Lesson, slugs: set[str]) -> list[Finding]:
                     step_label(number, step),
                     f"level {step.level.value} comes after a {previous.value} step: "
                     "levels must not go down within a lesson",
+                )
+            )
+        if rank(step.level) > rank(lesson.level) + STEP_STRETCH:
+            findings.append(
+                Finding(
+                    lesson.slug,
+                    step_label(number, step),
+                    f"level {step.level.value} in a {lesson.level.value} lesson: a step may be "
+                    f"at most {STEP_STRETCH} level above its lesson",
                 )
             )
         previous = max(previous, step.level, key=rank)

@@ -338,6 +338,13 @@ FAULTS: list[tuple[str, Plant, str, str, str]] = [
         "a myth starting 'Can' answers 'yes' 5 times out of 5",
     ),
     (
+        "a step far above its lesson's level",
+        lambda a, b: (a.update(level="beginner"), step(a).update(level="advanced")),
+        "first-steps",
+        "step 1",
+        "level advanced in a beginner lesson: a step may be at most 1 level above its lesson",
+    ),
+    (
         "words with two meanings",
         lambda a, b: step(a).update(explanation="The upstream gradient arrives."),
         "first-steps",
