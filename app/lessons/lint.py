@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
+from app.lessons.lint_cards import card_problems
 from app.lessons.lint_disclosure import myth_patterns, question_leaks, repeated_examples
 from app.lessons.schema import Lesson, Level, Step, StepLevel
 
@@ -255,6 +256,7 @@ def lint_lesson(lesson: Lesson, slugs: set[str]) -> list[Finding]:
                 )
             )
         previous = max(previous, step.level, key=rank)
+    findings += [Finding(lesson.slug, where, problem) for where, problem in card_problems(lesson)]
     answers = {myth.answer for myth in lesson.myths}
     if len(lesson.myths) >= 3 and len(answers) == 1:
         findings.append(
