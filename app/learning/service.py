@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from app.errors import UnknownMode
 from app.learning.guided import GUIDED_MODE, first_visit
+from app.learning.jargon import known_terms
 from app.learning.lessons import (
     LessonAnswers,
     catalog_progress,
@@ -139,6 +140,7 @@ class Learning:
             "disclosure": request.disclosure,
             "reference_notice": REFERENCE_NOTICE,
             "guided": guided,  # a first visit's page: see app/learning/guided.py
+            "known_terms": known_terms(self.catalog, lesson, request.disclosure),
         }
         context.update(mode.context(request))
         return Page(mode.template, context)

@@ -27,16 +27,21 @@ _VERB = re.compile(
 )
 # Names every lesson repeats, and a snippet's one- or two-letter variables (`x`, `y`, `w1`): a
 # blank on one of them alone tests nothing.
-_COMMON = re.compile(r"^(?:[A-Za-z_]\w*)?\.grad$|^None$|^backward\(\)$|^True$|^False$|^[A-Za-z]\w?$")
+_COMMON = re.compile(
+    r"^(?:[A-Za-z_]\w*)?\.grad$|^None$|^backward\(\)$|^True$|^False$|^[A-Za-z]\w?$"
+)
 _LONGEST_SPAN = 40  # characters: a longer span (an error message) is quoted, not recalled
 _FEWEST_WORDS = 2  # the least a completion asks for
 _MARKUP = re.compile(r"`|\*|(?<!\w)_|_(?!\w)")
 _WORD = re.compile(r"[a-z0-9_]+(?:\.[a-z0-9_]+)*")
 # Words that carry no idea of their own, for comparing a question with its answer.
 _STOPWORDS = frozenset(
-    "a an and are as at be by can do does for from has have if in into is it its it's of on "
-    "one or so than that the their them then there these this those to under was what when "
-    "where which while who why will with without you your not no only".split()
+    re.findall(
+        r"\S+",
+        "a an and are as at be by can do does for from has have if in into is it its it's of "
+        "on one or so than that the their them then there these this those to under was what "
+        "when where which while who why will with without you your not no only",
+    )
 )
 # A question sharing this share of its answer's words states the answer.
 SELF_ANSWER_SHARE = 0.8

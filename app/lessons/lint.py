@@ -225,11 +225,33 @@ def _prose(lesson: Lesson) -> Iterator[tuple[str, str]]:
     yield from walk(lesson, "")
 
 
+def _level_problems(lesson: Lesson) -> Iterator[Finding]:
+    """Step levels climb within a lesson and stretch at most one level above the lesson's."""
+    previous = StepLevel.foundation
+    for number, step in enumerate(lesson.steps, start=1):
+        where = step_label(number, step)
+        if rank(step.level) < rank(previous):
+            yield Finding(
+                lesson.slug,
+                where,
+                f"level {step.level.value} comes after a {previous.value} step: "
+                "levels must not go down within a lesson",
+            )
+        if rank(step.level) > rank(lesson.level) + STEP_STRETCH:
+            yield Finding(
+                lesson.slug,
+                where,
+                f"level {step.level.value} in a {lesson.level.value} lesson: a step may be "
+                f"at most {STEP_STRETCH} level above its lesson",
+            )
+        previous = max(previous, step.level, key=rank)
+
+
 def lint_lesson(lesson: Lesson, slugs: set[str]) -> list[Finding]:
     """The rules that read one lesson; `slugs` are the lessons a link may point at."""
     findings: list[Finding] = []
     intro = _intro(lesson)
-    previous = StepLevel.foundation
+    findings += _level_problems(lesson)
     for number, step in enumerate(lesson.steps, start=1):
         findings += _step_leaks(lesson, number, step, intro)
         findings += [
@@ -237,25 +259,6 @@ def lint_lesson(lesson: Lesson, slugs: set[str]) -> list[Finding]:
             for problem in dict.fromkeys(question_leaks(lesson, number, step))  # each once
         ]
         findings += _choice_problems(lesson, number, step)
-        if rank(step.level) < rank(previous):
-            findings.append(
-                Finding(
-                    lesson.slug,
-                    step_label(number, step),
-                    f"level {step.level.value} comes after a {previous.value} step: "
-                    "levels must not go down within a lesson",
-                )
-            )
-        if rank(step.level) > rank(lesson.level) + STEP_STRETCH:
-            findings.append(
-                Finding(
-                    lesson.slug,
-                    step_label(number, step),
-                    f"level {step.level.value} in a {lesson.level.value} lesson: a step may be "
-                    f"at most {STEP_STRETCH} level above its lesson",
-                )
-            )
-        previous = max(previous, step.level, key=rank)
     findings += [Finding(lesson.slug, where, problem) for where, problem in card_problems(lesson)]
     answers = {myth.answer for myth in lesson.myths}
     if len(lesson.myths) >= 3 and len(answers) == 1:

@@ -189,7 +189,11 @@ def _no_serious_violations(page: Page) -> None:
 def test_pages_have_no_serious_accessibility_violations(
     page: Page, bundled_server: LiveServer
 ) -> None:
-    lessons = ("/lessons/what-is-grad", "/lessons/what-is-grad/deep-dive", "/lessons/grad-deep-dive")
+    lessons = (
+        "/lessons/what-is-grad",
+        "/lessons/what-is-grad/deep-dive",
+        "/lessons/grad-deep-dive",
+    )
     for path in ("/", *lessons, "/playground"):
         page.goto(bundled_server.url + path)
         page.wait_for_load_state("networkidle")

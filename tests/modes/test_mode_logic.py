@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from app.lessons.behaviour import same_grad
+from app.lessons.cloze import common, shows_elsewhere
 from app.lessons.disclosure import Disclosure
 from app.lessons.schema import Pitfall, Snippet
 from app.modes.cheatsheet import api_entries, error_fixes, rules
 from app.modes.drills import lesson_drills
-from app.lessons.cloze import common, shows_elsewhere
 from app.modes.flashcards import lesson_flashcards
 from app.modes.pitfalls import first_change, goal_grads, hint, judge_fix
 from app.sandbox.result import ErrorInfo, RunResult, TensorInfo
