@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 from app.errors import UnknownMode
 from app.learning.exercises import ExercisePractice
+from app.learning.guided import GUIDED_MODE, first_visit
+from app.learning.jargon import known_terms
 from app.learning.lessons import (
     LessonAnswers,
     catalog_progress,
@@ -117,7 +119,7 @@ class Learning:
             },
         )
 
-    def mode_page(self, slug: str, mode_slug: str, learner: str) -> Page:
+    def mode_page(self, slug: str, mode_slug: str, learner: str, guided: bool = False) -> Page:
         broken = self.catalog.get_broken(slug)  # only under `gradlab serve --reload`
         if broken is not None:
             return Page("lesson_broken.html", {"broken": [broken]})
@@ -140,11 +142,18 @@ class Learning:
             "steps": step_views(lesson, learner, request.disclosure),
             "disclosure": request.disclosure,
             "reference_notice": REFERENCE_NOTICE,
+            "guided": guided,  # a first visit's page: see app/learning/guided.py
+            "known_terms": known_terms(self.catalog, lesson, request.disclosure),
         }
         context.update(mode.context(request))
         return Page(mode.template, context)
 
     def lesson_page(self, slug: str, learner: str) -> Page:
+        """The lesson's own address: the guided path on a first visit, else the deep dive."""
+        if self.catalog.get_broken(slug) is None:
+            find_lesson(self.catalog, slug)  # an unknown lesson is refused before any read
+            if first_visit(self.store, learner, slug):
+                return self.mode_page(slug, GUIDED_MODE, learner, guided=True)
         return self.mode_page(slug, DEFAULT_MODE, learner)
 
     def review_page(self, learner: str | None) -> Page:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
+from app.lessons.lint_cards import card_problems
 from app.lessons.lint_disclosure import myth_patterns, question_leaks, repeated_examples
 from app.lessons.schema import Lesson, Level, Step, StepLevel
 
@@ -42,6 +43,11 @@ MIN_INTRO_ANSWER = 6
 
 # Lesson levels and step levels on one scale: a path and a lesson both climb it.
 _RANK = {"beginner": 0, "foundation": 0, "intermediate": 1, "advanced": 2, "expert": 3}
+
+
+# A step may stretch one level above its lesson, no further: a beginner lesson's last step is
+# "intermediate", never "advanced".
+STEP_STRETCH = 1
 
 
 def rank(level: Level | StepLevel) -> int:
@@ -235,11 +241,33 @@ def _prose(lesson: Lesson) -> Iterator[tuple[str, str]]:
     yield from walk(lesson, "")
 
 
+def _level_problems(lesson: Lesson) -> Iterator[Finding]:
+    """Step levels climb within a lesson and stretch at most one level above the lesson's."""
+    previous = StepLevel.foundation
+    for number, step in enumerate(lesson.steps, start=1):
+        where = step_label(number, step)
+        if rank(step.level) < rank(previous):
+            yield Finding(
+                lesson.slug,
+                where,
+                f"level {step.level.value} comes after a {previous.value} step: "
+                "levels must not go down within a lesson",
+            )
+        if rank(step.level) > rank(lesson.level) + STEP_STRETCH:
+            yield Finding(
+                lesson.slug,
+                where,
+                f"level {step.level.value} in a {lesson.level.value} lesson: a step may be "
+                f"at most {STEP_STRETCH} level above its lesson",
+            )
+        previous = max(previous, step.level, key=rank)
+
+
 def lint_lesson(lesson: Lesson, slugs: set[str]) -> list[Finding]:
     """The rules that read one lesson; `slugs` are the lessons a link may point at."""
     findings: list[Finding] = []
     intro = _intro(lesson)
-    previous = StepLevel.foundation
+    findings += _level_problems(lesson)
     for number, step in enumerate(lesson.steps, start=1):
         findings += _step_leaks(lesson, number, step, intro)
         findings += [
@@ -247,16 +275,7 @@ def lint_lesson(lesson: Lesson, slugs: set[str]) -> list[Finding]:
             for problem in dict.fromkeys(question_leaks(lesson, number, step))  # each once
         ]
         findings += _choice_problems(lesson, number, step)
-        if rank(step.level) < rank(previous):
-            findings.append(
-                Finding(
-                    lesson.slug,
-                    step_label(number, step),
-                    f"level {step.level.value} comes after a {previous.value} step: "
-                    "levels must not go down within a lesson",
-                )
-            )
-        previous = max(previous, step.level, key=rank)
+    findings += [Finding(lesson.slug, where, problem) for where, problem in card_problems(lesson)]
     answers = {myth.answer for myth in lesson.myths}
     if len(lesson.myths) >= 3 and len(answers) == 1:
         findings.append(

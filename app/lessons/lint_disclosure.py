@@ -124,7 +124,7 @@ def _step_reveal(number: int, step: Step) -> list[Visible]:
     """The step's prose, and its outcomes: those answer only a question on the same
     computation (another example may well give the same value)."""
     where = f"step {number}'s " + ("reveal" if asks(step) else "text")
-    prose = [step.concept, step.explanation, step.insight]
+    prose = [step.concept, step.explanation, step.insight, step.insight_question or ""]
     if step.prediction is not None:
         prose.append(step.prediction.explanation)
     found = [Visible(where, " ".join(prose))]

@@ -199,6 +199,9 @@ class Step(Strict):
     prediction: ChoicePrediction | None = None
     value_prediction: ValuePrediction | None = None
     insight: Text
+    # The question the insight's flashcard asks (the insight is its answer); without one, the
+    # card is a cloze of the insight.
+    insight_question: Text | None = None
 
     @model_validator(mode="after")
     def _value_prediction_needs_code(self) -> Step:

@@ -35,7 +35,7 @@ def test_a_committed_prediction_brings_the_steps_run_with_its_reveal(
         page.set_viewport_size({"width": width, "height": height})
         for scheme in ("light", "dark"):
             page.emulate_media(color_scheme=scheme)
-            page.goto(f"{bundled_server.url}/lessons/what-is-grad")
+            page.goto(f"{bundled_server.url}/lessons/what-is-grad/deep-dive")
             step = page.locator(STEP_3)
             if width == 1280 and scheme == "light":
                 expect(step.locator(".run-output")).to_be_hidden()  # nothing runs before
@@ -92,7 +92,7 @@ def test_a_myth_is_answered_through_one_module_on_the_deep_dive_and_myth_busters
     page: Page, server: LiveServer
 ) -> None:
     scripts = scripts_loaded(page)
-    page.goto(f"{server.url}/lessons/first-steps")
+    page.goto(f"{server.url}/lessons/first-steps/deep-dive")
     myth = page.locator(".myth[data-myth='1']")
     myth.get_by_role("button", name="No", exact=True).click()
     verdict = myth.locator(".myth-feedback")
@@ -117,14 +117,14 @@ def test_a_myth_is_answered_through_one_module_on_the_deep_dive_and_myth_busters
     # The two verdicts look alike: one rule set draws both.
     style = "e => ['borderLeftWidth', 'borderLeftColor', 'paddingLeft'].map(p => getComputedStyle(e)[p])"
     quiz_style = quiz_verdict.evaluate(style)
-    page.goto(f"{server.url}/lessons/first-steps")
+    page.goto(f"{server.url}/lessons/first-steps/deep-dive")
     expect(verdict).to_have_attribute("data-result", "wrong")  # the newer answer, restored
     assert verdict.evaluate(style) == quiz_style
     assert quiz_style[0] == "4px"
 
 
 def test_a_review_item_is_answered_through_its_widget(page: Page, server: LiveServer) -> None:
-    page.goto(f"{server.url}/lessons/first-steps")
+    page.goto(f"{server.url}/lessons/first-steps/deep-dive")
     step = page.locator(".step[data-step='1']")
     step.get_by_label("Certain").check()
     step.get_by_role("button", name="None", exact=True).click()

@@ -74,6 +74,7 @@ def cubes(**changes: Any) -> Data:
             "explanation": "3x² at [1, 2].",
         },
         "insight": "Powers bring their exponent down.",
+        "insight_question": "What happens to the exponent when you differentiate a power?",
     }
     data.update(changes)
     return data
@@ -355,6 +356,48 @@ FAULTS: list[tuple[str, Plant, str, str, str]] = [
         "first-steps",
         "step 1",
         "the question asks what is printed, so the choice 'It raises a RuntimeError' is ruled out",
+    ),
+    (
+        "a step far above its lesson's level",
+        lambda a, b: (a.update(level="beginner"), step(a).update(level="advanced")),
+        "first-steps",
+        "step 1",
+        "level advanced in a beginner lesson: a step may be at most 1 level above its lesson",
+    ),
+    (
+        "a takeaway with nothing to blank",
+        lambda a, b: a.update(takeaways=["Gradients accumulate."]),
+        "first-steps",
+        "takeaways[1]",
+        "its flashcard has no place for a blank",
+    ),
+    (
+        "a takeaway whose only code spans are .grad and None",
+        lambda a, b: a.update(takeaways=["Fresh `.grad` is `None`."]),
+        "first-steps",
+        "takeaways[1]",
+        "its flashcard has no place for a blank",
+    ),
+    (
+        "an insight with nothing to blank and no question",
+        lambda a, b: step(a).pop("insight_question"),
+        "first-steps",
+        "steps[1].insight",
+        "give the step an insight_question",
+    ),
+    (
+        "an insight question that states its answer",
+        lambda a, b: step(a).update(insight_question="Why does backward fill leaves?"),
+        "first-steps",
+        "steps[1].insight_question",
+        "the flashcard answers itself",
+    ),
+    (
+        "an insight question that is not a question",
+        lambda a, b: step(a).update(insight_question="Say what backward writes."),
+        "first-steps",
+        "steps[1].insight_question",
+        "must be a question",
     ),
     (
         "words with two meanings",
