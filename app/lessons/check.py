@@ -244,7 +244,13 @@ def run_check(
     except SandboxUnavailable as exc:
         print(f"FAIL: the sandbox cannot run snippets: {exc}", file=sys.stderr)
         return 1
-    failures += lint_catalog(list(catalog.lessons), only=set(only) if only else None)
+    # A field still holding a TODO has that one problem: the lints wait for its real text.
+    todo = {(failure.lesson, failure.where) for failure in failures}
+    failures += [
+        finding
+        for finding in lint_catalog(list(catalog.lessons), only=set(only) if only else None)
+        if (finding.lesson, finding.where) not in todo
+    ]
     snippets = sum(len(lesson.snippets()) for lesson in lessons)
     for failure in failures:
         print(f"FAIL {failure}", file=sys.stderr)

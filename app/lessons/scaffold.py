@@ -164,6 +164,9 @@ steps:
           why: "That is `x` itself: `.grad` holds how `y` changes with `x`, not `x`."
     # After the commit: the one thing to remember from this step.
     insight: "TODO: the lesson of this step"
+    # Optional: the question its flashcard asks, when a blank in the insight would not work
+    # (it must end in "?" and not repeat the insight's words).
+    # insight_question: "Why does the second backward add to .grad instead of replacing it?"
 
 # Optional: what autograd does inside.
 under_the_hood:

@@ -154,6 +154,7 @@ def test_each_reviewed_kind_grades_a_right_answer_as_right() -> None:
 # String constants equal to a kind's name that are not kinds, each with what it is.
 NOT_KINDS = {
     ("app/lessons/public.py", "prediction"): "a step's `prediction` field of the lesson format",
+    ("app/lessons/prose_check.py", "value"): "a misconception's `value` field of the lesson format",
     ("app/progress/base.py", "value"): "the app_secret table's `value` column",
     ("app/sandbox/inspection.py", "value"): "a tensor's value in an inspection record",
 }

@@ -69,8 +69,15 @@ def test_new_writes_every_section_of_the_format(tmp_path: Path, capsys) -> None:
     text = path.read_text()
     lesson = load_lesson(path)  # valid as it stands
     assert lesson.slug == "my-lesson"
-    # A choice's `because` and a claim are shown commented out: they need real code.
-    assert _missing_fields(parse_yaml(text)) == ["Choice.because", "Claim.says", "Claim.code"]
+    # A choice's `because` and a claim are shown commented out: they need real code; an
+    # insight's question too: most insights make a cloze card without one.
+    assert _missing_fields(parse_yaml(text)) == [
+        "Step.insight_question",
+        "Choice.because",
+        "Claim.says",
+        "Claim.code",
+    ]
+    assert "# insight_question:" in text
     assert "because: |" in text
     assert "#   - says:" in text
     for rule in ("give the answer, or its numbers, away", "with a `why`", '"yes" about as often'):
