@@ -95,6 +95,13 @@ class UnknownReviewItem(NotFound):
 
 
 # --- 409, 422: the answer does not fit ----------------------------------------------------------
+class UnknownExercise(NotFound):
+    """No such exercise, or no diagnosis to give for it."""
+
+    slug = "unknown-exercise"
+    title = "The lesson has no such exercise"
+
+
 class AnswerError(Problem):
     """The answer does not fit the question (no rating, no value, not yes or no, ...)."""
 

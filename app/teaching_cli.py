@@ -13,6 +13,7 @@ from app.learning.classes import (
     answers_of,
     by_concern,
     current_answers,
+    first_attempts,
     item_rows,
     links_text,
     misconceptions,
@@ -54,7 +55,7 @@ def _stats(args: argparse.Namespace) -> int:
     """Item analysis over every learner of this instance (first attempts only)."""
     settings = Settings()
     catalog = load_catalog(settings.lessons_dir)
-    answered, left_out = current_answers(catalog, _store(settings).first_attempts(None))
+    answered, left_out = current_answers(catalog, first_attempts(_store(settings), None))
     if args.lesson:
         answered = [(q, a) for q, a in answered if q.lesson.slug in args.lesson]
     rows = [item_out(row) for row in by_concern(item_rows(catalog, answers_of(answered)))]
@@ -90,7 +91,7 @@ def _stats(args: argparse.Namespace) -> int:
         print("\nmisconceptions to address (weighted by confidence):")
         for m in top:
             print(
-                f"  {m.question.lesson.slug} {m.question.kind} {m.question.number}: "
+                f"  {m.question.lesson.slug} {m.question.kind.name} {m.question.number}: "
                 f"{m.choice!r} x{m.picked} (weight {m.weight:g})"
             )
     if left_out:

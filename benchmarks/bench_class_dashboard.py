@@ -29,7 +29,7 @@ from benchmarks.bench_sandbox import machine_line
 
 
 def _fill(store, catalog, class_id: str, learners: int) -> int:  # type: ignore[no-untyped-def]
-    from app.learning.questions import myth_fingerprint, prediction_fingerprint
+    from app.learning.kinds import myth_fingerprint, prediction_fingerprint
     from app.progress.models import ClassMember, Learner, MythAnswer, PredictionAttempt
 
     rng = random.Random(1)

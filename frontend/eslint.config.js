@@ -1,4 +1,5 @@
-// ESLint (flat config) for app/static/js: browser ES modules, no build step.
+// ESLint (flat config) for app/static/js (browser ES modules, no build step) and tests/js (their
+// unit tests, run by `node --test tests/js`).
 // Run from frontend/: `npm ci && npm run lint`.
 import js from "@eslint/js";
 import globals from "globals";
@@ -25,5 +26,12 @@ export default [
       eqeqeq: ["error", "always"],
       "no-implicit-globals": "error",
     },
+  },
+  {basePath: root, files: ["tests/js/**/*.mjs"], ...js.configs.recommended},
+  {
+    basePath: root,
+    files: ["tests/js/**/*.mjs"],
+    languageOptions: {ecmaVersion: 2023, sourceType: "module", globals: {...globals.node}},
+    rules: {"prefer-const": "error", "no-var": "error", eqeqeq: ["error", "always"]},
   },
 ];

@@ -3,9 +3,20 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated
 
-from pydantic import BaseModel, Field, JsonValue
+from pydantic import AfterValidator, BaseModel, Field, JsonValue
+
+from app.learning.kinds import MYTH, PREDICTION
+
+# The kinds of question a learner can report: those item analysis counts.
+REPORTED_KINDS = (PREDICTION.name, MYTH.name)
+
+
+def _reported_kind(name: str) -> str:
+    if name not in REPORTED_KINDS:
+        raise ValueError(f"a report is about one of: {', '.join(REPORTED_KINDS)}")
+    return name
 
 
 class JoinBody(BaseModel):
@@ -19,7 +30,9 @@ class Joined(BaseModel):
 
 
 class ReportBody(BaseModel):
-    kind: Literal["prediction", "myth"]
+    kind: Annotated[str, AfterValidator(_reported_kind)] = Field(
+        json_schema_extra={"enum": list(REPORTED_KINDS)}
+    )
     number: int = Field(ge=1, le=1000)
     text: str = Field(max_length=4000, description="What is wrong with the question")
 

@@ -18,7 +18,13 @@ from datetime import datetime
 from functools import cached_property
 
 from app.errors import InvalidText, NotFound
-from app.learning.questions import myth_fingerprint, prediction_fingerprint
+from app.learning.kinds import (
+    MYTH,
+    PREDICTION,
+    QuestionKind,
+    myth_fingerprint,
+    prediction_fingerprint,
+)
 from app.lessons.loader import Catalog
 from app.lessons.schema import Lesson
 from app.modes.calibration import LevelStats, advice, calibration
@@ -35,16 +41,17 @@ class Question:
     """One question of the catalog as item analysis sees it."""
 
     lesson: Lesson
-    kind: str  # "prediction" | "myth"
+    kind: QuestionKind  # a step's prediction or a myth
     number: int
     fingerprint: str
     text: str
     answer: str
     whys: dict[str, str]  # wrong choice -> the misconception it stands for
+    choices: tuple[str, ...]  # every answer a learner could give, in the question's order
 
     @cached_property
     def key(self) -> tuple[str, str, int]:
-        return (self.lesson.slug, self.kind, self.number)
+        return (self.lesson.slug, self.kind.name, self.number)
 
 
 @dataclass(frozen=True)
@@ -109,12 +116,13 @@ def questions(catalog: Catalog) -> list[Question]:
                 found.append(
                     Question(
                         lesson,
-                        "prediction",
+                        PREDICTION,
                         number,
                         prediction_fingerprint(prediction),
                         prediction.question,
                         prediction.answer,
                         whys,
+                        tuple(prediction.texts),
                     )
                 )
         for number, myth in enumerate(lesson.myths, start=1):
@@ -122,12 +130,13 @@ def questions(catalog: Catalog) -> list[Question]:
             found.append(
                 Question(
                     lesson,
-                    "myth",
+                    MYTH,
                     number,
                     myth_fingerprint(myth),
                     myth.question,
                     myth.answer,
                     {wrong: myth.belief},
+                    ("yes", "no"),
                 )
             )
     return found
@@ -143,12 +152,18 @@ def clean_display_name(raw: str) -> str:
     return name
 
 
+def first_attempts(store: ProgressStore, class_id: str | None) -> list[FirstAttempt]:
+    """The store's first attempts (of a class, or with None of everyone), labelled with the
+    names of their kinds."""
+    return store.first_attempts(class_id, prediction=PREDICTION.name, myth=MYTH.name)
+
+
 def current_answers(
     catalog: Catalog, attempts: list[FirstAttempt]
 ) -> tuple[list[tuple[Question, FirstAttempt]], int]:
     """First attempts at today's version of each question, and how many were left out: those
     at a question rewritten since, and those given after reading the lesson ahead."""
-    by_key = {(q.lesson.slug, q.kind, q.number): q for q in questions(catalog)}
+    by_key = {question.key: question for question in questions(catalog)}
     kept: list[tuple[Question, FirstAttempt]] = []
     left_out = 0
     for attempt in attempts:
@@ -174,7 +189,6 @@ def item_rows(catalog: Catalog, answers: list[Answer]) -> list[ItemRow]:
     for question in questions(catalog):
         if (found := figures.get(question.key)) is None:
             continue
-        texts = _choice_texts(question)
         rows.append(
             ItemRow(
                 question,
@@ -187,7 +201,7 @@ def item_rows(catalog: Catalog, answers: list[Answer]) -> list[ItemRow]:
                         text == question.answer,
                         question.whys.get(text),
                     )
-                    for text in texts
+                    for text in question.choices
                 ],
             )
         )
@@ -246,7 +260,7 @@ def funnels(catalog: Catalog, answered: list[tuple[Question, FirstAttempt]]) -> 
     """Per lesson that anyone began: how many members answered each of its predictions."""
     reached: dict[tuple[str, int], set[str]] = defaultdict(set)
     for question, attempt in answered:
-        if question.kind == "prediction":
+        if question.kind is PREDICTION:
             reached[(question.lesson.slug, question.number)].add(attempt.learner)
     rows = []
     for lesson in catalog.lessons:
@@ -258,7 +272,7 @@ def funnels(catalog: Catalog, answered: list[tuple[Question, FirstAttempt]]) -> 
 
 def dashboard(catalog: Catalog, store: ProgressStore, info: ClassInfo) -> Dashboard:
     members = store.members(info.id)
-    attempts = store.first_attempts(info.id)
+    attempts = first_attempts(store, info.id)
     answered, left_out = current_answers(catalog, attempts)
     confidences = [
         (attempt.confidence, attempt.correct)
@@ -290,7 +304,7 @@ class InstanceStats:
 
 
 def instance_stats(catalog: Catalog, store: ProgressStore) -> InstanceStats:
-    answered, left_out = current_answers(catalog, store.first_attempts(None))
+    answered, left_out = current_answers(catalog, first_attempts(store, None))
     answers = answers_of(answered)
     return InstanceStats(
         by_concern(item_rows(catalog, answers)), misconceptions(catalog, answers), left_out
@@ -300,7 +314,7 @@ def instance_stats(catalog: Catalog, store: ProgressStore) -> InstanceStats:
 def export_csv(catalog: Catalog, store: ProgressStore, info: ClassInfo) -> str:
     """One row per learner and question: their first attempt at today's version."""
     names = {member.learner: member.display_name for member in store.members(info.id)}
-    answered, _ = current_answers(catalog, store.first_attempts(info.id))
+    answered, _ = current_answers(catalog, first_attempts(store, info.id))
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(
@@ -321,7 +335,7 @@ def export_csv(catalog: Catalog, store: ProgressStore, info: ClassInfo) -> str:
             [
                 _spreadsheet_safe(names.get(attempt.learner, "")),
                 question.lesson.slug,
-                question.kind,
+                question.kind.name,
                 question.number,
                 question.text,
                 attempt.choice,
@@ -352,13 +366,6 @@ def links_text(links: ClassLinks, base_url: str) -> str:
     return (
         f"join: {base}/join/{links.join_token}\ninstructor: {base}/teach/{links.instructor_token}"
     )
-
-
-def _choice_texts(question: Question) -> list[str]:
-    if question.kind == "myth":
-        return ["yes", "no"]
-    prediction = question.lesson.steps[question.number - 1].prediction
-    return prediction.texts if prediction is not None else []
 
 
 def _spreadsheet_safe(text: str) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from app import rendering
 from app.errors import AnswerError, NotAChoice
@@ -222,7 +221,7 @@ def value_feedback(feedback: DrillFeedback) -> ValueFeedback:
     return ValueFeedback.model_validate(feedback.model_dump(exclude={"queued"}))
 
 
-# --- flashcards and pitfall fixes ---------------------------------------------------------------
+# --- flashcards and pitfall fixes -------------------------------------------------------------
 def flashcard_back(card: Flashcard) -> FlashcardBack:
     return FlashcardBack(
         back_html=str(rendering.markdown(card.back)),
@@ -246,10 +245,7 @@ def fix_verdict(pitfall: Pitfall, result: RunResult) -> FixVerdict:
     )
 
 
-# --- one entry point for the review queue -------------------------------------------------------
-Kind = Literal["prediction", "myth", "drill", "flashcard"]
-
-
+# --- graded answers for the review queue (app/learning/kinds/ says which kind uses which) -----
 def graded_choice(step: Step, choice: str | None) -> Graded:
     correct = grade_choice(step, choice)
     return Graded(correct, _schedule(correct), prediction_reveal(step, choice or "", correct, 0))

@@ -13,17 +13,22 @@ from datetime import UTC, datetime
 
 from app.errors import PredictionNotCommitted, UnknownStep
 from app.learning import grader
+from app.learning.kinds import (
+    DRILL,
+    MYTH,
+    PREDICTION,
+    choice_order,
+    myth_fingerprint,
+    prediction_fingerprint,
+    value_fingerprint,
+)
 from app.learning.lti.grades import queue_score
 from app.learning.questions import (
     asks,
-    choice_order,
     disclosure_of,
     find_lesson,
     find_myth,
     find_step,
-    myth_fingerprint,
-    prediction_fingerprint,
-    value_fingerprint,
 )
 from app.learning.queue import ReviewQueue
 from app.learning.schemas import (
@@ -253,9 +258,9 @@ class LessonAnswers:
             at = datetime.now(UTC)
             if not correct:
                 urgent = confidence == "certain"
-                self._queue().note_miss(slug, "prediction", str(number), at, urgent=urgent)
+                self._queue().note_miss(slug, PREDICTION, str(number), at, urgent=urgent)
             elif confidence == "guess" and attempt == 1:  # later attempts follow the reveal
-                self._queue().note_guess(slug, "prediction", str(number), at)
+                self._queue().note_guess(slug, PREDICTION, str(number), at)
             queue_score(self.store, self.learner, find_lesson(self.catalog, slug))
         practice = practice_instance(find_lesson(self.catalog, slug), number, self.learner)
         return grader.prediction_reveal(step, body.choice, correct, attempt, practice)
@@ -306,7 +311,7 @@ class LessonAnswers:
             answer = ValueRecord(body.value, correct, body.reveal, value_fingerprint(guess), seen)
             self.store.record_value(self.learner, slug, number, answer)
             if not correct and drill is not None:
-                self._queue().note_miss(slug, "drill", drill, datetime.now(UTC))
+                self._queue().note_miss(slug, DRILL, drill, datetime.now(UTC))
         return grader.value_feedback(feedback)
 
     def answer_myth(self, slug: str, number: int, answer: str) -> MythReveal:
@@ -317,7 +322,7 @@ class LessonAnswers:
             kept = MythRecord(answer, correct, myth_fingerprint(myth), self._seen_answers(slug))
             self.store.record_myth(self.learner, slug, number, kept)
             if not correct:
-                self._queue().note_miss(slug, "myth", str(number), datetime.now(UTC))
+                self._queue().note_miss(slug, MYTH, str(number), datetime.now(UTC))
             queue_score(self.store, self.learner, lesson)
             myths = self.store.lesson_myths(self.learner, slug)
         return grader.myth_reveal(myth, correct, _score(lesson, _current_myths(lesson, myths)))

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from app.learning.exercises import exercise_views
 from app.learning.questions import disclosure_of
 from app.lessons.disclosure import Disclosure, asks
 from app.lessons.schema import Lesson
@@ -125,8 +126,26 @@ def myth_busters(request: ModeRequest) -> dict[str, object]:
     return {"saved_right": sum(1 for record in scored if record.correct)}
 
 
+def _exercises(request: ModeRequest) -> dict[str, object]:
+    state = request.store.exercise_state(request.learner, request.lesson.slug)
+    return {"exercises": exercise_views(request.disclosure, state, request.learner)}
+
+
+def deep_dive(request: ModeRequest) -> dict[str, object]:
+    """The whole lesson: its exercises follow the steps they concern; after a step whose
+    exercise is still closed, a note says it opens once the step is committed."""
+    shown = request.disclosure
+    waiting = {
+        exercise.after_step
+        for exercise in request.lesson.exercises
+        if exercise.after_step is not None and not shown.exercise_open(exercise)
+    }
+    return {**_exercises(request), "exercises_waiting": waiting}
+
+
 def pitfall_fixer(request: ModeRequest) -> dict[str, object]:
     return {
+        **_exercises(request),
         "pitfalls": request.disclosure.pitfalls(),
         "fixes": request.store.pitfall_state(request.learner, request.lesson.slug),
         "goals": {

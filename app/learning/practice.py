@@ -16,13 +16,9 @@ from app.errors import (
     UnknownReviewItem,
 )
 from app.learning import grader
-from app.learning.questions import (
-    disclosure_of,
-    find_lesson,
-    prediction_fingerprint,
-)
+from app.learning.kinds import DRILL, Answer, prediction_fingerprint
+from app.learning.questions import disclosure_of, find_lesson
 from app.learning.queue import QueueView, ReviewQueue
-from app.learning.review_items import KIND_NAMES, Answer
 from app.learning.runs import Runs
 from app.learning.schemas import (
     CalibrationOut,
@@ -71,8 +67,8 @@ def queue_items(view: QueueView) -> list[ReviewItemOut]:
             id=item.card.id,
             lesson=item.prompt.lesson.slug,
             lesson_title=item.prompt.lesson.title,
-            kind=item.prompt.kind,
-            kind_name=KIND_NAMES[item.prompt.kind],
+            kind=item.prompt.kind.name,
+            kind_name=item.prompt.kind.label,
             key=item.prompt.key,
             source=item.prompt.source,
             question_html=str(rendering.markdown_inline(item.prompt.question)),
@@ -164,7 +160,7 @@ class Practice:
         with self.store.together():  # the answer and its review card: one transaction
             self.store.record_drill(self.learner, slug, drill_id, body.value, correct, body.reveal)
             if not correct:
-                self.queue.note_miss(slug, "drill", drill_id, now())
+                self.queue.note_miss(slug, DRILL, drill_id, now())
         return feedback.model_copy(update={"queued": not correct})
 
     # --- Flashcards ---------------------------------------------------------------------------

@@ -1,71 +1,28 @@
-"""Which version of a question an answer belongs to, and the order a learner sees its choices.
+"""Finding a lesson's questions, and whether a learner has committed one.
 
-A fingerprint is a short hash of what makes a question that question (its text, its choices,
-its answer). Every stored answer carries the fingerprint of the question it answered, so that
-when a lesson writer rewrites or renumbers a question, the old answers are retired: never shown
-as the answer to the new question, never counted in calibration, never reviewed.
+Every stored answer carries the fingerprint of the question it answered (each kind computes
+its own: app/learning/kinds/), so that when a lesson writer rewrites or renumbers a question,
+the old answers are retired: never shown as the answer to the new question, never counted in
+calibration, never reviewed, and never taken as committing the new one.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-
 from app.errors import UnknownLesson, UnknownMyth, UnknownStep
+from app.learning.kinds import prediction_fingerprint, value_fingerprint
 from app.lessons.disclosure import Disclosure, asks
 from app.lessons.loader import Catalog
-from app.lessons.schema import ChoicePrediction, Lesson, Myth, Step, ValuePrediction
+from app.lessons.schema import Lesson, Myth, Step
 from app.progress.records import LessonRecords, StepRecord
 
 __all__ = [
     "asks",
-    "choice_order",
     "committed",
     "disclosure_of",
     "find_lesson",
     "find_myth",
     "find_step",
-    "item_fingerprint",
-    "myth_fingerprint",
-    "prediction_fingerprint",
-    "value_fingerprint",
 ]
-
-
-def _digest(*parts: object) -> str:
-    text = json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-
-def prediction_fingerprint(prediction: ChoicePrediction) -> str:
-    # The choices' file order is not part of the question: learners see them shuffled anyway.
-    return _digest("prediction", prediction.question, sorted(prediction.texts), prediction.answer)
-
-
-def value_fingerprint(guess: ValuePrediction) -> str:
-    return _digest("value", guess.question, guess.tensor, guess.expected)
-
-
-def myth_fingerprint(myth: Myth) -> str:
-    return _digest("myth", myth.question, myth.answer)
-
-
-def item_fingerprint(*parts: object) -> str:
-    """For items made from lesson content (drills, flashcards): what they ask and expect."""
-    return _digest(*parts)
-
-
-def choice_order(learner: str, lesson: str, step: int, texts: list[str]) -> list[str]:
-    """The choices in this learner's order: a keyed hash of (lesson, step, choice) with the
-    learner's id as key. Stable for one learner (across reloads, devices with the same cookie,
-    and every page that asks the question), different between learners, never file order."""
-    key = learner.encode()[:64]
-
-    def rank(text: str) -> bytes:
-        message = f"{lesson}\0{step}\0{text}".encode()
-        return hashlib.blake2b(message, key=key, digest_size=16).digest()
-
-    return sorted(texts, key=rank)
 
 
 def find_lesson(catalog: Catalog, slug: str) -> Lesson:

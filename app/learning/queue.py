@@ -8,6 +8,9 @@ review at the time of the miss). Reviewing happens on /review, in sittings (app/
 a right answer pushes the item days ahead, a wrong one brings it back after a short step; a right
 guess and a confident miss come back first.
 
+A card keeps its kind's name; the kind's declaration (app/learning/kinds/) builds what to ask
+and grades the answer.
+
 Reading the queue never writes. A card whose question was rewritten since (its fingerprint no
 longer matches) is retired: not shown, not answerable; a miss of the new question takes it over.
 """
@@ -19,7 +22,7 @@ from datetime import datetime
 
 from app.errors import NotDue
 from app.learning.grader import Graded
-from app.learning.review_items import Answer, Prompt, grade, prompt_for
+from app.learning.kinds import FLASHCARD, Answer, Prompt, QuestionKind, find_kind
 from app.lessons.loader import Catalog
 from app.modes import sitting
 from app.modes.scheduler import Grade, Memory, new_memory, review, utc, with_confidence
@@ -83,7 +86,7 @@ class ReviewQueue:
 
     # --- entering the queue (on writes only) --------------------------------------------------
     def note_miss(
-        self, lesson: str, kind: str, key: str, at: datetime, *, urgent: bool = False
+        self, lesson: str, kind: QuestionKind, key: str, at: datetime, *, urgent: bool = False
     ) -> None:
         """A wrong answer to one item at `at`: queue it, or count a lapse if it was scheduled.
         `urgent`: the learner was certain, so it comes back first."""
@@ -94,7 +97,9 @@ class ReviewQueue:
         card = self._card(lesson, kind, key)
         if card is None:
             memory = _stored(new_memory(at), at, urgent=urgent)
-            self.store.add_review_card(self.learner, lesson, kind, key, prompt.fingerprint, memory)
+            self.store.add_review_card(
+                self.learner, lesson, kind.name, key, prompt.fingerprint, memory
+            )
             return
         if card.fingerprint != prompt.fingerprint:  # a rewritten question starts afresh
             memory = _stored(new_memory(at), at, urgent=urgent)
@@ -109,7 +114,7 @@ class ReviewQueue:
             card.id, _stored(scheduled, at, urgent=urgent or card.memory.urgent)
         )
 
-    def note_guess(self, lesson: str, kind: str, key: str, at: datetime) -> None:
+    def note_guess(self, lesson: str, kind: QuestionKind, key: str, at: datetime) -> None:
         """A right answer given as a guess: it was luck until a later answer shows otherwise,
         so it enters the queue (first in its sitting) unless it is there already."""
         at = utc(at)
@@ -119,14 +124,16 @@ class ReviewQueue:
             return
         memory = _stored(new_memory(at), urgent=True)
         if card is None:
-            self.store.add_review_card(self.learner, lesson, kind, key, prompt.fingerprint, memory)
+            self.store.add_review_card(
+                self.learner, lesson, kind.name, key, prompt.fingerprint, memory
+            )
         else:
             self.store.update_review_card(card.id, memory, prompt.fingerprint)
 
     def note_flashcard(self, lesson: str, card_id: str, grade_given: Grade, now: datetime) -> None:
         """A self-graded flashcard: `again` and `hard` queue it; a queued card is reviewed."""
-        prompt = self._prompt_of(lesson, "flashcard", card_id)
-        card = self._card(lesson, "flashcard", card_id)
+        prompt = self._prompt_of(lesson, FLASHCARD, card_id)
+        card = self._card(lesson, FLASHCARD, card_id)
         if prompt is None:
             return
         if card is None or card.fingerprint != prompt.fingerprint:
@@ -134,7 +141,7 @@ class ReviewQueue:
                 memory = _stored(new_memory(now))
                 if card is None:
                     self.store.add_review_card(
-                        self.learner, lesson, "flashcard", card_id, prompt.fingerprint, memory
+                        self.learner, lesson, FLASHCARD.name, card_id, prompt.fingerprint, memory
                     )
                 else:
                     self.store.update_review_card(card.id, memory, prompt.fingerprint)
@@ -170,7 +177,7 @@ class ReviewQueue:
         memory = _memory(card)
         if memory.due > utc(now):
             raise NotDue
-        outcome = grade(prompt, given)
+        outcome = prompt.kind.grade(prompt, given)
         if outcome.grade is not None:
             counted, urgent = with_confidence(outcome.grade, given.confidence)
             memory = review(memory, counted, now)
@@ -179,22 +186,20 @@ class ReviewQueue:
                 self.store.record_review_answer(self.learner, card.id, counted.value)
         return outcome, memory
 
-    def _prompt_of(self, lesson: str, kind: str, key: str) -> Prompt | None:
+    def _prompt_of(self, lesson: str, kind: QuestionKind, key: str) -> Prompt | None:
         found = self.catalog.get(lesson)
-        return prompt_for(found, kind, key, self.learner) if found is not None else None
+        return kind.prompt(found, key, self.learner, self.learner) if found is not None else None
 
     def _prompt(self, card: StoredCard) -> Prompt | None:
         """The card's question, its choices in an order of this return's own (a per-learner
         order would ask a returning item exactly as it was asked before), and on a step with
         variants an instance of this return's own."""
         found = self.catalog.get(card.lesson)
-        order = f"{self.learner}/{_token(card)}"
-        prompt = (
-            prompt_for(found, card.kind, card.key, order, self.learner)
-            if found is not None
-            else None
-        )
+        kind = find_kind(card.kind)
+        if found is None or kind is None:
+            return None  # the lesson, or the kind of question, is gone
+        prompt = kind.prompt(found, card.key, f"{self.learner}/{_token(card)}", self.learner)
         return prompt if prompt is not None and prompt.fingerprint == card.fingerprint else None
 
-    def _card(self, lesson: str, kind: str, key: str) -> StoredCard | None:
-        return self.store.review_card_of(self.learner, lesson, kind, key)
+    def _card(self, lesson: str, kind: QuestionKind, key: str) -> StoredCard | None:
+        return self.store.review_card_of(self.learner, lesson, kind.name, key)

@@ -1,6 +1,7 @@
 """The learning modes, each one declaration: its URL name, title, blurb, template, the
-context its page needs, the question kinds it asks and its script. The switcher, the mode
-routes and the review queue read this registry; adding a mode is adding a `Mode`."""
+context its page needs, the question kinds it asks and its entry script. The switcher, the mode
+routes and the mode pages read this registry (the page layout loads the mode's script, and its
+header says what the mode asks); adding a mode is adding a `Mode`."""
 
 from __future__ import annotations
 
@@ -8,7 +9,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from app.learning import mode_pages
+from app.learning.kinds import (
+    DRILL,
+    EXERCISE,
+    FIX,
+    FLASHCARD,
+    MYTH,
+    PREDICTION,
+    VALUE,
+    QuestionKind,
+)
 from app.learning.mode_pages import ModeRequest
+from app.lessons.schema import Lesson
 
 ContextBuilder = Callable[[ModeRequest], dict[str, object]]
 
@@ -20,8 +32,13 @@ class Mode:
     blurb: str
     template: str  # under templates/
     context: ContextBuilder = mode_pages.no_context
-    asks: tuple[str, ...] = ()  # question kinds: prediction, value, myth, drill, flashcard, fix
-    script: str | None = None  # under static/js/
+    asks: tuple[QuestionKind, ...] = ()  # the kinds of question its page asks
+    script: str = "pages/mode.js"  # its page's entry script, under static/js/
+    editor: bool = False  # its page has code cells: it loads the vendored editor too
+
+    def asked_in(self, lesson: Lesson) -> list[QuestionKind]:
+        """The kinds of question this mode asks that `lesson` has."""
+        return [kind for kind in self.asks if kind.count_in(lesson)]
 
 
 DEFAULT_MODE = "deep-dive"
@@ -31,8 +48,10 @@ MODES: list[Mode] = [
         "Deep dive",
         "The whole lesson: every step, myth and pitfall.",
         "lesson.html",
-        asks=("prediction", "value", "myth"),
+        mode_pages.deep_dive,
+        asks=(PREDICTION, VALUE, MYTH, EXERCISE),
         script="pages/deep-dive.js",
+        editor=True,
     ),
     Mode(
         "quick-read",
@@ -41,14 +60,16 @@ MODES: list[Mode] = [
         "modes/quick_read.html",
         mode_pages.quick_read,
         script="pages/cells.js",
+        editor=True,
     ),
     Mode(
         "step-by-step",
         "Step by step",
         "One step per screen; predict to unlock the next.",
         "modes/step_by_step.html",
-        asks=("prediction", "value"),
+        asks=(PREDICTION, VALUE),
         script="pages/step-by-step.js",
+        editor=True,
     ),
     Mode(
         "code-lab",
@@ -57,6 +78,7 @@ MODES: list[Mode] = [
         "modes/code_lab.html",
         mode_pages.code_lab,
         script="pages/cells.js",
+        editor=True,
     ),
     Mode(
         "myth-busters",
@@ -64,17 +86,18 @@ MODES: list[Mode] = [
         "A quiz round on the common beliefs, scored.",
         "modes/myth_busters.html",
         mode_pages.myth_busters,
-        asks=("myth",),
+        asks=(MYTH,),
         script="pages/myth-busters.js",
     ),
     Mode(
         "pitfall-fixer",
         "Pitfall fixer",
-        "Fix broken code until it behaves.",
+        "Fix broken code until it behaves, and write the lines it lacks.",
         "modes/pitfall_fixer.html",
         mode_pages.pitfall_fixer,
-        asks=("fix",),
+        asks=(FIX, EXERCISE),
         script="pages/pitfall-fixer.js",
+        editor=True,
     ),
     Mode(
         "flashcards",
@@ -82,7 +105,7 @@ MODES: list[Mode] = [
         "Takeaways and insights, self-graded.",
         "modes/flashcards.html",
         mode_pages.flashcards,
-        asks=("flashcard",),
+        asks=(FLASHCARD,),
         script="pages/flashcards.js",
     ),
     Mode(
@@ -91,8 +114,9 @@ MODES: list[Mode] = [
         "Type the .grad values, then run.",
         "modes/predict_the_gradient.html",
         mode_pages.predict_the_gradient,
-        asks=("drill",),
+        asks=(DRILL,),
         script="pages/drills.js",
+        editor=True,
     ),
     Mode(
         "cheat-sheet",

@@ -10,6 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.errors import UnknownMode
+from app.learning.exercises import ExercisePractice
+from app.learning.guided import GUIDED_MODE, first_visit
+from app.learning.jargon import known_terms
 from app.learning.lessons import (
     LessonAnswers,
     catalog_progress,
@@ -23,7 +26,6 @@ from app.learning.practice import Practice, calibration_of, now, queue_items
 from app.learning.questions import disclosure_of, find_lesson
 from app.learning.queue import QueueView
 from app.learning.registry import DEFAULT_MODE, MODES, find_mode
-from app.learning.review_items import KIND_NAMES
 from app.learning.runs import Runs
 from app.learning.schemas import (
     CalibrationOut,
@@ -100,6 +102,9 @@ class Learning:
     def practice(self, learner: str) -> Practice:
         return Practice(self.catalog, self.store, self.runs, learner, self.sitting_size)
 
+    def exercises(self, learner: str) -> ExercisePractice:
+        return ExercisePractice(self.catalog, self.store, self.runs, learner)
+
     # --- pages ----------------------------------------------------------------------------------
     def catalog_page(self, learner: str | None) -> Page:
         progress = catalog_progress(self.catalog, self.store, learner)
@@ -114,7 +119,7 @@ class Learning:
             },
         )
 
-    def mode_page(self, slug: str, mode_slug: str, learner: str) -> Page:
+    def mode_page(self, slug: str, mode_slug: str, learner: str, guided: bool = False) -> Page:
         broken = self.catalog.get_broken(slug)  # only under `gradlab serve --reload`
         if broken is not None:
             return Page("lesson_broken.html", {"broken": [broken]})
@@ -137,11 +142,18 @@ class Learning:
             "steps": step_views(lesson, learner, request.disclosure),
             "disclosure": request.disclosure,
             "reference_notice": REFERENCE_NOTICE,
+            "guided": guided,  # a first visit's page: see app/learning/guided.py
+            "known_terms": known_terms(self.catalog, lesson, request.disclosure),
         }
         context.update(mode.context(request))
         return Page(mode.template, context)
 
     def lesson_page(self, slug: str, learner: str) -> Page:
+        """The lesson's own address: the guided path on a first visit, else the deep dive."""
+        if self.catalog.get_broken(slug) is None:
+            find_lesson(self.catalog, slug)  # an unknown lesson is refused before any read
+            if first_visit(self.store, learner, slug):
+                return self.mode_page(slug, GUIDED_MODE, learner, guided=True)
         return self.mode_page(slug, DEFAULT_MODE, learner)
 
     def review_page(self, learner: str | None) -> Page:
@@ -149,7 +161,6 @@ class Learning:
         context = {
             "view": view,
             "items": queue_items(view),
-            "kind_names": KIND_NAMES,
             "now": now(),
             "sitting": self.sitting_size,
         }

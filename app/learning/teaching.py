@@ -39,6 +39,7 @@ from app.learning.classes import (
     dashboard,
     export_csv,
     find_question,
+    first_attempts,
     instance_stats,
     item_rows,
 )
@@ -129,7 +130,7 @@ class Teaching:
 
     def items(self, class_id: str, keys: Mapping[str, str]) -> ItemsOut:
         info = self.taught(class_id, keys)
-        answered, left_out = current_answers(self.catalog, self.store.first_attempts(info.id))
+        answered, left_out = current_answers(self.catalog, first_attempts(self.store, info.id))
         return ItemsOut(
             items=[
                 item_out(row) for row in by_concern(item_rows(self.catalog, answers_of(answered)))
@@ -145,7 +146,7 @@ def item_out(row: ItemRow) -> ItemOut:
     q, f = row.question, row.figures
     return ItemOut(
         lesson=q.lesson.slug,
-        kind=q.kind,
+        kind=q.kind.name,
         number=q.number,
         question=q.text,
         answered=f.answered,
@@ -177,7 +178,7 @@ def dashboard_out(board: Dashboard) -> DashboardOut:
         misconceptions=[
             MisconceptionOut(
                 lesson=m.question.lesson.slug,
-                kind=m.question.kind,
+                kind=m.question.kind.name,
                 number=m.question.number,
                 question=m.question.text,
                 choice=m.choice,

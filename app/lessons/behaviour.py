@@ -1,13 +1,15 @@
 """How a real run compares with what a snippet says it does.
 
-Runtime code: `gradlab check` (app/lessons/check.py) holds a snippet to its every claim, and the
-pitfall fixer (app/modes/pitfalls.py) holds a learner's fix to the claims that matter; both
-compare here, so a run is read the same way by both.
+Runtime code: `gradlab check` (app/lessons/check.py) holds a snippet to its every claim, and a
+learner's code (a pitfall fix, app/modes/pitfalls.py; an exercise, app/modes/exercises.py) is
+held to the claims that matter, its `Goal` (`judge`). Both compare here, so a run is read the
+same way by the checker and by every grader of written code.
 """
 
 from __future__ import annotations
 
 import difflib
+from dataclasses import dataclass
 
 from app.lessons.numeric import Comparison, compare, flatten
 from app.lessons.schema import GradValue, Snippet
@@ -92,3 +94,78 @@ def snippet_problems(snippet: Snippet, result: RunResult) -> list[str]:
                 f"({comparison.problem})"
             )
     return problems
+
+
+# --- a goal for written code, and the verdict on a run -----------------------------------------
+@dataclass(frozen=True)
+class GoalGrad:
+    """A `.grad` written code must leave, in words for the goal."""
+
+    name: str
+    value: GradValue
+    none_matters: bool
+
+    @property
+    def text(self) -> str:
+        if self.value is None:
+            return "`None` (not a tensor of zeros)"
+        shown = f"`{self.value}`"
+        if all_zero(self.value) and not self.none_matters:
+            return f"{shown} (or `None`: both say no gradient is left)"
+        return shown
+
+
+@dataclass(frozen=True)
+class Goal:
+    """What written code must do: raise nothing, print exactly `output`, and leave the `.grad`
+    values of `grads`. A `None` among them counts only when `none_matters` (elsewhere it says
+    how the reference happens to end, not what any right code must do), and then zeros do not
+    stand for it."""
+
+    output: str
+    grads: dict[str, GradValue]
+    none_matters: bool = False
+
+    @classmethod
+    def of(cls, snippet: Snippet, none_matters: bool = False) -> Goal:
+        return cls(snippet.output, dict(snippet.grads), none_matters)
+
+    def wanted(self) -> list[GoalGrad]:
+        return [
+            GoalGrad(name, value, self.none_matters)
+            for name, value in self.grads.items()
+            if value is not None or self.none_matters
+        ]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    passed: bool
+    reasons: list[str]  # Markdown, for the learner; empty when the code passed
+
+
+def _fenced(text: str) -> str:
+    body = text if text.endswith("\n") else text + "\n"
+    return f"```\n{body}```" if text else "_(nothing)_"
+
+
+def judge(goal: Goal, result: RunResult) -> Verdict:
+    """Does this run do what the goal says? Reasons say how it does not; text is never read."""
+    reasons: list[str] = []
+    if result.status in STOPPED:
+        reasons.append("The run was stopped before it finished (" + result.status + ").")
+    elif result.error is not None:
+        where = f" on line {result.error.line}" if result.error.line else ""
+        reasons.append(f"It still raises `{result.error.type}`{where}: {result.error.message}")
+    if result.stdout != goal.output:
+        printed, wanted = _fenced(result.stdout), _fenced(goal.output)
+        reasons.append(f"It prints\n\n{printed}\n\nbut should print\n\n{wanted}")
+    tensors = {tensor.name: tensor for tensor in result.tensors}
+    for want in goal.wanted():
+        found = tensors.get(want.name)
+        if found is None:
+            reasons.append(f"There is no tensor named `{want.name}` after the run.")
+        elif not same_grad(want.value, found.grad, none_is_zero=not want.none_matters).matches:
+            held = "`None`" if found.grad is None else f"`{found.grad}`"
+            reasons.append(f"`{want.name}.grad` is {held} after your run; the goal is {want.text}.")
+    return Verdict(not reasons, reasons)

@@ -9,7 +9,7 @@ asks a choice (`value_open`). The reference (under the hood, why designed, exper
 zone, when not to use, production, connections, pitfalls with their outputs, takeaways) is
 sent only once every question of the build-up is committed: it is written for someone who has
 been through the steps, and nothing in it is checked against them. A pitfall may open earlier
-with `after_step: N`, once the steps up to N are committed.
+with `after_step: N`, once the steps up to N are committed; so may an exercise (code to write).
 
 A learner who asks to read ahead is sent everything; their later answers in that lesson are
 recorded as given after seeing the answers.
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.lessons.schema import Lesson, Pitfall, Step
+from app.lessons.schema import Exercise, Lesson, Pitfall, Step
 
 # What a page says where the reference is withheld.
 REFERENCE_NOTICE = (
@@ -101,6 +101,21 @@ class Disclosure:
             if self.pitfall_open(pitfall)
         ]
 
+    def exercise_open(self, exercise: Exercise) -> bool:
+        """An exercise opens after the step it follows (`after_step`), or with the reference:
+        its code and goal may state what that step's question asks."""
+        if self.reference:
+            return True
+        return exercise.after_step is not None and exercise.after_step <= self.opened_through
+
+    def exercises(self) -> list[tuple[int, Exercise]]:
+        """(number, exercise) for each exercise that may be sent, numbered as in the lesson."""
+        return [
+            (number, exercise)
+            for number, exercise in enumerate(self.lesson.exercises, start=1)
+            if self.exercise_open(exercise)
+        ]
+
     def open_steps(self) -> list[tuple[int, Step]]:
         return [
             (number, step)
@@ -146,4 +161,18 @@ def pitfall_texts(number: int, pitfall: Pitfall) -> list[tuple[str, str]]:
             found.append(
                 (f"{where} {side} error", f"{snippet.error.type} {snippet.error.message_contains}")
             )
+    return found
+
+
+def exercise_texts(number: int, exercise: Exercise) -> list[tuple[str, str]]:
+    """(where, text) for what a page sends of one exercise once it is open (its solution and
+    its diagnosis's answer apart: they come only with a verdict)."""
+    where = f"exercise {number}"
+    found = [(where, f"{exercise.title} {exercise.task}"), (f"{where} code", exercise.code)]
+    if exercise.output:
+        found.append((f"{where} goal output", exercise.output))
+    found += [(f"{where} hint {n}", text) for n, text in enumerate(exercise.hints, start=1)]
+    if exercise.diagnosis is not None:
+        choices = " ".join(exercise.diagnosis.texts)
+        found.append((f"{where} diagnosis", f"{exercise.diagnosis.question} {choices}"))
     return found

@@ -3,8 +3,9 @@ code runs.
 
 A prediction is worth only as much as its question. These rules catch what lets a learner
 pass without understanding: an answer visible before the commit, a wrong choice that explains
-nothing, myths that one answer wins, the same idea asked twice, a path that uses an idea before
-teaching it. Each finding names the lesson, where, and the problem.
+nothing, a question whose wording rules a choice out, myths that one answer wins, the same
+idea asked twice, a path that uses an idea before teaching it. Each finding names the lesson,
+where, and the problem.
 
 What the page shows before a learner commits (see `Step` and `Myth` in the schema): the lesson's
 title, summary, overview and mental model; a step's title, setup, code, question and choices;
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
+from app.lessons.lint_cards import card_problems
 from app.lessons.lint_disclosure import (
     myth_patterns,
     question_leaks,
@@ -48,6 +50,11 @@ MIN_INTRO_ANSWER = 6
 _RANK = {"beginner": 0, "foundation": 0, "intermediate": 1, "advanced": 2, "expert": 3}
 
 
+# A step may stretch one level above its lesson, no further: a beginner lesson's last step is
+# "intermediate", never "advanced".
+STEP_STRETCH = 1
+
+
 def rank(level: Level | StepLevel) -> int:
     return _RANK[level.value]
 
@@ -55,6 +62,11 @@ def rank(level: Level | StepLevel) -> int:
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d*)?(?:[eE]-?\d+)?")
 _BARE_REFERENCE = re.compile(r"\blessons? \d+\b", re.IGNORECASE)
 _LESSON_LINK = re.compile(r"\]\(/lessons/([a-z0-9-]+)[^)]*\)")
+# A question that asks what the code prints presumes it runs: a choice that it raises is then
+# ruled out by the wording alone, unless the question names that outcome too.
+_ASKS_PRINTED = re.compile(r"\bwhat (?:does|do|will)\b[^?]*\b(?:print|prints|show|shows)\b", re.I)
+_NAMES_RAISING = re.compile(r"\brais|\berror\b", re.I)
+_RAISES = re.compile(r"\braises?\b|\b[A-Z]\w*Error\b")
 _CONFUSING_WORDS = re.compile(r"\b(upstream|downstream)\b", re.IGNORECASE)
 # Code marks and emphasis; an underscore only where it marks emphasis, not inside a name.
 _MARKUP = re.compile(r"`|\*|(?<!\w)_|_(?!\w)")
@@ -164,6 +176,15 @@ def _step_leaks(lesson: Lesson, number: int, step: Step, intro: str) -> Iterator
 def _choice_problems(lesson: Lesson, number: int, step: Step) -> Iterator[Finding]:
     if step.prediction is None:
         return
+    question = step.prediction.question
+    raising = [text for text in step.prediction.texts if _RAISES.search(text)]
+    if raising and _ASKS_PRINTED.search(question) and not _NAMES_RAISING.search(question):
+        yield Finding(
+            lesson.slug,
+            step_label(number, step),
+            f"the question asks what is printed, so the choice {raising[0]!r} is ruled out by "
+            "its wording: ask what happens, or whether it prints or raises",
+        )
     for choice in step.prediction.choices:
         if choice.text != step.prediction.answer and choice.why is None:
             yield Finding(
@@ -184,8 +205,9 @@ def _texts(value: object) -> Iterator[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, BaseModel):
-        for item in value.__dict__.values():
-            yield from _texts(item)
+        for name, item in value.__dict__.items():
+            if name != "claims":  # for the author: a learner never reads them
+                yield from _texts(item)
     elif isinstance(value, list | tuple):
         for item in value:
             yield from _texts(item)
@@ -208,7 +230,7 @@ def estimated_minutes(lesson: Lesson) -> float:
 
 def _prose(lesson: Lesson) -> Iterator[tuple[str, str]]:
     """Every piece of prose with where it stands (code is not prose)."""
-    code_fields = {"code", "output", "because", "diagram"}
+    code_fields = {"code", "output", "because", "diagram", "claims"}
 
     def walk(value: object, where: str) -> Iterator[tuple[str, str]]:
         if isinstance(value, str):
@@ -224,11 +246,33 @@ def _prose(lesson: Lesson) -> Iterator[tuple[str, str]]:
     yield from walk(lesson, "")
 
 
+def _level_problems(lesson: Lesson) -> Iterator[Finding]:
+    """Step levels climb within a lesson and stretch at most one level above the lesson's."""
+    previous = StepLevel.foundation
+    for number, step in enumerate(lesson.steps, start=1):
+        where = step_label(number, step)
+        if rank(step.level) < rank(previous):
+            yield Finding(
+                lesson.slug,
+                where,
+                f"level {step.level.value} comes after a {previous.value} step: "
+                "levels must not go down within a lesson",
+            )
+        if rank(step.level) > rank(lesson.level) + STEP_STRETCH:
+            yield Finding(
+                lesson.slug,
+                where,
+                f"level {step.level.value} in a {lesson.level.value} lesson: a step may be "
+                f"at most {STEP_STRETCH} level above its lesson",
+            )
+        previous = max(previous, step.level, key=rank)
+
+
 def lint_lesson(lesson: Lesson, slugs: set[str]) -> list[Finding]:
     """The rules that read one lesson; `slugs` are the lessons a link may point at."""
     findings: list[Finding] = []
     intro = _intro(lesson)
-    previous = StepLevel.foundation
+    findings += _level_problems(lesson)
     for number, step in enumerate(lesson.steps, start=1):
         findings += _step_leaks(lesson, number, step, intro)
         findings += [
@@ -240,16 +284,7 @@ def lint_lesson(lesson: Lesson, slugs: set[str]) -> list[Finding]:
             for problem in dict.fromkeys(variant_leaks(step))
         ]
         findings += _choice_problems(lesson, number, step)
-        if rank(step.level) < rank(previous):
-            findings.append(
-                Finding(
-                    lesson.slug,
-                    step_label(number, step),
-                    f"level {step.level.value} comes after a {previous.value} step: "
-                    "levels must not go down within a lesson",
-                )
-            )
-        previous = max(previous, step.level, key=rank)
+    findings += [Finding(lesson.slug, where, problem) for where, problem in card_problems(lesson)]
     answers = {myth.answer for myth in lesson.myths}
     if len(lesson.myths) >= 3 and len(answers) == 1:
         findings.append(

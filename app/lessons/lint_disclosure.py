@@ -3,7 +3,9 @@ before its commit (app/lessons/disclosure.py decides which), and whether any of 
 
 Before step N's commit a learner going through in order has the introduction, every step's
 title, setup and choice question, the value questions of steps that ask only a value and of
-steps 1..N-1, the myths' questions, the reveals of steps 1..N-1 (concept,
+steps 1..N-1, the myths' questions and their reveals (a myth may be answered at any time, so
+its belief, reality and why it matters, and its demo's output on the same computation, may come
+before any step), the reveals of steps 1..N-1 (concept,
 explanation, insight, the prediction's answer and explanation, what the code printed or
 raised, the typed value), the text of steps that ask nothing, and the pitfalls opened by
 `after_step` < N. The reference is never among it: it opens after the build-up.
@@ -26,7 +28,13 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from app.lessons.disclosure import Disclosure, asks, pitfall_texts, reference_texts
+from app.lessons.disclosure import (
+    Disclosure,
+    asks,
+    exercise_texts,
+    pitfall_texts,
+    reference_texts,
+)
 from app.lessons.numeric import compare
 from app.lessons.schema import ChoicePrediction, GradValue, Lesson, Step
 from app.lessons.variants import Instance, expected_value, instances
@@ -80,11 +88,29 @@ def visible_before(lesson: Lesson, number: int) -> list[Visible]:
             found += _step_reveal(other, step)
     for pitfall_number, pitfall in shown.pitfalls():
         found += [Visible(*item) for item in pitfall_texts(pitfall_number, pitfall)]
+    for exercise_number, exercise in shown.exercises():
+        found += [Visible(*item) for item in exercise_texts(exercise_number, exercise)]
     if shown.reference:
         found += [Visible(*item) for item in reference_texts(lesson)]
     found += [
         Visible(f"myth {n}'s question", myth.question) for n, myth in enumerate(lesson.myths, 1)
     ]
+    found += _myth_reveals(lesson, lesson.steps[number - 1])
+    return found
+
+
+def _myth_reveals(lesson: Lesson, step: Step) -> list[Visible]:
+    """A myth may be answered at any time, before the build-up too, and its reveal (belief,
+    reality, why it matters, the demo's output) comes with the answer. Its demo's output
+    answers only a question on the same computation."""
+    code = step.snippet.code if step.snippet else ""
+    found: list[Visible] = []
+    for number, myth in enumerate(lesson.myths, start=1):
+        where = f"myth {number}'s reveal"
+        found.append(Visible(where, " ".join([myth.belief, myth.reality, myth.why_it_matters])))
+        demo = myth.demo
+        if demo is not None and demo.output and same_computation(demo.code, code):
+            found.append(Visible(f"{where} (its demo's output)", demo.output))
     return found
 
 
@@ -103,7 +129,7 @@ def _step_reveal(number: int, step: Step) -> list[Visible]:
     """The step's prose, and its outcomes: those answer only a question on the same
     computation (another example may well give the same value)."""
     where = f"step {number}'s " + ("reveal" if asks(step) else "text")
-    prose = [step.concept, step.explanation, step.insight]
+    prose = [step.concept, step.explanation, step.insight, step.insight_question or ""]
     if step.prediction is not None:
         prose.append(step.prediction.explanation)
     found = [Visible(where, " ".join(prose))]

@@ -174,7 +174,8 @@ class Catalog:
 
 
 def _link_problems(lessons: Iterable[Lesson], slugs: set[str]) -> dict[str, list[str]]:
-    """Per lesson, the links (prerequisites, next) to no lesson. Links may cross packs."""
+    """Per lesson, the links (prerequisites, next, an exercise's source) to no lesson. Links
+    may cross packs."""
     problems: dict[str, list[str]] = {}
     for lesson in lessons:
         for required in lesson.prerequisites:
@@ -186,6 +187,11 @@ def _link_problems(lessons: Iterable[Lesson], slugs: set[str]) -> dict[str, list
             problems.setdefault(lesson.slug, []).append(
                 f"{lesson.slug}: next: no lesson {lesson.next!r}"
             )
+        for number, exercise in enumerate(lesson.exercises, start=1):
+            if exercise.source is not None and exercise.source not in slugs:
+                problems.setdefault(lesson.slug, []).append(
+                    f"{lesson.slug}: exercises[{number}].source: no lesson {exercise.source!r}"
+                )
     return problems
 
 

@@ -105,6 +105,8 @@ mental_model:
 # The build-up, one idea per step. Before a learner commits a prediction the page shows only
 # the title, the setup, the locked code and the question with its choices: none of them may
 # give the answer, or its numbers, away. The concept, explanation and insight come after.
+# A number any text states is checked like an output: the code must give it, or arithmetic
+# written beside it must compute it ("2 · 3 = 6"), or a claim (end of file) must prove it.
 steps:
   - title: "TODO: what this step looks at, not what it finds"
     # foundation, intermediate, advanced or expert; never below the step before.
@@ -220,6 +222,9 @@ steps:
           misconceptions: [[0.5, 3.0]]
     # After the commit: the one thing to remember from this step.
     insight: "TODO: the lesson of this step"
+    # Optional: the question its flashcard asks, when a blank in the insight would not work
+    # (it must end in "?" and not repeat the insight's words).
+    # insight_question: "Why does the second backward add to .grad instead of replacing it?"
 
 # Optional: what autograd does inside.
 under_the_hood:
@@ -289,7 +294,88 @@ pitfalls:
     # gradient of zeros counting as None. true only when None versus zeros is the point.
     none_matters: false
 
+# Code to write: the learner fills each blank line (a line that is only ____) of `code`; the
+# filled code runs in the sandbox and is graded by what it does, as a pitfall fix is: no
+# error, exactly `output`, and the `grads` that are not null. `gradlab check` proves that
+# `solution` passes and that the code with its blanks left empty fails.
+exercises:
+  - title: "TODO: what the learner writes, in a few words"
+    task: "TODO: what the blank is for (the goal's output and .grad values are shown too)"
+    code: |
+      import torch
+      x = torch.tensor([1.0, 2.0], requires_grad=True)
+      y = (x * x).sum()
+      ____
+      print(x.grad)
+    # What fills each blank in the reference, in order; any code that behaves the same passes.
+    solution:
+      - "y.backward()"
+    output: |
+      tensor([2., 4.])
+    grads:
+      x: [2.0, 4.0]
+    # One more hint with each miss, at most three: they lead to the line, never write it.
+    hints:
+      - "TODO: what to compare, or where to look"
+    # As in a pitfall: true only when None versus a gradient of zeros is the point.
+    none_matters: false
+    # Shown with the reference once the build-up is answered; to show it after step N
+    # (its code and goal must not answer a later question): after_step: N
+    after_step: null
+  # The backward of a custom autograd.Function, graded by torch.autograd.gradcheck on double
+  # inputs as well as by the run; and a bug the learner names before fixing it.
+  - title: "TODO: what the learner writes, in a few words"
+    task: "TODO: what the backward must return"
+    code: |
+      import torch
+
+      class Double(torch.autograd.Function):
+          @staticmethod
+          def forward(ctx, x):
+              return 2 * x
+
+          @staticmethod
+          def backward(ctx, grad_output):
+              ____
+
+      x = torch.tensor([1.0, 2.0], requires_grad=True)
+      Double.apply(x).sum().backward()
+      print(x.grad)
+    solution:
+      - "return 2 * grad_output"
+    output: |
+      tensor([2., 2.])
+    grads:
+      x: [2.0, 2.0]
+    # What gradcheck calls, and one expression per input (made double, requiring grad).
+    gradcheck:
+      function: Double.apply
+      inputs: ["torch.randn(3)"]
+    hints:
+      - "TODO: what to compare, or where to look"
+    # Optional, together: what the blanks hold in the buggy code the learner sees first, the
+    # question that asks them to name the bug (only the question and choices show before
+    # they answer), and the slug of the lesson the bug comes from.
+    buggy:
+      - "return grad_output"
+    diagnosis:
+      question: "TODO: ask which mistake this is"
+      choices:
+        - "TODO: the right diagnosis"
+        - text: "TODO: a wrong diagnosis learners give"
+          why: "TODO: what that belief gets wrong"
+      answer: "TODO: the right diagnosis"
+      explanation: "TODO: why the bug does what it does"
+    source: __SLUG__
+
 # What to remember, one sentence each.
 takeaways:
   - "TODO: the first thing to remember"
+
+# Optional, for authors only (never sent to a learner): numbers in the prose that no snippet
+# prints, each proven by code. `says` is a fragment of the prose, copied; `code` asserts it.
+claims: []
+#   - says: "the loss is (9 + 25) / 2 = 17"
+#     code: |
+#       assert [3.0 ** 2, 5.0 ** 2] == [9, 25]
 """

@@ -326,6 +326,9 @@ class Step(Strict):
     # New instances of the prediction, the typed value and the step's drills.
     variants: Variants | None = None
     insight: Text
+    # The question the insight's flashcard asks (the insight is its answer); without one, the
+    # card is a cloze of the insight.
+    insight_question: Text | None = None
 
     @model_validator(mode="after")
     def _value_prediction_needs_code(self) -> Step:
@@ -417,6 +420,98 @@ class Pitfall(Strict):
         return self
 
 
+# A line of an exercise's code that is only this marker is a blank the learner writes.
+BLANK = "____"
+
+
+class Gradcheck(Strict):
+    """How an exercise's custom `backward` is graded: `torch.autograd.gradcheck` on `function`
+    with `inputs`, made double-precision tensors that require grad, after the code has run."""
+
+    # What gradcheck calls, as the code names it (`Square.apply`).
+    function: Annotated[str, StringConstraints(pattern=IDENTIFIER.pattern)]
+    # One Python expression per input, each giving a tensor (`torch.randn(3)`).
+    inputs: Annotated[
+        list[Annotated[str, StringConstraints(min_length=1, max_length=200)]],
+        Field(min_length=1, max_length=4),
+    ]
+
+
+class Exercise(Strict):
+    """Code to write: the learner fills the blank lines (`____`) of `code`, and the filled code
+    is run in the sandbox and graded by what it does (output, no error, the `.grad` values that
+    matter, as a pitfall fix is), never by its text. `gradlab check` proves that the reference
+    `solution` passes and that the code with its blanks unfilled fails.
+
+    With `diagnosis`, the learner first sees the code with its blanks holding `buggy` and names
+    the bug (a choice, each wrong one a misconception with a `why`); `source` is the lesson the
+    bug comes from, linked once they have answered; then they write the fix."""
+
+    title: Text
+    # What the filled code is for, in words (the output and the `.grad` goal are shown as well).
+    task: Text
+    code: Code
+    # What fills each blank in the reference solution, in order (a blank may take several lines).
+    solution: Annotated[list[Code], Field(min_length=1)]
+    # What the filled code prints, byte for byte, and the `.grad` values it leaves.
+    output: str = ""
+    grads: dict[str, GradValue] = Field(default_factory=dict)
+    none_matters: bool = False
+    gradcheck: Gradcheck | None = None
+    # Leading questions, shown one per failed check; none may contain the solution.
+    hints: Annotated[list[Text], Field(min_length=1, max_length=3)]
+    # What the blanks hold in the buggy code a diagnosis shows.
+    buggy: list[Code] | None = None
+    diagnosis: ChoicePrediction | None = None
+    source: Slug | None = None
+    # The step this exercise follows: it opens once steps 1..N are committed (unset: with the
+    # reference, once the build-up is).
+    after_step: Annotated[int, Field(ge=1)] | None = None
+
+    @property
+    def blanks(self) -> int:
+        return sum(1 for line in self.code.splitlines() if line.strip() == BLANK)
+
+    @model_validator(mode="after")
+    def _blanks_match(self) -> Exercise:
+        if self.blanks == 0:
+            raise ValueError(f"code: no blank line (a line that is only {BLANK})")
+        if len(self.solution) != self.blanks:
+            raise ValueError(f"solution: {len(self.solution)} entries for {self.blanks} blank(s)")
+        if (self.diagnosis is None) != (self.buggy is None) or (
+            (self.diagnosis is None) != (self.source is None)
+        ):
+            raise ValueError("diagnosis, buggy and source go together")
+        if self.buggy is not None and len(self.buggy) != self.blanks:
+            raise ValueError(f"buggy: {len(self.buggy)} entries for {self.blanks} blank(s)")
+        for name in self.grads:
+            if not IDENTIFIER.match(name):
+                raise ValueError(f"grads: {name!r} is not a variable name")
+        return self
+
+
+class Claim(Strict):
+    """A number the prose states that no snippet shows, and the code that proves it.
+
+    `gradlab check` finds `says` (a fragment of the lesson's prose, copied; code marks and
+    line breaks aside) and runs `code` in the sandbox: its assertions must hold. `says` may
+    list several fragments that the same code proves. Authors only: a claim is never sent to
+    a learner, so its code may compute what a step asks."""
+
+    says: Text | Annotated[list[Text], Field(min_length=1)]
+    code: Code
+
+    @property
+    def fragments(self) -> list[str]:
+        return [self.says] if isinstance(self.says, str) else list(self.says)
+
+    @model_validator(mode="after")
+    def _code_asserts(self) -> Claim:
+        if "assert" not in self.code:
+            raise ValueError("code: a claim's code proves its numbers with `assert`")
+        return self
+
+
 class Lesson(Strict):
     format: Literal[1]
     slug: Slug
@@ -441,7 +536,10 @@ class Lesson(Strict):
     production_patterns: str | None = None
     connections: list[Connection] = Field(default_factory=list)
     pitfalls: list[Pitfall] = Field(default_factory=list)
+    exercises: list[Exercise] = Field(default_factory=list)
     takeaways: Annotated[list[Text], Field(min_length=1)]
+    # Numbers in the prose that no snippet prints, each with code that proves it (authors only).
+    claims: list[Claim] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _links_are_not_circular(self) -> Lesson:
@@ -449,6 +547,12 @@ class Lesson(Strict):
             if pitfall.after_step is not None and pitfall.after_step > len(self.steps):
                 raise ValueError(
                     f"pitfalls[{number}].after_step: {pitfall.after_step} is past the last "
+                    f"step ({len(self.steps)})"
+                )
+        for number, exercise in enumerate(self.exercises, start=1):
+            if exercise.after_step is not None and exercise.after_step > len(self.steps):
+                raise ValueError(
+                    f"exercises[{number}].after_step: {exercise.after_step} is past the last "
                     f"step ({len(self.steps)})"
                 )
         if self.slug in self.prerequisites:

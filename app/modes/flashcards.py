@@ -1,21 +1,17 @@
 """Flashcards made from a lesson's takeaways and its steps' key insights. Self-graded.
 
-A takeaway becomes a cloze card: one of its code spans is blanked (the last one that occurs only
-once in the sentence, which is usually the point being made); a takeaway without such a span is
-cut at its first ';' or ',' and the learner completes it. An insight card shows the step's title
-and setup (its concept, for a step that asks nothing) and asks for the insight.
+A takeaway becomes a cloze card, its blank on the sentence's idea (app/lessons/cloze.py: never
+a name every lesson repeats, never an answer the card shows elsewhere). An insight card asks
+the step's authored `insight_question`; a step without one gets a cloze of its insight.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from app.lessons.cloze import blank
 from app.lessons.disclosure import Disclosure
 from app.lessons.schema import Lesson, Step
-
-_CODE_SPAN = re.compile(r"`([^`\n]+)`")
-_CUT = re.compile(r"[;,]\s")
 
 
 @dataclass(frozen=True)
@@ -28,51 +24,29 @@ class Flashcard:
     answer: str | None  # Markdown: what the blank hides, for a cloze card
 
 
-def _takeaway_card(number: int, text: str) -> Flashcard:
-    spans = [m for m in _CODE_SPAN.finditer(text) if text.count(m.group(1)) == 1]
-    card_id = f"takeaway-{number}"
-    if spans:
-        hidden = spans[-1]
-        return Flashcard(
-            card_id,
-            "takeaway",
-            "Fill in the blank.",
-            (text[: hidden.start()], text[hidden.end() :]),
-            text,
-            hidden.group(0),
-        )
-    cut = next((m for m in _CUT.finditer(text) if len(text[: m.start()].split()) >= 3), None)
-    if cut is not None:
-        return Flashcard(
-            card_id, "takeaway", "Complete the sentence.", (text[: cut.end()], ""), text, None
-        )
-    return Flashcard(card_id, "takeaway", "Recall this takeaway of the lesson.", None, text, None)
+def _cloze_card(card_id: str, kind: str, lead: str, text: str) -> Flashcard:
+    hole = blank(text, context=lead)
+    if hole is None:  # `gradlab check` reports such a sentence
+        return Flashcard(card_id, kind, f"{lead}Recall it.", None, text, None)
+    prompt = f"{lead}Complete the sentence." if not hole.after else f"{lead}Fill in the blank."
+    return Flashcard(card_id, kind, prompt, (hole.before, hole.after), text, hole.answer)
 
 
-def _insight_prompt(step: Step) -> str:
-    # A step that asks a question keeps its concept for after the answer; its setup is
-    # what the front of the card may show.
-    if step.prediction is None and step.value_prediction is None:
-        return f"**{step.title}**: {step.concept} What is the key insight?"
-    if step.setup:
-        return f"**{step.title}**: {step.setup} What is the key insight?"
-    return f"**{step.title}**: what is the key insight?"
+def _insight_card(number: int, step: Step) -> Flashcard:
+    card_id = f"insight-{number}"
+    if step.insight_question:
+        prompt = f"**{step.title}**: {step.insight_question}"
+        return Flashcard(card_id, "insight", prompt, None, step.insight, None)
+    return _cloze_card(card_id, "insight", f"**{step.title}**: ", step.insight)
 
 
 def lesson_flashcards(lesson: Lesson) -> list[Flashcard]:
     """The takeaways first (the lesson's summary), then each step's insight."""
-    cards = [_takeaway_card(n, text) for n, text in enumerate(lesson.takeaways, start=1)]
-    for number, step in enumerate(lesson.steps, start=1):
-        cards.append(
-            Flashcard(
-                f"insight-{number}",
-                "insight",
-                _insight_prompt(step),
-                None,
-                step.insight,
-                None,
-            )
-        )
+    cards = [
+        _cloze_card(f"takeaway-{number}", "takeaway", "", text)
+        for number, text in enumerate(lesson.takeaways, start=1)
+    ]
+    cards += [_insight_card(number, step) for number, step in enumerate(lesson.steps, start=1)]
     return cards
 
 

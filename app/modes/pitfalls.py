@@ -16,8 +16,8 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from app.lessons.behaviour import STOPPED, all_zero, same_grad
-from app.lessons.schema import GradValue, Pitfall
+from app.lessons.behaviour import Goal, GoalGrad, Verdict, judge
+from app.lessons.schema import Pitfall
 from app.sandbox.result import RunResult
 
 HINT_LEVELS = 3
@@ -132,64 +132,13 @@ def hint(pitfall: Pitfall, level: int) -> Hint:
 
 
 # --- the goal and the verdict ------------------------------------------------------------------
-@dataclass(frozen=True)
-class GoalGrad:
-    """A `.grad` the fix must leave, in words for the goal."""
-
-    name: str
-    value: GradValue
-    none_matters: bool
-
-    @property
-    def text(self) -> str:
-        if self.value is None:
-            return "`None` (not a tensor of zeros)"
-        shown = f"`{self.value}`"
-        if all_zero(self.value) and not self.none_matters:
-            return f"{shown} (or `None`: both say no gradient is left)"
-        return shown
-
-
 def goal_grads(pitfall: Pitfall) -> list[GoalGrad]:
     """The `.grad` values a fix must leave: the corrected code's claims, but a `None` only when
     the pitfall is about `None` (elsewhere it says how that fix happens to end, not what a fix
     must do: the usual `opt.zero_grad()` loop leaves the last step's gradient in place)."""
-    return [
-        GoalGrad(name, value, pitfall.none_matters)
-        for name, value in pitfall.correct.grads.items()
-        if value is not None or pitfall.none_matters
-    ]
-
-
-@dataclass(frozen=True)
-class Verdict:
-    passed: bool
-    reasons: list[str]  # Markdown, for the learner; empty when the fix passed
-
-
-def _fenced(text: str) -> str:
-    body = text if text.endswith("\n") else text + "\n"
-    return f"```\n{body}```" if text else "_(nothing)_"
+    return Goal.of(pitfall.correct, pitfall.none_matters).wanted()
 
 
 def judge_fix(pitfall: Pitfall, result: RunResult) -> Verdict:
     """Does this run behave as the goal says? Reasons say how it does not."""
-    goal = pitfall.correct
-    reasons: list[str] = []
-    if result.status in STOPPED:
-        reasons.append("The run was stopped before it finished (" + result.status + ").")
-    elif result.error is not None:
-        where = f" on line {result.error.line}" if result.error.line else ""
-        reasons.append(f"It still raises `{result.error.type}`{where}: {result.error.message}")
-    if result.stdout != goal.output:
-        printed, wanted = _fenced(result.stdout), _fenced(goal.output)
-        reasons.append(f"It prints\n\n{printed}\n\nbut should print\n\n{wanted}")
-    tensors = {tensor.name: tensor for tensor in result.tensors}
-    for want in goal_grads(pitfall):
-        found = tensors.get(want.name)
-        if found is None:
-            reasons.append(f"There is no tensor named `{want.name}` after the run.")
-        elif not same_grad(want.value, found.grad, none_is_zero=not want.none_matters).matches:
-            held = "`None`" if found.grad is None else f"`{found.grad}`"
-            reasons.append(f"`{want.name}.grad` is {held} after your run; the goal is {want.text}.")
-    return Verdict(not reasons, reasons)
+    return judge(Goal.of(pitfall.correct, pitfall.none_matters), result)

@@ -61,7 +61,7 @@ class FirstAttempt(NamedTuple):
 
     learner: str
     lesson: str
-    kind: str  # "prediction" | "myth"
+    kind: str  # the name of the question's kind (app/learning/kinds/)
     number: int
     fingerprint: str | None
     choice: str  # the choice's text, or "yes"/"no" for a myth
@@ -220,10 +220,13 @@ class ClassRecords(StoreBase):
             return [Member(*row) for row in connection.execute(query)]
 
     # --- what the members did ----------------------------------------------------------------
-    def first_attempts(self, class_id: str | None) -> list[FirstAttempt]:
+    def first_attempts(
+        self, class_id: str | None, *, prediction: str, myth: str
+    ) -> list[FirstAttempt]:
         """Every member's (with None: every learner's) first answer to each version of every
-        prediction and myth, oldest first. Later attempts are left out: they follow a
-        reveal."""
+        prediction and myth, oldest first, each labelled with its kind's name (`prediction`,
+        `myth`: the learning core's names, which the store does not know). Later attempts are
+        left out: they follow a reveal."""
         members = (
             select(ClassMember.learner_id).where(ClassMember.class_id == class_id)
             if class_id is not None
@@ -235,15 +238,13 @@ class ClassRecords(StoreBase):
                 for query in (
                     _firsts(
                         PredictionAttempt,
-                        "prediction",
+                        prediction,
                         PredictionAttempt.step,
                         PredictionAttempt.choice,
                         PredictionAttempt.confidence,
                         members,
                     ),
-                    _firsts(
-                        MythAnswer, "myth", MythAnswer.myth, MythAnswer.answer, null(), members
-                    ),
+                    _firsts(MythAnswer, myth, MythAnswer.myth, MythAnswer.answer, null(), members),
                 )
                 for row in connection.execute(query)
             ]

@@ -183,6 +183,19 @@ class PitfallCheck(LearnerRecord, Base):
     passed: Mapped[bool] = mapped_column(Boolean)
 
 
+class ExerciseAttempt(LearnerRecord, Base):
+    """One answer to an exercise (code to write): a check of the learner's lines (`code`) or,
+    for an exercise that asks it, the diagnosis of its bug (`diagnosis`)."""
+
+    __tablename__ = "exercise_attempts"
+    __table_args__ = (Index("ix_exercise_learner_lesson", "learner_id", "lesson"),)
+
+    exercise: Mapped[int] = mapped_column(Integer)
+    part: Mapped[str] = mapped_column(String(16))  # code | diagnosis
+    answer: Mapped[str] = mapped_column(Text)  # the lines (JSON) or the diagnosis chosen
+    passed: Mapped[bool] = mapped_column(Boolean)
+
+
 class ReviewCard(LearnerRecord, Fingerprinted, Base):
     """One item of a learner's review queue and its spaced-repetition memory (FSRS)."""
 

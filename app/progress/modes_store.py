@@ -11,6 +11,7 @@ from sqlalchemy import BindParameter, bindparam, delete, func, select, update
 from app.progress.base import StoreBase
 from app.progress.models import (
     DrillAttempt,
+    ExerciseAttempt,
     FlashcardRating,
     LessonMode,
     PitfallCheck,
@@ -240,5 +241,6 @@ class ModesRecords(StoreBase):
                 DrillAttempt,
                 FlashcardRating,
                 PitfallCheck,
+                ExerciseAttempt,
             ):
                 connection.execute(delete(model).where(model.learner_id == learner))

@@ -86,6 +86,18 @@ class PitfallRecord:
 
 
 @dataclass(frozen=True)
+class ExerciseRecord:
+    """One exercise: solved (a check passed), the checks made and missed, and the diagnosis
+    given first, if the exercise asks one (None: not yet diagnosed)."""
+
+    solved: bool = False
+    checks: int = 0
+    misses: int = 0
+    diagnosis: str | None = None
+    diagnosed_right: bool = False
+
+
+@dataclass(frozen=True)
 class LessonCounts:
     """Per lesson, across its records: steps done; drills right and pitfalls fixed."""
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import BindParameter, Connection, bindparam, delete, func, select
 
+from app.progress.exercises_store import ExerciseRecords
 from app.progress.lti_store import LtiRecords
 from app.progress.models import (
     Base,
@@ -115,10 +116,10 @@ _LESSON_DONE = (
 _ALL_DONE = select(StepState.lesson, func.count()).where(*_DONE).group_by(StepState.lesson)
 
 
-class ProgressStore(ModesRecords, SharesRecords, LtiRecords):
+class ProgressStore(ModesRecords, ExerciseRecords, SharesRecords, LtiRecords):
     """Steps, predictions, typed values and myth answers (here), the learning modes and the
-    review queue (ModesRecords), shared snippets (SharesRecords), classes and LTI (LtiRecords),
-    connections and learners (StoreBase)."""
+    review queue (ModesRecords), exercises (ExerciseRecords), shared snippets (SharesRecords),
+    classes and LTI (LtiRecords), connections and learners (StoreBase)."""
 
     # --- recording ---------------------------------------------------------------------------
     def record_prediction(

@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
 from app.errors import TooManyNewLearners, raises
+from app.learning.exercises import ExercisePractice
 from app.learning.lessons import LessonAnswers
 from app.learning.practice import Practice
 from app.learning.service import Learning, Page, Writer
@@ -98,7 +99,12 @@ async def _practice(learning: LearningDep, learner: LearnerDep) -> Practice:
     return learning.practice(learner)
 
 
+async def _exercises(learning: LearningDep, learner: LearnerDep) -> ExercisePractice:
+    return learning.exercises(learner)
+
+
 AnswersDep = Annotated[LessonAnswers, Depends(_answers)]
+ExercisesDep = Annotated[ExercisePractice, Depends(_exercises)]
 PracticeDep = Annotated[Practice, Depends(_practice)]
 
 

@@ -88,7 +88,9 @@ async def flashcard_answer(
 
 @router.post(
     "/api/lessons/{slug}/flashcards/{card_id}/rating",
-    responses=responses(UnknownLesson, UnknownFlashcard, AnswerError, *STORE),
+    responses=responses(
+        UnknownLesson, UnknownFlashcard, AnswerError, PredictionNotCommitted, *STORE
+    ),
 )
 async def rate_flashcard(
     slug: str, card_id: str, body: RatingBody, practice: PracticeDep, write: WriterDep

@@ -104,7 +104,7 @@ def test_a_learner_reports_a_problem_and_the_teacher_reads_it(
     learner.get_by_label("Display name").fill("Grace")
     learner.get_by_role("button", name="Join the class").click()
     expect(learner.get_by_role("status")).to_contain_text("You are in")
-    learner.goto(f"{server.url}/lessons/first-steps")
+    learner.goto(f"{server.url}/lessons/first-steps/deep-dive")
     box = learner.locator(".step[data-step='1'] .report-problem")
     box.locator("summary").click()
     box.get_by_label("What is wrong with this question?").fill("<i>The key</i> looks off")

@@ -131,7 +131,7 @@ def test_the_value_question_appears_with_the_commit_without_a_reload(
     page: Page, server: LiveServer, width: int
 ) -> None:
     page.set_viewport_size({"width": width, "height": 900})
-    page.goto(f"{server.url}/lessons/first-steps")
+    page.goto(f"{server.url}/lessons/first-steps/deep-dive")
     step = page.locator(".step[data-step='1']")
     form = step.locator("form.value-prediction")
     expect(step.locator(".choices")).to_be_visible()
@@ -180,7 +180,7 @@ def test_step_by_step_draws_the_value_question_after_the_commit(
 
 
 def test_the_reference_opens_once_the_build_up_is_answered(page: Page, server: LiveServer) -> None:
-    page.goto(f"{server.url}/lessons/first-steps")
+    page.goto(f"{server.url}/lessons/first-steps/deep-dive")
     expect(page.locator("#takeaways, #pitfalls")).to_have_count(0)  # not sent, not hidden
     expect(page.locator("#reference .disclosure-notice")).to_contain_text("Read ahead")
     page.locator(".step[data-step='1']").get_by_label("Guess").check()
@@ -198,7 +198,7 @@ def test_reading_ahead_shows_every_answer(page: Page, server: LiveServer) -> Non
     expect(page).to_have_url(f"{server.url}/lessons/first-steps/cheat-sheet")
     expect(page.locator(".read-ahead-on")).to_be_visible()
     expect(page.locator(".sheet-rules")).to_contain_text("d(x²)/dx = 2x")
-    page.goto(f"{server.url}/lessons/first-steps")
+    page.goto(f"{server.url}/lessons/first-steps/deep-dive")
     expect(page.locator(".step[data-step='1'] .read-ahead-answer")).to_contain_text(
         "tensor([4., 6.])"
     )

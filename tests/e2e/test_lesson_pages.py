@@ -34,7 +34,7 @@ def test_catalog_to_lesson(page: Page, server: LiveServer, shot) -> None:  # typ
 def test_run_edited_code_and_read_grads_in_the_inspector(
     page: Page, server: LiveServer, shot
 ) -> None:  # type: ignore[no-untyped-def]
-    page.goto(f"{server.url}/lessons/second-steps")
+    page.goto(f"{server.url}/lessons/second-steps/deep-dive")
     runnable = ".runnable[data-step='1']"
     replace_code(
         page,
@@ -54,7 +54,7 @@ def test_run_edited_code_and_read_grads_in_the_inspector(
 
 
 def test_ctrl_enter_runs_the_code(page: Page, server: LiveServer) -> None:
-    page.goto(f"{server.url}/lessons/second-steps")
+    page.goto(f"{server.url}/lessons/second-steps/deep-dive")
     runnable = ".runnable[data-step='1']"
     replace_code(page, runnable, "print('from the keyboard')\n")
     page.keyboard.press("Control+Enter")
@@ -62,7 +62,7 @@ def test_ctrl_enter_runs_the_code(page: Page, server: LiveServer) -> None:
 
 
 def test_a_prediction_is_committed_before_the_reveal(page: Page, server: LiveServer, shot) -> None:  # type: ignore[no-untyped-def]
-    page.goto(f"{server.url}/lessons/first-steps")
+    page.goto(f"{server.url}/lessons/first-steps/deep-dive")
     step = page.locator(STEP_1)
     run = step.get_by_role("button", name="Run")
     expect(run).to_be_disabled()  # nothing is revealed before committing
@@ -83,7 +83,7 @@ def test_a_prediction_is_committed_before_the_reveal(page: Page, server: LiveSer
 def test_a_myth_is_graded_with_feedback_in_a_live_region(
     page: Page, server: LiveServer, shot
 ) -> None:  # type: ignore[no-untyped-def]
-    page.goto(f"{server.url}/lessons/first-steps")
+    page.goto(f"{server.url}/lessons/first-steps/deep-dive")
     myth = page.locator(".myth[data-myth='1']")
     status = myth.get_by_role("status")
     expect(status).to_be_empty()
@@ -95,7 +95,7 @@ def test_a_myth_is_graded_with_feedback_in_a_live_region(
 
 
 def test_a_value_prediction_is_checked_element_by_element(page: Page, server: LiveServer) -> None:
-    page.goto(f"{server.url}/lessons/first-steps")
+    page.goto(f"{server.url}/lessons/first-steps/deep-dive")
     page.locator(STEP_1).get_by_label("Guess").check()
     page.locator(STEP_1).get_by_role("button", name="None").click()  # the value comes with it
     form = page.locator("form.value-prediction[data-step='1']")
@@ -112,7 +112,7 @@ def test_a_value_prediction_is_checked_element_by_element(page: Page, server: Li
 
 
 def test_everything_is_kept_after_a_reload(page: Page, server: LiveServer, shot) -> None:  # type: ignore[no-untyped-def]
-    page.goto(f"{server.url}/lessons/first-steps")
+    page.goto(f"{server.url}/lessons/first-steps/deep-dive")
     step = page.locator(STEP_1)
     step.get_by_label("Fairly sure").check()
     step.get_by_role("button", name="tensor([4., 6.])").click()
@@ -136,7 +136,7 @@ def test_everything_is_kept_after_a_reload(page: Page, server: LiveServer, shot)
 def test_a_failing_snippet_highlights_its_line_and_explains(
     page: Page, server: LiveServer, shot
 ) -> None:  # type: ignore[no-untyped-def]
-    page.goto(f"{server.url}/lessons/second-steps")
+    page.goto(f"{server.url}/lessons/second-steps/deep-dive")
     runnable = ".runnable[data-step='1']"
     replace_code(
         page,
@@ -168,7 +168,7 @@ def test_the_playground_runs_code(page: Page, server: LiveServer, shot) -> None:
 
 
 def test_lessons_are_navigable_with_the_keyboard(page: Page, server: LiveServer) -> None:
-    page.goto(f"{server.url}/lessons/first-steps")
+    page.goto(f"{server.url}/lessons/first-steps/deep-dive")
     page.locator("h1").click()
     page.keyboard.press("Alt+Shift+ArrowRight")
     expect(page).to_have_url(f"{server.url}/lessons/second-steps")
@@ -189,7 +189,12 @@ def _no_serious_violations(page: Page) -> None:
 def test_pages_have_no_serious_accessibility_violations(
     page: Page, bundled_server: LiveServer
 ) -> None:
-    for path in ("/", "/lessons/what-is-grad", "/lessons/grad-deep-dive", "/playground"):
+    lessons = (
+        "/lessons/what-is-grad",
+        "/lessons/what-is-grad/deep-dive",
+        "/lessons/grad-deep-dive",
+    )
+    for path in ("/", *lessons, "/playground"):
         page.goto(bundled_server.url + path)
         page.wait_for_load_state("networkidle")
         _no_serious_violations(page)

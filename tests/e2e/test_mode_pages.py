@@ -80,6 +80,7 @@ def test_step_by_step_unlocks_the_next_step_after_a_prediction(
     expect(second).to_be_visible()
     expect(page.locator(".sbs-label")).to_have_text(f"Step 2 of {STEPS}")
     page.goto(f"{bundled_server.url}/lessons/what-is-grad")
+    page.get_by_text("Other ways to study this lesson").click()
     expect(page.get_by_role("link", name=re.compile("Step by step · last used"))).to_be_visible()
 
 
@@ -200,7 +201,7 @@ def test_a_missed_item_appears_in_review_and_leaves_when_answered(
 def test_a_review_item_asks_how_sure_and_its_code_runs_once_answered(
     page: Page, server: LiveServer
 ) -> None:
-    page.goto(f"{server.url}/lessons/first-steps")
+    page.goto(f"{server.url}/lessons/first-steps/deep-dive")
     step = page.locator(".step[data-step='1']")
     step.get_by_label("Certain").check()
     step.get_by_role("button", name="None", exact=True).click()
@@ -251,7 +252,7 @@ def test_flashcards_are_turned_over_and_graded_with_the_keyboard(
 
 
 def test_the_progress_page_draws_calibration(page: Page, server: LiveServer, shot) -> None:  # type: ignore[no-untyped-def]
-    page.goto(f"{server.url}/lessons/first-steps")
+    page.goto(f"{server.url}/lessons/first-steps/deep-dive")
     step = page.locator(".step[data-step='1']")
     step.get_by_label("Certain").check()
     step.get_by_role("button", name="None", exact=True).click()

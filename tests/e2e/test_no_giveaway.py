@@ -32,7 +32,7 @@ def test_no_step_gives_its_answer_away_before_the_commit(
 ) -> None:
     offences: list[str] = []
     for lesson in BUNDLED.lessons:
-        page.goto(f"{bundled_server.url}/lessons/{lesson.slug}")
+        page.goto(f"{bundled_server.url}/lessons/{lesson.slug}/deep-dive")
         for number, step in enumerate(lesson.steps, start=1):
             if step.prediction is None:
                 continue

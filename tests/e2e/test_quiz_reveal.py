@@ -38,7 +38,7 @@ BUSY = json.dumps(
 def test_the_reveal_comes_with_the_commit_and_stays_after_a_reload(
     page: Page, server: LiveServer
 ) -> None:
-    page.goto(f"{server.url}/lessons/first-steps")
+    page.goto(f"{server.url}/lessons/first-steps/deep-dive")
     step = page.locator(STEP_1)
     expect(step).to_contain_text("runs on a sum of squares")  # the setup
     for hidden in ("d(x²)/dx = 2x", "Backward fills leaves.", "A fresh tensor has no gradient"):
@@ -57,7 +57,7 @@ def test_the_reveal_comes_with_the_commit_and_stays_after_a_reload(
 
 
 def test_the_commit_waits_for_a_chosen_confidence(page: Page, server: LiveServer) -> None:
-    page.goto(f"{server.url}/lessons/first-steps")
+    page.goto(f"{server.url}/lessons/first-steps/deep-dive")
     step = page.locator(STEP_1)
     radios = step.locator("fieldset.confidence input[type='radio']")
     expect(radios).to_have_count(3)
@@ -79,7 +79,7 @@ def test_the_commit_waits_for_a_chosen_confidence(page: Page, server: LiveServer
 
 
 def test_keyboard_order_is_the_visible_order(page: Page, server: LiveServer) -> None:
-    page.goto(f"{server.url}/lessons/first-steps")
+    page.goto(f"{server.url}/lessons/first-steps/deep-dive")
     buttons = page.locator(f"{STEP_1} .choices .choice")
     boxes = [buttons.nth(i).bounding_box() for i in range(buttons.count())]
     positions = [(round(b["y"]), b["x"]) for b in boxes if b is not None]
@@ -114,7 +114,7 @@ def test_a_busy_server_is_waited_out_with_a_countdown(
             )
 
     page.route("**/api/run", busy_once)
-    page.goto(f"{server.url}/lessons/second-steps")
+    page.goto(f"{server.url}/lessons/second-steps/deep-dive")
     runnable = page.locator(".runnable[data-step='1']")
     runnable.get_by_role("button", name="Run").click()
     countdown = runnable.locator(".retry-wait")
@@ -133,7 +133,7 @@ def test_cancel_stops_the_wait(page: Page, server: LiveServer) -> None:
             body=BUSY,
         ),
     )
-    page.goto(f"{server.url}/lessons/second-steps")
+    page.goto(f"{server.url}/lessons/second-steps/deep-dive")
     runnable = page.locator(".runnable[data-step='1']")
     runnable.get_by_role("button", name="Run").click()
     runnable.get_by_role("button", name="Cancel").click()
@@ -143,7 +143,7 @@ def test_cancel_stops_the_wait(page: Page, server: LiveServer) -> None:
 def answer_the_build_up(page: Page, url: str) -> None:
     """Commit the fixture lesson's one prediction as this page's learner: its cards and
     pitfalls open (docs/quizzes.md)."""
-    page.goto(f"{url}/lessons/first-steps")  # the learner's cookie
+    page.goto(f"{url}/lessons/first-steps/deep-dive")  # the learner's cookie
     body = {"choice": "tensor([4., 6.])", "confidence": "fairly_sure"}
     assert page.request.post(f"{url}/api/lessons/first-steps/steps/1/prediction", data=body).ok
 
@@ -162,7 +162,7 @@ def test_a_choice_the_step_does_not_have_is_refused_in_words(
     page: Page, server: LiveServer
 ) -> None:
     page.route("**/steps/1/prediction", _altered({"choice": "a choice it does not have"}))
-    page.goto(f"{server.url}/lessons/first-steps")
+    page.goto(f"{server.url}/lessons/first-steps/deep-dive")
     step = page.locator(STEP_1)
     step.get_by_label("Fairly sure").check()
     step.get_by_role("button", name="None", exact=True).click()
@@ -244,7 +244,7 @@ def test_a_named_wrong_value_gets_its_why(page: Page, bundled_server: LiveServer
     assert lesson is not None and lesson.steps[1].prediction is not None
     for width, height in ((1280, 900), (390, 844)):
         page.set_viewport_size({"width": width, "height": height})
-        page.goto(f"{bundled_server.url}/lessons/what-is-grad")
+        page.goto(f"{bundled_server.url}/lessons/what-is-grad/deep-dive")
         step = page.locator(".step[data-step='2']")
         if width == 1280:  # committed once; the reload restores it
             step.get_by_label("Fairly sure").check()

@@ -62,7 +62,7 @@ def test_the_open_page_follows_the_file(
     sandbox_processes = set(child_pids(reload_server.process.pid))
     assert sandbox_processes, "the server started no sandbox"
     lesson = lessons / "first-steps.yaml"
-    page.goto(f"{reload_server.url}/lessons/first-steps")
+    page.goto(f"{reload_server.url}/lessons/first-steps/deep-dive")
     heading = page.get_by_role("heading", level=1)
     expect(heading).to_have_text("First steps with .grad")
 

@@ -107,7 +107,7 @@ def test_share_from_a_lesson_links_back_to_it(
     page.add_init_script(
         "navigator.clipboard.writeText = () => Promise.reject(new Error('denied'));"
     )
-    page.goto(f"{server.url}/lessons/first-steps")
+    page.goto(f"{server.url}/lessons/first-steps/deep-dive")
     cell = "#step-1 section.runnable"
     page.locator(f"{cell} .btn-share").click()  # locked until the prediction is committed
     expect(page.locator(f"{cell} .share-status")).to_contain_text("unlocks once you have answered")

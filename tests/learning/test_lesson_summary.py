@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
+from app.learning.kinds import myth_fingerprint
 from app.learning.lessons import catalog_progress, lesson_summary
-from app.learning.questions import myth_fingerprint
 from app.progress.records import MythRecord
 from tests.catalogs import FIXTURES
 

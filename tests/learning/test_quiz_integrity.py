@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 
-from app.learning.questions import choice_order
+from app.learning.kinds import choice_order
 from app.progress.models import MythAnswer, PredictionAttempt
 from tests.catalogs import LESSON, page_text
 from tests.clock import time_passes

@@ -11,7 +11,14 @@ from tests.catalogs import LESSON, page_text
 
 TAKEAWAY = "Backward fills"  # the fixture's takeaway: reference text
 PITFALL = "backward() needs a scalar"  # the fixture's pitfall root cause
-MODES = ("", "/quick-read", "/step-by-step", "/cheat-sheet", "/code-lab", "/pitfall-fixer")
+MODES = (
+    "/deep-dive",
+    "/quick-read",
+    "/step-by-step",
+    "/cheat-sheet",
+    "/code-lab",
+    "/pitfall-fixer",
+)
 
 
 def _page(client: TestClient, mode: str = "") -> str:

@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 from fastapi.testclient import TestClient
 
 from app.config import BUNDLED_LESSONS
+from app.learning.kinds import MYTH, PREDICTION, Answer
 from app.learning.queue import ReviewQueue
-from app.learning.review_items import Answer
 from app.main import create_app
 from tests.catalogs import BUNDLED, LESSON
 from tests.clock import time_passes
@@ -117,8 +117,8 @@ def test_a_new_miss_of_a_learned_item_is_a_lapse(database_url: str) -> None:
     learner = store.new_learner()
     queue = ReviewQueue(store, catalog, learner)
     now = datetime.now(UTC)
-    queue.note_miss("first-steps", "myth", "1", now)
-    queue.note_miss("first-steps", "myth", "1", now)  # counted once
+    queue.note_miss("first-steps", MYTH, "1", now)
+    queue.note_miss("first-steps", MYTH, "1", now)  # counted once
     (card,) = store.review_cards(learner)
     assert queue.view(now).due == []  # not at once: after the learning step
     now += timedelta(minutes=10)
@@ -128,7 +128,7 @@ def test_a_new_miss_of_a_learned_item_is_a_lapse(database_url: str) -> None:
     assert queue.view(now).due == []
     # Forgotten a day later: back in the queue ten minutes after that miss.
     later = now + timedelta(days=1)
-    queue.note_miss("first-steps", "myth", "1", later)
+    queue.note_miss("first-steps", MYTH, "1", later)
     (card,) = store.review_cards(learner)
     assert queue.view(later).due == []
     assert [item.card.key for item in queue.view(later + timedelta(minutes=10)).due] == ["1"]
@@ -228,7 +228,7 @@ def test_each_return_asks_its_choices_in_a_new_order(database_url: str) -> None:
     learner = store.new_learner()
     queue = ReviewQueue(store, catalog, learner)
     now = datetime.now(UTC)
-    queue.note_miss(slug, "prediction", str(number), now)
+    queue.note_miss(slug, PREDICTION, str(number), now)
     (card,) = store.review_cards(learner)
     orders = set()
     for day in range(1, 11):  # ten returns, each one rescheduling the card

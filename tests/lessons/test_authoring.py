@@ -92,7 +92,19 @@ FILLING = [
     "Rewriting a formula for speed does not change its gradient.",
     "backward() on a vector",
     "backward() needs a single number, so sum the vector first.",
-    "Gradients of cubes follow the power rule.",
+    "The line that fills x.grad",
+    "Write the one line that leaves the slopes of `y` in `x.grad`.",
+    "Compare `x.grad` with the goal: has anything sent a gradient back to it?",
+    "The backward of doubling",
+    "Return the gradient with respect to the input of the doubling.",
+    "Gradcheck compares your backward with finite differences: by what factor do they differ?",
+    "What is wrong with this backward?",
+    "It drops the local slope: the chain rule multiplies `grad_output` by 2.",
+    "Nothing: the sum already gives every element a slope of 1.",
+    "The sum sends 1 to each element, but the doubling multiplies it by 2 on its way to x.",
+    "It drops the local slope: the chain rule multiplies `grad_output` by 2.",
+    "Each node multiplies the gradient it receives by its own derivative; returning it as is skips that.",
+    "Cubes follow the power rule: the gradient of `x ** 3` is `3 * x ** 2`.",
 ]
 
 
@@ -115,7 +127,7 @@ def test_from_an_empty_folder_to_a_checked_lesson(tmp_path: Path, capsys) -> Non
     )
     assert next(answers, None) is None, "the scaffold has fewer TODOs than the filling"
     # ...writes the step's own code and their answer to it, and types no output at all.
-    text = text.replace("y = (x * x).sum()", "y = (x ** 3).sum()")
+    text = text.replace("y = (x * x).sum()", "y = (x ** 3).sum()", 1)
     text = text.replace("      output: |\n        tensor([4., 6.])\n", '      output: ""\n', 1)
     text = text.replace("        x: [4.0, 6.0]\n", "        x:\n", 1)
     text = text.replace("      expected: [4.0, 6.0]\n", "      expected: [12.0, 27.0]\n", 1)

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from app.config import BUNDLED_LESSONS
 from app.lessons.check import check_lesson
 from app.lessons.lint import Finding, lint_catalog
 from app.lessons.loader import parse_yaml
@@ -73,6 +74,7 @@ def cubes(**changes: Any) -> Data:
             "explanation": "3x² at [1, 2].",
         },
         "insight": "Powers bring their exponent down.",
+        "insight_question": "What happens to the exponent when you differentiate a power?",
     }
     data.update(changes)
     return data
@@ -338,6 +340,66 @@ FAULTS: list[tuple[str, Plant, str, str, str]] = [
         "a myth starting 'Can' answers 'yes' 5 times out of 5",
     ),
     (
+        "a myth's reveal states a step's answer",
+        lambda a, b: a["myths"][0].update(
+            reality="It is None until backward; squares of [2, 3] leave tensor([4., 6.])."
+        ),
+        "first-steps",
+        "step 1",
+        "the answer 'tensor([4., 6.])' shows in myth 1's reveal",
+    ),
+    (
+        "a question on what is printed with a choice that the code raises",
+        lambda a, b: step(a)["prediction"]["choices"].append(
+            {"text": "It raises a RuntimeError", "why": "The sum is a scalar: backward() runs."}
+        ),
+        "first-steps",
+        "step 1",
+        "the question asks what is printed, so the choice 'It raises a RuntimeError' is ruled out",
+    ),
+    (
+        "a step far above its lesson's level",
+        lambda a, b: (a.update(level="beginner"), step(a).update(level="advanced")),
+        "first-steps",
+        "step 1",
+        "level advanced in a beginner lesson: a step may be at most 1 level above its lesson",
+    ),
+    (
+        "a takeaway with nothing to blank",
+        lambda a, b: a.update(takeaways=["Gradients accumulate."]),
+        "first-steps",
+        "takeaways[1]",
+        "its flashcard has no place for a blank",
+    ),
+    (
+        "a takeaway whose only code spans are .grad and None",
+        lambda a, b: a.update(takeaways=["Fresh `.grad` is `None`."]),
+        "first-steps",
+        "takeaways[1]",
+        "its flashcard has no place for a blank",
+    ),
+    (
+        "an insight with nothing to blank and no question",
+        lambda a, b: step(a).pop("insight_question"),
+        "first-steps",
+        "steps[1].insight",
+        "give the step an insight_question",
+    ),
+    (
+        "an insight question that states its answer",
+        lambda a, b: step(a).update(insight_question="Why does backward fill leaves?"),
+        "first-steps",
+        "steps[1].insight_question",
+        "the flashcard answers itself",
+    ),
+    (
+        "an insight question that is not a question",
+        lambda a, b: step(a).update(insight_question="Say what backward writes."),
+        "first-steps",
+        "steps[1].insight_question",
+        "must be a question",
+    ),
+    (
         "words with two meanings",
         lambda a, b: step(a).update(explanation="The upstream gradient arrives."),
         "first-steps",
@@ -407,6 +469,14 @@ def test_a_question_naming_every_choice_does_not_leak() -> None:
     assert lint(first, second) == []
 
 
+def test_a_question_that_names_raising_may_offer_it() -> None:
+    first, second = curriculum()
+    prediction = step(first)["prediction"]
+    prediction["choices"].append({"text": "It raises", "why": "The sum is a scalar."})
+    prediction.update(question="What does `x.grad` print, or does the code raise?")
+    assert lint(first, second) == []
+
+
 def test_checking_one_lesson_reports_only_that_lesson() -> None:
     first, second = curriculum()
     step(second).update(explanation="As lesson 1 showed.")
@@ -431,3 +501,136 @@ def test_a_because_that_does_not_print_its_choice_fails(sandbox: SandboxHarness)
     lesson = Lesson.model_validate(first)
     failures = sandbox.call(check_lesson(lesson, sandbox.sandbox.run))
     assert "raised ValueError: no" in str(failures[0])
+
+
+# --- numbers in prose are claims (checked against the real sandbox) ---------------------------
+def claim(says: str, code: str) -> Data:
+    return {"says": says, "code": code}
+
+
+PROSE_FAULTS: list[tuple[str, Plant, str, str]] = [
+    (
+        "a number no snippet gives, in a diagram",
+        lambda a, _: a["mental_model"].update(diagram="x ──► y = x² ──► x.grad = [4, 7]"),
+        "mental_model.diagram",
+        "the number 7 in",
+    ),
+    (
+        "a number written with the wrong sign",
+        lambda a, _: step(a)["prediction"].update(explanation="2x at [2, 3] is [4, -6]."),
+        "steps[1].prediction.explanation",
+        "the number 6 in",
+    ),
+    (
+        "a number no snippet gives, in a step's explanation",
+        lambda a, _: step(a).update(explanation="The slope at 3 is 2 · 3, which is 5."),
+        "steps[1].explanation",
+        "the number 5 in",
+    ),
+    (
+        "algebra with a wrong result",
+        lambda a, _: step(a).update(explanation="The slope is 2·x = 7 at x = 3."),
+        "steps[1].explanation",
+        "the number 7 in",
+    ),
+    (
+        "false arithmetic",
+        lambda a, _: step(a)["prediction"].update(explanation="2x at [2, 3]: 2 · 3 = 7."),
+        "steps[1].prediction.explanation",
+        "the arithmetic '2 · 3 = 7' is false: it gives 6",
+    ),
+    (
+        "false arithmetic with a unicode minus and a fraction",
+        lambda a, _: a["takeaways"].append("The mean of the slopes is (−4 − 6)/2 = −4.5."),
+        "takeaways[2]",
+        "the arithmetic '(−4 − 6)/2 = −4.5' is false: it gives -5",
+    ),
+    (
+        "true arithmetic on an input nothing gives",
+        lambda a, _: step(a)["prediction"].update(explanation="2x at [2, 3.5]: 2 · 3.5 = 7."),
+        "steps[1].prediction.explanation",
+        "the number 3.5 in",
+    ),
+    (
+        "a wrong choice's why states a false number",
+        lambda a, _: step(a)["prediction"]["choices"][0].update(
+            why="A fresh tensor has no gradient, but `backward()` ran and left 9 in it."
+        ),
+        "steps[1].prediction.choices[1].why",
+        "the number 9 in",
+    ),
+    (
+        "a myth's reality states a false number",
+        lambda a, _: a["myths"][0].update(reality="It is None until backward, then 5."),
+        "myths[1].reality",
+        "the number 5 in",
+    ),
+    (
+        "a pitfall's root cause states a false number",
+        lambda a, _: a["pitfalls"][0].update(
+            root_cause="backward() needs a scalar, not 7 of them."
+        ),
+        "pitfalls[1].root_cause",
+        "the number 7 in",
+    ),
+    (
+        "a claim whose code fails",
+        lambda a, _: (
+            a["takeaways"].append("Doubling 2.5 gives 5.5."),
+            a.update(claims=[claim("Doubling 2.5 gives 5.5", "assert 2 * 2.5 == 5.5\n")]),
+        ),
+        "claims[1]",
+        "its code fails (error) AssertionError",
+    ),
+    (
+        "a claim whose words are no longer in the prose",
+        lambda a, _: a.update(claims=[claim("Doubling 2.5 gives 5", "assert 2 * 2.5 == 5\n")]),
+        "claims[1]",
+        "'Doubling 2.5 gives 5' is not in the lesson's prose",
+    ),
+]
+
+
+def checked(sandbox: SandboxHarness, first: Data) -> list[str]:
+    """What `gradlab check` says of the first fixture lesson, run in the real sandbox."""
+    lesson = Lesson.model_validate(first)
+    found: list[Finding] = sandbox.call(check_lesson(lesson, sandbox.sandbox.run))
+    return [f"{f.where}: {f.problem}" for f in found]
+
+
+@pytest.mark.parametrize(
+    ("plant", "where", "problem"),
+    [(plant, where, problem) for _, plant, where, problem in PROSE_FAULTS],
+    ids=[name for name, *_ in PROSE_FAULTS],
+)
+def test_the_check_catches_a_planted_number_in_prose(
+    sandbox: SandboxHarness, plant: Plant, where: str, problem: str
+) -> None:
+    first, second = curriculum()
+    plant(first, second)
+    found = checked(sandbox, first)
+    assert any(f.startswith(where) and problem in f for f in found), "\n".join(found)
+
+
+def test_numbers_a_run_arithmetic_or_a_claim_verifies_pass(sandbox: SandboxHarness) -> None:
+    """Each route verifies: a printed value, written arithmetic, a claim; and what is not a
+    quantity (an ordinal, a release, a format's width, a list marker) is not a claim."""
+    first, _ = curriculum()
+    step(first).update(explanation="The slope at 3 is 2 · 3 = 6, as step 1 prints in torch 2.1.0.")
+    first["mental_model"].update(diagram="x ──► y = x² ──► x.grad = [4, 6]")
+    first["takeaways"] += [
+        "1. A 16-bit float halves 2.5 to 1.25 exactly.",
+        "Slopes: (6 − 4)/2 = 1.",
+    ]
+    first["claims"] = [claim("halves 2.5 to 1.25", "assert 2.5 / 2 == 1.25\n")]
+    assert checked(sandbox, first) == []
+
+
+def test_a_wrong_number_in_a_bundled_diagram_fails(sandbox: SandboxHarness) -> None:
+    data: Data = parse_yaml((BUNDLED_LESSONS / "retain-grad-and-hooks.yaml").read_text())
+    diagram = data["under_the_hood"]["diagram"]
+    assert "y.grad = 40" in diagram
+    assert checked(sandbox, data) == []
+    data["under_the_hood"]["diagram"] = diagram.replace("y.grad = 40", "y.grad = 41")
+    (found,) = checked(sandbox, data)
+    assert found.startswith("under_the_hood.diagram: the number 41 in")

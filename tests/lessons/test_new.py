@@ -69,10 +69,19 @@ def test_new_writes_every_section_of_the_format(tmp_path: Path, capsys) -> None:
     text = path.read_text()
     lesson = load_lesson(path)  # valid as it stands
     assert lesson.slug == "my-lesson"
-    # A choice's `because` is shown commented out: an uncommented one needs real code; so
-    # is a variant's `answer`, which only some variants need.
-    assert _missing_fields(parse_yaml(text)) == ["Choice.because", "Variants.answer"]
+    # A choice's `because` and a claim are shown commented out: they need real code; an
+    # insight's question too: most insights make a cloze card without one; and a variant's
+    # `answer`, which only some variants need.
+    assert _missing_fields(parse_yaml(text)) == [
+        "Step.insight_question",
+        "Choice.because",
+        "Variants.answer",
+        "Claim.says",
+        "Claim.code",
+    ]
+    assert "# insight_question:" in text
     assert "because: |" in text and '`answer: "{grad}"`' in text
+    assert "#   - says:" in text
     for rule in ("give the answer, or its numbers, away", "with a `why`", '"yes" about as often'):
         assert rule in text
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.lessons.behaviour import same_grad
+from app.lessons.cloze import common, shows_elsewhere
 from app.lessons.disclosure import Disclosure
 from app.lessons.schema import Pitfall, Snippet
 from app.lessons.variants import instances
@@ -43,17 +44,32 @@ def test_drills_come_from_declared_grads_or_a_variant_instance() -> None:
         assert ids, f"{catalog_lesson.slug} has no drill"
 
 
-def test_flashcards_hide_a_code_span_or_cut_the_sentence() -> None:
+def test_flashcards_blank_the_idea_or_ask_the_authored_question() -> None:
     lesson = FIXTURES.get("first-steps")
     assert lesson is not None
     cards = lesson_flashcards(lesson)
     assert [card.id for card in cards] == ["takeaway-1", "insight-1"]
-    assert cards[0].cloze == ("Backward fills ", " of leaves.") and cards[0].answer == "`.grad`"
+    # "Backward fills `.grad` of leaves.": `.grad` alone is no idea; the learner completes it.
+    assert cards[0].cloze == ("Backward fills ", "") and cards[0].answer == "`.grad` of leaves."
+    assert cards[0].prompt == "Complete the sentence."
+    assert cards[1].prompt == "**Squares**: Which tensors does backward write a gradient to?"
     assert cards[1].back == "Backward fills leaves." and cards[1].cloze is None
+
+
+def test_no_bundled_card_blanks_a_common_name_or_shows_its_own_answer() -> None:
+    insights = 0
     for catalog_lesson in BUNDLED.lessons:
         for card in lesson_flashcards(catalog_lesson):
-            if card.cloze and card.answer:
-                assert card.cloze[0] + card.answer + card.cloze[1] == card.back
+            assert "key insight" not in card.prompt
+            if card.kind == "insight" and card.cloze is None:
+                insights += 1
+            if card.cloze is None or card.answer is None:
+                continue
+            assert card.cloze[0] + card.answer + card.cloze[1] == card.back
+            assert not common(card.answer), (catalog_lesson.slug, card.id, card.answer)
+            front = f"{card.prompt} {card.cloze[0]} {card.cloze[1]}"
+            assert not shows_elsewhere(card.answer, front), (catalog_lesson.slug, card.id)
+    assert insights >= 10  # the authored insight questions
 
 
 def _declared_run(snippet: Snippet) -> RunResult:

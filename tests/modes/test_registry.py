@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 from app.learning.mode_pages import ModeRequest
 from app.learning.registry import Mode, register, unregister
 from app.main import create_app
+from tests.catalogs import FIXTURES
 from tests.conftest import make_settings
 
 
@@ -50,4 +51,19 @@ def test_every_mode_names_its_template_and_script() -> None:
 
     for mode in MODES:
         assert (TEMPLATES_DIR / mode.template).is_file(), mode.slug
-        assert mode.script is None or (STATIC_DIR / "js" / mode.script).is_file()
+        assert (STATIC_DIR / "js" / mode.script).is_file(), mode.slug
+
+
+def test_a_mode_page_loads_the_script_its_mode_declares(throwaway: Mode) -> None:
+    from app.learning.registry import MODES
+
+    lesson = FIXTURES.lessons[0]
+    with TestClient(create_app(make_settings())) as client:
+        for mode in MODES:
+            page = client.get(f"/lessons/{lesson.slug}/{mode.slug}").text
+            assert page.count(f'/static/js/{mode.script}"') == 1, mode.slug
+            assert ("/static/vendor/codemirror.js" in page) == mode.editor, mode.slug
+            for kind in mode.asks:  # and its header says what it asks of this lesson
+                header = page.split('class="lesson-header"')[1].split("</header>")[0]
+                asked = kind.count_in(lesson) > 0
+                assert (kind.plural in header) == asked, (mode.slug, kind.name)

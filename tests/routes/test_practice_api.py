@@ -61,7 +61,7 @@ def test_a_flashcard_is_turned_over_and_rated(client: TestClient) -> None:
     back = client.get(f"{LESSON}/flashcards/takeaway-1").json()
     assert back == {
         "back_html": "<p>Backward fills <code>.grad</code> of leaves.</p>\n",
-        "answer_html": "<code>.grad</code>",
+        "answer_html": "<code>.grad</code> of leaves.",
     }
     good = client.post(f"{LESSON}/flashcards/insight-1/rating", json={"rating": "good"}).json()
     assert good == {"queued": False, "due_count": 0}

@@ -21,10 +21,16 @@ import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from app.learning.kinds import (
+    MYTH,
+    PREDICTION,
+    QuestionKind,
+    myth_fingerprint,
+    prediction_fingerprint,
+)
 from app.learning.lti import claims as c
 from app.learning.lti.platform_http import PlatformError, post_json
 from app.learning.lti.tokens import PlatformTokens
-from app.learning.questions import myth_fingerprint, prediction_fingerprint
 from app.lessons.schema import Lesson
 from app.progress.models import MythAnswer, PredictionAttempt
 from app.progress.store import ProgressStore
@@ -45,15 +51,18 @@ class LessonScore:
 def lesson_score(store: ProgressStore, learner: str, lesson: Lesson) -> LessonScore:
     """First-try results on today's version of each question of the lesson."""
     current = {
-        ("p", n): prediction_fingerprint(step.prediction)
+        (PREDICTION, n): prediction_fingerprint(step.prediction)
         for n, step in enumerate(lesson.steps, start=1)
         if step.prediction is not None
     }
-    current.update({("m", n): myth_fingerprint(m) for n, m in enumerate(lesson.myths, start=1)})
-    first: dict[tuple[str, int], bool] = {}
-    for kind, model, number in (("p", PredictionAttempt, "step"), ("m", MythAnswer, "myth")):
+    current.update({(MYTH, n): myth_fingerprint(m) for n, m in enumerate(lesson.myths, start=1)})
+    first: dict[tuple[QuestionKind, int], bool] = {}
+    for kind, model, number in (
+        (PREDICTION, PredictionAttempt, PredictionAttempt.step),
+        (MYTH, MythAnswer, MythAnswer.myth),
+    ):
         for row in store.lesson_rows(model, learner, lesson.slug):  # oldest first
-            key = (kind, getattr(row, number))
+            key = (kind, getattr(row, number.key))
             if current.get(key) == row.fingerprint and key not in first:
                 # An answer given after reading the lesson ahead counts as answered, not right.
                 first[key] = bool(row.correct) and not row.seen_answers

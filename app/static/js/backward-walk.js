@@ -10,7 +10,7 @@
 // Importing this module has no side effect.
 
 import {layeredLayout} from "./graph-layout.js";
-import {formatTensorValue} from "./inspector.js";
+import {formatTensorValue, knownTerms} from "./inspector.js";
 import {el, shorten, svg} from "./util.js";
 
 const CHAR_WIDTH = 7.4;   // px per char of 12.5px monospace
@@ -209,7 +209,10 @@ function renderCall(host, call, uid) {
     say(`torch.autograd.grad returns the gradients instead of adding them into .grad: ${call.inputs
       .map((i) => `${i.name ?? "input"} → ${previewText(i.result)}`).join(", ")}.`);
   }
-  say(`retain_graph=${call.retain_graph ? "True" : "False"}, create_graph=${call.create_graph ? "True" : "False"}.`);
+  // retain_graph is named once a lesson has taught it (inspector.js knownTerms).
+  const retain = knownTerms(document.querySelector("[data-known-terms]")).has("retain_graph")
+    ? `retain_graph=${call.retain_graph ? "True" : "False"}, ` : "";
+  say(`${retain}create_graph=${call.create_graph ? "True" : "False"}.`);
   if (call.error) say(`This call raised ${call.error}: the walk shows the nodes that ran before it.`);
   if (call.note) say(call.note);
 

@@ -2,6 +2,7 @@
 //
 //   renderInspector(container, tensors, backward)  fills `container` with the table
 //   formatTensorValue(value, {dtype})    torch-like compact text for a value
+//   knownTerms(node)                     the autograd terms the learner has been taught
 
 const INTEGER_DTYPE = /int|long|short|uint|byte/i;
 const BOOL_DTYPE = /bool/i;
@@ -68,13 +69,33 @@ export function countElements(value) {
   return flatten(value).length;
 }
 
+// Terms a lesson teaches: until then the inspector leaves out their columns and notes. A lesson
+// page names the terms its learner knows in `data-known-terms` (the server decides, from the
+// path and the learner's progress: app/learning/jargon.py); a page without it knows them all.
+export const TERMS = ["is_leaf", "grad_fn", "retain_grad", "retain_graph"];
+let showingAll = false; // "Show all columns" was pressed on this page
+
+/** The terms known where `node` is (a Set). */
+export function knownTerms(node) {
+  const holder = node?.closest?.("[data-known-terms]");
+  if (!holder || showingAll) return new Set(TERMS);
+  return new Set(holder.dataset.knownTerms.split(/\s+/).filter((term) => TERMS.includes(term)));
+}
+
+function notALeaf(known) {
+  if (known.has("retain_grad")) return "not a leaf: call .retain_grad() before backward()";
+  if (known.has("is_leaf")) return "not a leaf: autograd keeps .grad only on leaves";
+  return "computed from other tensors: autograd keeps .grad only on the tensors you made";
+}
+
 /**
  * Why torch holds None for this tensor's .grad, in learner's words, from what the run really
- * did: `calls` are the run's recorded backward calls (`backward.calls` of POST /api/run).
+ * did: `calls` are the run's recorded backward calls (`backward.calls` of POST /api/run), and
+ * `known` the terms the note may use.
  */
-export function whyGradIsNone(tensor, calls = []) {
+export function whyGradIsNone(tensor, calls = [], known = new Set(TERMS)) {
   if (!tensor.requires_grad) return "requires_grad is False: autograd does not track it";
-  if (!tensor.is_leaf) return "not a leaf: call .retain_grad() before backward()";
+  if (!tensor.is_leaf) return notALeaf(known);
   const filled = calls.some((call) => (call.grads || []).some(
     (change) => change.name === tensor.name && change.after !== null && change.after !== undefined));
   if (filled) return "a backward() filled it, then it was cleared (opt.zero_grad() or .grad = None)";
@@ -118,11 +139,11 @@ function valueCell(tensor) {
   return cell;
 }
 
-function gradCell(tensor, calls) {
+function gradCell(tensor, calls, known) {
   if (tensor.grad === null || tensor.grad === undefined) {
     return el("td", {class: "inspector-grad inspector-grad--none"},
       el("code", {class: "grad-none"}, "None"), " ",
-      el("span", {class: "grad-none-why"}, whyGradIsNone(tensor, calls)));
+      el("span", {class: "grad-none-why"}, whyGradIsNone(tensor, calls, known)));
   }
   const cell = el("td", {class: "inspector-grad"},
     el("code", {}, formatTensorValue(tensor.grad, {dtype: tensor.dtype})));
@@ -133,6 +154,18 @@ function gradCell(tensor, calls) {
 
 // `.grad` right after the name: the column the inspector is for is never the one cut off.
 const COLUMNS = ["name", ".grad", "value", "shape", "dtype", "requires_grad", "is_leaf", "grad_fn"];
+const TERM_COLUMNS = ["is_leaf", "grad_fn"];
+
+function showAllButton(hidden, redraw) {
+  const button = el("button", {type: "button", class: "btn inspector-show-all"},
+    `Show all columns (${hidden.join(", ")})`);
+  button.addEventListener("click", () => {
+    showingAll = true;
+    redraw();
+  });
+  return el("p", {class: "inspector-more"}, button,
+    el("span", {class: "muted"}, " The path explains them later."));
+}
 
 /**
  * Fill `container` with the .grad inspector for `tensors` (the `tensors`
@@ -142,6 +175,9 @@ const COLUMNS = ["name", ".grad", "value", "shape", "dtype", "requires_grad", "i
  */
 export function renderInspector(container, tensors, backward = null) {
   const calls = Array.isArray(backward?.calls) ? backward.calls : [];
+  const known = knownTerms(container);
+  const hidden = TERM_COLUMNS.filter((column) => !known.has(column));
+  const columns = COLUMNS.filter((column) => !hidden.includes(column));
   container.replaceChildren();
   if (!Array.isArray(tensors) || tensors.length === 0) {
     container.append(el("p", {class: "inspector-empty"},
@@ -153,7 +189,7 @@ export function renderInspector(container, tensors, backward = null) {
   const table = el("table", {class: "inspector-table"},
     el("caption", {id: captionId}, ".grad inspector"));
   const headRow = el("tr");
-  for (const column of COLUMNS) {
+  for (const column of columns) {
     // The long header may break after its underscore when space is short.
     const th = el("th", {scope: "col"}, column);
     if (column === "requires_grad") th.replaceChildren("requires_", document.createElement("wbr"), "grad");
@@ -166,16 +202,16 @@ export function renderInspector(container, tensors, backward = null) {
     const row = el("tr", {class: tensor.is_leaf && tensor.requires_grad ? "inspector-row--leaf" : null});
     row.append(
       el("th", {scope: "row"}, el("code", {}, String(tensor.name))),
-      gradCell(tensor, calls),
+      gradCell(tensor, calls, known),
       valueCell(tensor),
       el("td", {}, el("code", {title: Array.isArray(tensor.shape) && tensor.shape.length === 0
         ? "0-dimensional: a scalar tensor" : null}, formatShape(tensor.shape))),
       // "float32" rather than "torch.float32": the column says what it is.
       el("td", {}, el("code", {title: tensor.dtype ?? null}, String(tensor.dtype ?? "?").replace(/^torch\./, ""))),
       el("td", {}, pythonBool(tensor.requires_grad)),
-      el("td", {}, pythonBool(tensor.is_leaf)),
-      el("td", {}, el("code", {}, tensor.grad_fn ?? "None")),
     );
+    if (known.has("is_leaf")) row.append(el("td", {}, pythonBool(tensor.is_leaf)));
+    if (known.has("grad_fn")) row.append(el("td", {}, el("code", {}, tensor.grad_fn ?? "None")));
     body.append(row);
   }
   table.append(body);
@@ -183,5 +219,11 @@ export function renderInspector(container, tensors, backward = null) {
   // A scrollable region must be reachable by keyboard to be scrollable by it.
   container.append(el("div", {class: "inspector-scroll", role: "region", tabindex: "0",
     "aria-labelledby": captionId}, table));
+  if (hidden.length) {
+    container.append(showAllButton(hidden, () => {
+      renderInspector(container, tensors, backward);
+      container.querySelector(".inspector-scroll").focus();
+    }));
+  }
 }
 renderInspector.count = 0;

@@ -17,12 +17,9 @@
 // with textContent.
 
 import {createSaver} from "./code-saver.js";
-import {createOutput, withInlineCode} from "./run-output.js";
+import {createOutput} from "./run-output.js";
 import {requestRun, runFailureText} from "./run-request.js";
-import {apiFetch, el, networkMessage, uid} from "./util.js";
-
-// Kept for the modules that import them from here.
-export {apiFetch, el, networkMessage, withInlineCode};
+import {el, networkMessage, uid} from "./util.js";
 
 const EDITOR_WAIT_MS = 4000;
 const controllers = new WeakMap();

@@ -15,8 +15,9 @@
 //   apiFetch(url, {method, body})    -> {ok, status, data, detail, headers}; never throws
 //   postJson(url, body, options)     apiFetch with POST; waits out a 503 or 429 with Retry-After
 //   networkMessage(response, what)   a sentence for a failed request
-//   chosenConfidence(root)           the confidence radio checked in root, or null (no default)
-//   askForConfidence(root, feedback) say that a confidence comes first, and focus its radios
+//   focusTarget(node)                focus a heading or region without a visible jump
+//
+// Answers to questions go through widgets/answer.js (it builds on postJson).
 
 let uidCounter = 0;
 
@@ -53,6 +54,13 @@ export function parts(root, block, ...names) {
 export function uid(prefix) {
   uidCounter += 1;
   return `${prefix}-${uidCounter}`;
+}
+
+export function focusTarget(node) {
+  if (!node) return;
+  if (!node.hasAttribute("tabindex")) node.setAttribute("tabindex", "-1");
+  node.focus({preventScroll: true});
+  node.scrollIntoView({block: "nearest", behavior: "smooth"});
 }
 
 export function ensureStop(text) {
@@ -184,7 +192,7 @@ export function waitWithCountdown(host, seconds, what = "The server is busy") {
 }
 
 /**
- * POST JSON, the one error path of every page: the answer of apiFetch. A 503 or 429 that says
+ * POST JSON, the one error path of every page (answers: widgets/answer.js): the answer of apiFetch. A 503 or 429 that says
  * when to come back (Retry-After: a run refused while the server is busy, or while this learner
  * has as many runs going as they may) is waited out by itself with a visible countdown and a
  * Cancel button in `waitHost`, then tried again.
@@ -217,39 +225,4 @@ export function networkMessage(response, what = "The request") {
   if (response.status >= 500) return `${what} failed: the server had a problem (HTTP ${response.status}).${detail}`;
   if (detail) return `${what} was refused.${detail}`;
   return `${what} failed (HTTP ${response.status}).`;
-}
-
-/**
- * POST an answer while `holder` is marked busy. On failure the reason goes into `feedback`
- * (data-result="error") and the promise resolves null; otherwise it resolves the JSON answer.
- */
-export async function sendAnswer({holder, feedback, what, url, body, waitHost = null, timeoutMs}) {
-  holder.setAttribute("aria-busy", "true");
-  const response = await postJson(url, body, {waitHost, timeoutMs});
-  holder.removeAttribute("aria-busy");
-  if (response.ok && response.data) return response.data;
-  feedback.dataset.result = "error";
-  feedback.replaceChildren(el("p", {class: "feedback-error"}, networkMessage(response, what)));
-  return null;
-}
-
-// ---- Confidence: the learner chooses, there is no default -------------------------------------
-
-export function chosenConfidence(root) {
-  return root.querySelector("fieldset.confidence input[type='radio']:checked")?.value ?? null;
-}
-
-/** A commit waits for a chosen confidence: say so in `feedback`, and put focus on the radios.
- *  The message goes as soon as one is chosen. */
-export function askForConfidence(root, feedback) {
-  const fieldset = root.querySelector("fieldset.confidence");
-  feedback.dataset.result = "error";
-  feedback.replaceChildren(el("p", {class: "feedback-error"},
-    "First say how sure you are: Guess, Fairly sure or Certain. Then answer."));
-  fieldset?.addEventListener("change", () => {
-    if (feedback.dataset.result !== "error") return;
-    feedback.replaceChildren();
-    delete feedback.dataset.result;
-  }, {once: true});
-  fieldset?.querySelector("input[type='radio']")?.focus();
 }

@@ -1,5 +1,5 @@
-// Feedback on a typed .grad value, graded by the server, shared by the lesson page, the drills
-// and the review queue.
+// Feedback on a typed .grad value, graded by the server, drawn by the value widget
+// (widgets/value.js) on the lesson page, the drills and the review queue.
 //
 //   renderValueFeedback(box, result, {tensor, revealed, typed, extra})
 //     result: {correct, parsed, problem, shape_ok, expected_shape, your_shape, elements,
@@ -9,13 +9,14 @@
 
 import {el, ensureStop, setServerHtml} from "./util.js";
 import {formatTensorValue} from "./inspector.js";
+import {showVerdict} from "./widgets/answer.js";
 
 export {ensureStop, setServerHtml};
 
 /** An empty value answer: say what to type and put the learner back in the field. */
 export function askForValue(feedback, input) {
-  feedback.dataset.result = "wrong";
-  feedback.replaceChildren(el("p", {class: "value-problem"}, "Type a value first, for example ",
+  showVerdict(feedback, "wrong");
+  feedback.append(el("p", {class: "value-problem"}, "Type a value first, for example ",
     el("code", {}, "4.0"), " or ", el("code", {}, "[4, 6]"), "."));
   if (input) {
     input.setAttribute("aria-invalid", "true");
@@ -37,12 +38,10 @@ let summaries = 0;
  * explanation when the server sent them (after a right answer or "Show answer").
  */
 export function renderValueFeedback(box, result, {tensor = "", revealed = false, typed = true, extra = null} = {}) {
-  box.replaceChildren();
   const correct = Boolean(result.correct);
-  box.dataset.result = correct ? "right" : (revealed ? "revealed" : "wrong");
   let title = correct ? "Right." : "Not yet.";
   if (revealed && !correct) title = typed ? "Not yet. Here is the answer." : "Here is the answer.";
-  box.append(el("p", {class: "feedback-title"}, title));
+  showVerdict(box, correct ? "right" : (revealed ? "revealed" : "wrong"), title);
 
   const elements = Array.isArray(result.elements) ? result.elements : [];
   if (typed && result.parsed === false) {

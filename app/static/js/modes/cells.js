@@ -2,8 +2,8 @@
 // cell (runnable.js). Cells of build-up steps keep the learner's edits, shared with the deep
 // dive; the others (myth demos, pitfalls) start from the lesson's code each time.
 
-import {apiFetch, mountRunnable} from "../runnable.js";
-import {lessonUrl} from "../util.js";
+import {mountRunnable} from "../runnable.js";
+import {apiFetch, lessonUrl} from "../util.js";
 
 export async function initCells(article) {
   const slug = article.dataset.lesson;

@@ -3,8 +3,8 @@
 // once every gradient of that code was answered (right, or shown).
 
 import {mountRunnable} from "../runnable.js";
-import {askForValue} from "../value-feedback.js";
-import {el, lessonUrl, renderValueFeedback, sendAnswer} from "./common.js";
+import {el, lessonUrl} from "../util.js";
+import {mountValue} from "../widgets/value.js";
 
 function initGroup(group, slug, score) {
   const controller = mountRunnable(group.querySelector("section.runnable"),
@@ -17,50 +17,23 @@ function initGroup(group, slug, score) {
   };
 
   for (const drill of drills) {
-    const form = drill.querySelector("form");
-    const input = form.querySelector("input[name='value']");
-    const feedback = form.querySelector(".value-feedback");
-    const showAnswer = form.querySelector(".show-answer");
-    feedback.id ||= `drill-feedback-${drill.dataset.drill}`;
-    input.setAttribute("aria-describedby", feedback.id);
-    let busy = false;
-
-    const send = async (reveal) => {
-      if (busy) return;
-      const value = input.value.trim();
-      if (!reveal && !value) {
-        askForValue(feedback, input);
-        return;
-      }
-      busy = true;
-      const result = await sendAnswer({
-        holder: form, feedback, what: reveal ? "Fetching the answer" : "Checking your value",
-        url: lessonUrl(slug, "drills", drill.dataset.drill, "answer"), body: {value, reveal},
-      });
-      busy = false;
-      if (!result) return;
-      const queued = result.queued
+    mountValue(drill.querySelector("form"), {
+      url: lessonUrl(slug, "drills", drill.dataset.drill, "answer"),
+      tensor: drill.dataset.tensor,
+      extra: (result) => (result.queued
         ? el("p", {class: "feedback-meta"}, "It is in your ", el("a", {href: "/review"}, "review queue"), " for later.")
-        : null;
-      renderValueFeedback(feedback, result, {tensor: drill.dataset.tensor, revealed: reveal, typed: value !== "", extra: queued});
-      if (result.correct) {
-        input.removeAttribute("aria-invalid");
-        if (drill.dataset.correct !== "true") score.add(drill.dataset.drill);
-        drill.dataset.correct = "true";
-      } else if (result.parsed !== false || reveal) {
-        input.setAttribute("aria-invalid", String(!reveal));
-      }
-      if (result.correct || reveal) {
-        drill.dataset.done = "true";
-        unlockIfDone();
-      }
-    };
-    form.addEventListener("submit", (event) => {
-      event.preventDefault();
-      send(false);
+        : null),
+      onAnswer: (result, {reveal}) => {
+        if (result?.correct) {
+          if (drill.dataset.correct !== "true") score.add(drill.dataset.drill);
+          drill.dataset.correct = "true";
+        }
+        if (result?.correct || reveal) {
+          drill.dataset.done = "true";
+          unlockIfDone();
+        }
+      },
     });
-    showAnswer.addEventListener("click", () => send(true));
-    input.addEventListener("input", () => input.removeAttribute("aria-invalid"));
   }
 }
 

@@ -1,19 +1,12 @@
 // Myth busters: the lesson's myths as a quiz round. One myth at a time, a short verdict after
 // each answer, then the score and the reasons behind the ones missed. Answers go to the same
-// endpoint as the deep dive's myths (they are stored, and misses enter the review queue).
+// endpoint through the same widget as the deep dive's myths (widgets/yes-no.js: they are
+// stored, and misses enter the review queue).
 
-import {renderMythReveal} from "../reveals.js";
-import {capitalise, el, focusTarget, lessonUrl, sendAnswer} from "./common.js";
+import {el, focusTarget, lessonUrl} from "../util.js";
+import {mountYesNo, mythExplanation} from "../widgets/yes-no.js";
 
-function explanation(entry, myth) {
-  const box = el("div", {class: "quiz-explanation"});
-  const question = myth.querySelector(".myth-question")?.cloneNode(true);
-  if (question) {
-    question.removeAttribute("id");
-    box.append(question);
-  }
-  return renderMythReveal(box, entry.reveal, {mine: entry.mine});
-}
+const explanation = (entry, myth) => mythExplanation(myth, entry.reveal, entry.mine);
 
 export function initQuiz(quiz, slug) {
   const myths = [...quiz.querySelectorAll(".quiz-myth")];
@@ -21,17 +14,6 @@ export function initQuiz(quiz, slug) {
   const result = quiz.querySelector(".quiz-result");
   let answers = [];
   let index = 0;
-
-  const reset = (myth) => {
-    for (const button of myth.querySelectorAll(".myth-answer")) {
-      button.disabled = false;
-      button.removeAttribute("aria-pressed");
-    }
-    const feedback = myth.querySelector(".quiz-feedback");
-    feedback.replaceChildren();
-    delete feedback.dataset.result;
-    myth.querySelector(".quiz-next").hidden = true;
-  };
 
   const show = (i, focus = true) => {
     index = i;
@@ -65,45 +47,30 @@ export function initQuiz(quiz, slug) {
     focusTarget(result.querySelector("h2"));
   };
 
+  const widgets = [];
   const start = () => {
     answers = [];
-    myths.forEach(reset);
+    for (const widget of widgets) widget.reset();
+    for (const myth of myths) myth.querySelector(".quiz-next").hidden = true;
     show(0, false);
   };
 
   myths.forEach((myth, i) => {
     const number = Number(myth.dataset.myth);
-    const feedback = myth.querySelector(".quiz-feedback");
     const nextButton = myth.querySelector(".quiz-next");
-    const buttons = [...myth.querySelectorAll(".myth-answer")];
-    let busy = false;
-    for (const button of buttons) {
-      button.addEventListener("click", async () => {
-        if (busy || button.disabled) return;
-        busy = true;
-        const mine = button.dataset.answer;
-        const reveal = await sendAnswer({
-          holder: myth, feedback, what: "Checking your answer",
-          url: lessonUrl(slug, "myths", String(number), "answer"), body: {answer: mine},
-        });
-        busy = false;
+    widgets.push(mountYesNo(myth, {
+      feedback: myth.querySelector(".quiz-feedback"),
+      url: lessonUrl(slug, "myths", String(number), "answer"),
+      verdict: "brief",
+      onAnswer: (reveal, {mine}) => {
         if (!reveal) return;
         answers = answers.filter((entry) => entry.number !== number);
         answers.push({number, mine, correct: reveal.correct, reveal});
         answers.sort((a, b) => a.number - b.number);
-        for (const other of buttons) {
-          other.disabled = true;
-          other.setAttribute("aria-pressed", String(other === button));
-        }
-        feedback.dataset.result = reveal.correct ? "right" : "wrong";
-        feedback.replaceChildren(el("p", {class: "feedback-title"},
-          reveal.correct ? "Right." : "Not quite.",
-          " ", el("span", {class: "feedback-calibration"}, `The answer is ${capitalise(reveal.answer)}.`)));
-        if (!reveal.correct) feedback.append(el("p", {class: "feedback-meta"}, "Why comes with your score."));
         nextButton.hidden = false;
         nextButton.focus();
-      });
-    }
+      },
+    }));
     nextButton.addEventListener("click", () => (i + 1 < myths.length ? show(i + 1) : finish()));
   });
   quiz.querySelector(".quiz-again").addEventListener("click", () => {

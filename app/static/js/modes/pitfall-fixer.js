@@ -3,7 +3,8 @@
 // ladder of three hints, and "Show the fix", are fetched only when asked for.
 
 import {mountRunnable} from "../runnable.js";
-import {apiFetch, el, focusTarget, lessonUrl, networkMessage, parts, sendAnswer, setServerHtml} from "./common.js";
+import {apiFetch, el, focusTarget, lessonUrl, networkMessage, parts, setServerHtml} from "../util.js";
+import {sendAnswer, showProblem, showVerdict} from "../widgets/answer.js";
 
 const HINT_LEVELS = 3;
 
@@ -29,27 +30,28 @@ function initFixer(fixer, slug) {
   checkButton.addEventListener("click", async () => {
     if (checking) return;
     checking = true;
-    verdict.dataset.result = "pending";
-    verdict.replaceChildren(el("p", {class: "feedback-meta"}, "Running your code…"));
+    showVerdict(verdict, "pending");
+    verdict.append(el("p", {class: "feedback-meta"}, "Running your code…"));
     await controller.ready;
-    const result = await sendAnswer({
+    const sent = await sendAnswer({
       holder: checkButton, feedback: verdict, what: "Checking your fix", waitHost: verdict,
       url: lessonUrl(slug, "pitfalls", number, "check"), body: {code: controller.getCode()},
       timeoutMs: 90_000,
     });
     checking = false;
-    if (!result) return;
-    verdict.dataset.result = result.passed ? "right" : "wrong";
+    if (!sent || !sent.data) return;
+    const result = sent.data;
     if (result.passed) {
       fixer.dataset.fixed = "true";
-      verdict.replaceChildren(el("p", {class: "feedback-title"}, "Fixed!"),
-        el("p", {class: "feedback-meta"}, "It runs and behaves exactly like the corrected code."));
+      showVerdict(verdict, "right", "Fixed!");
+      verdict.append(el("p", {class: "feedback-meta"}, "It runs and behaves exactly like the corrected code."));
       return;
     }
     const list = el("ul", {class: "fixer-reasons"});
     for (const html of result.reasons_html || []) list.append(setServerHtml(el("li"), html));
     const hint = result.result?.error?.hint;
-    verdict.replaceChildren(el("p", {class: "feedback-title"}, "Not yet."), list);
+    showVerdict(verdict, "wrong", "Not yet.");
+    verdict.append(list);
     if (hint) verdict.append(el("p", {class: "feedback-meta"}, hint));
   });
 
@@ -60,8 +62,7 @@ function initFixer(fixer, slug) {
     const response = await apiFetch(lessonUrl(slug, "pitfalls", number, "hints", String(level)));
     hintButton.removeAttribute("aria-busy");
     if (!response.ok || !response.data) {
-      verdict.dataset.result = "error";
-      verdict.replaceChildren(el("p", {class: "feedback-error"}, networkMessage(response, "Fetching the hint")));
+      showProblem(verdict, networkMessage(response, "Fetching the hint"));
       return;
     }
     hintsShown = level;
@@ -87,8 +88,7 @@ function initFixer(fixer, slug) {
   showButton.addEventListener("click", async () => {
     const response = await apiFetch(lessonUrl(slug, "pitfalls", number, "fix"));
     if (!response.ok || !response.data) {
-      verdict.dataset.result = "error";
-      verdict.replaceChildren(el("p", {class: "feedback-error"}, networkMessage(response, "Fetching the fix")));
+      showProblem(verdict, networkMessage(response, "Fetching the fix"));
       return;
     }
     const fix = response.data;

@@ -1,36 +1,14 @@
-// The review page: one sitting of due items, one at a time. Each answer is graded by the server
-// and the item rescheduled (FSRS): right answers leave today's queue, wrong ones come back
+// The review page: one sitting of due items, one at a time. Each item is answered through its
+// question widget (widgets/registry.js picks it by the item's data-widget), graded by the
+// server and rescheduled (FSRS): right answers leave today's queue, wrong ones come back
 // shortly. An item's code can be run once it is answered.
 
-import {turnOver} from "./flashcards.js";
 import {mountRunnable} from "../runnable.js";
-import {renderMythReveal, renderPredictionReveal, renderStepReveal} from "../reveals.js";
-import {apiFetch, askForConfidence, chosenConfidence, el, focusTarget, networkMessage, plural, postJson, renderValueFeedback} from "./common.js";
+import {apiFetch, el, focusTarget, plural} from "../util.js";
+import {widgetFor} from "../widgets/registry.js";
 
-function renderOutcome(item, feedback, data, given) {
-  const reveal = data.reveal || {};
-  const kind = item.dataset.kind;
-  feedback.replaceChildren();
-  feedback.dataset.result = data.correct ? "right" : "wrong";
-  if (kind === "drill") {
-    renderValueFeedback(feedback, {...reveal, correct: data.correct}, {tensor: item.dataset.tensor, revealed: !data.correct});
-  } else if (kind === "flashcard") {
-    feedback.append(el("p", {class: "feedback-title"}, `Rated ${given}.`));
-  } else {
-    feedback.append(el("p", {class: "feedback-title"}, data.correct ? "Right." : "Not quite."));
-    if (kind === "prediction") {
-      renderPredictionReveal(feedback, reveal, item);
-      const step = el("div", {class: "step-reveal"});
-      feedback.append(step);
-      renderStepReveal(step, reveal.step);
-    } else {
-      renderMythReveal(feedback, reveal);
-    }
-  }
-  feedback.append(el("p", {class: "review-when"}, data.correct
-    ? `Well done: it comes back ${data.comes_back}.`
-    : `It comes back ${data.comes_back}.`));
-}
+/** A review answer ({graded, correct, reveal, comes_back, due_count}) as a widget reads it. */
+const readReview = (data) => ({...(data.reveal || {}), correct: data.correct, graded: data.graded});
 
 export function initReview(root) {
   const items = [...root.querySelectorAll(".review-item")];
@@ -66,100 +44,35 @@ export function initReview(root) {
     const feedback = item.querySelector(".review-feedback");
     const next = item.querySelector(".review-next");
     if (i === items.length - 1) next.textContent = "Finish";
-    let busy = false;
-    let answered = false;
-
-    const fieldset = item.querySelector("fieldset.confidence");
     // The item's code runs once it is answered (its output would answer it before).
     const cell = item.querySelector("section.runnable");
     const code = cell ? mountRunnable(cell, {lesson: null, step: null, save: false,
       lockText: "Answer first, then run this code."}) : null;
-    const send = async (body, controls, label) => {
-      if (busy || answered) return false;
-      if (fieldset) { // every kind but a flashcard asks how sure, with no default
-        const confidence = chosenConfidence(item);
-        if (!confidence) {
-          askForConfidence(item, feedback);
-          return false;
-        }
-        body = {...body, confidence};
-      }
-      busy = true;
-      item.setAttribute("aria-busy", "true");
-      const response = await postJson(`/api/review/${item.dataset.id}/answer`, body);
-      item.removeAttribute("aria-busy");
-      busy = false;
-      if (response.status === 409) {
-        answered = true;
-        code?.setLocked(false);
-        feedback.replaceChildren(el("p", {class: "feedback-meta"}, "You answered this one already."));
-        next.hidden = false;
-        next.focus();
-        return;
-      }
-      if (!response.ok || !response.data) {
-        feedback.dataset.result = "error";
-        feedback.replaceChildren(el("p", {class: "feedback-error"}, networkMessage(response, "Checking your answer")));
-        return;
-      }
-      const data = response.data;
-      if (!data.graded) { // a typed value that could not be read: nothing counted, type again
-        renderValueFeedback(feedback, {...data.reveal, correct: false}, {tensor: item.dataset.tensor});
-        return;
-      }
-      answered = true;
-      for (const control of controls) control.disabled = true;
-      if (fieldset) fieldset.disabled = true;
+
+    /** Answered (data null: answered already, from another tab): the code runs, next is offered. */
+    const settle = (data) => {
       code?.setLocked(false);
-      renderOutcome(item, feedback, data, label);
-      dueCount = data.due_count;
-      count.textContent = `${plural(Math.max(0, items.length - i - 1), "item")} left`;
+      if (data) {
+        feedback.append(el("p", {class: "review-when"}, data.correct
+          ? `Well done: it comes back ${data.comes_back}.`
+          : `It comes back ${data.comes_back}.`));
+        dueCount = data.due_count;
+        count.textContent = `${plural(Math.max(0, items.length - i - 1), "item")} left`;
+      }
       next.hidden = false;
       next.focus();
     };
 
-    const kind = item.dataset.kind;
-    // A choice or a myth's yes/no: one press answers, with what the pressed button says.
-    const answerOnPress = (selector, bodyOf) => {
-      const buttons = [...item.querySelectorAll(selector)];
-      for (const button of buttons) {
-        button.addEventListener("click", async () => {
-          if (await send(bodyOf(button), buttons) !== false) button.setAttribute("aria-pressed", "true");
-        });
-      }
-    };
-    if (kind === "prediction") {
-      answerOnPress(".choice", (button) => ({choice: button.dataset.choice}));
-    } else if (kind === "myth") {
-      answerOnPress(".myth-answer", (button) => ({answer: button.dataset.answer}));
-    } else if (kind === "drill") {
-      const form = item.querySelector("form");
-      const input = form.querySelector("input");
-      form.addEventListener("submit", (event) => {
-        event.preventDefault();
-        if (!input.value.trim()) {
-          feedback.replaceChildren(el("p", {class: "value-problem"}, "Type a value first."));
-          input.focus();
-          return;
-        }
-        send({value: input.value.trim()}, [input, form.querySelector("button")]);
-      });
-    } else if (kind === "flashcard") {
-      const flip = item.querySelector(".flashcard-flip");
-      const back = item.querySelector(".flashcard-back");
-      const grading = item.querySelector(".flashcard-grading");
-      const grades = [...item.querySelectorAll(".grade")];
-      flip.addEventListener("click", async () => {
-        if (await turnOver(item.dataset.key, item.dataset.lesson, back)) {
-          flip.hidden = true;
-          grading.hidden = false;
-          focusTarget(back);
-        }
-      });
-      for (const grade of grades) {
-        grade.addEventListener("click", () => send({rating: grade.dataset.grade}, grades, grade.dataset.grade));
-      }
-    }
+    const mount = widgetFor(item);
+    mount?.(item, {
+      feedback,
+      url: `/api/review/${encodeURIComponent(item.dataset.id)}/answer`,
+      read: readReview,
+      once: true,
+      lesson: item.dataset.lesson,
+      card: item.dataset.key,
+      onAnswer: (_result, {data}) => settle(data),
+    });
     next.addEventListener("click", () => (i + 1 < items.length ? show(i + 1) : finish()));
   });
   if (items.length) show(0, false);

@@ -1,10 +1,10 @@
 // Step by step: one build-up step per screen. The next step unlocks once the current step's
 // prediction is committed (steps without one are open). The steps are the deep dive's markup,
-// driven by lesson.js (predictions, values, runnable cells, saved progress); this module only
+// driven by lesson.js (its question widgets, runnable cells, saved progress); this module only
 // pages through them.
 
 import {initLesson} from "../lesson.js";
-import {focusTarget, parts} from "./common.js";
+import {focusTarget, parts} from "../util.js";
 
 export function initStepByStep(article) {
   const root = article.querySelector(".sbs");

@@ -1,5 +1,5 @@
 // Entry script of a mode page: the modules it imports do nothing on import.
-import {bindLessonNavigation} from "../modes/common.js";
+import {bindLessonNavigation} from "../lesson-nav.js";
 import {start} from "../modes/cells.js";
 import {addShareButtons} from "../share-button.js";
 

@@ -2,7 +2,9 @@
 import {startLessonPage} from "../lesson.js";
 import {addShareButtons} from "../share-button.js";
 import {addReportLinks} from "../report-problem.js";
+import {startExercises} from "../widgets/code-exercise.js";
 
 startLessonPage();
 addShareButtons();
 addReportLinks();
+startExercises();

@@ -1,4 +1,4 @@
 // Entry script of a mode page without a script of its own.
-import {bindLessonNavigation} from "../modes/common.js";
+import {bindLessonNavigation} from "../lesson-nav.js";
 
 bindLessonNavigation();

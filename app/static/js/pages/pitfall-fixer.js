@@ -1,8 +1,10 @@
 // Entry script of a mode page: the modules it imports do nothing on import.
-import {bindLessonNavigation} from "../modes/common.js";
+import {bindLessonNavigation} from "../lesson-nav.js";
 import {start} from "../modes/pitfall-fixer.js";
 import {addShareButtons} from "../share-button.js";
+import {startExercises} from "../widgets/code-exercise.js";
 
 bindLessonNavigation();
 start();
 addShareButtons();
+startExercises();

@@ -1,0 +1,48 @@
+"""Question kinds, one declaration each (app/learning/kinds/kind.py says what one declares).
+
+Adding a kind is adding a module here with its `QuestionKind` and listing it in `KINDS`: the
+grader's entry points, the review queue, the mode registry and the templates read it, and no
+other module compares a kind's name (tests/learning/test_kinds.py keeps it so).
+"""
+
+from __future__ import annotations
+
+from app.learning.kinds.drill import DRILL, drill_fingerprint
+from app.learning.kinds.exercise import EXERCISE
+from app.learning.kinds.fix import FIX
+from app.learning.kinds.flashcard import FLASHCARD, flashcard_fingerprint
+from app.learning.kinds.kind import Answer, Prompt, QuestionKind, Review, Widget
+from app.learning.kinds.myth import MYTH, myth_fingerprint
+from app.learning.kinds.prediction import PREDICTION, choice_order, prediction_fingerprint
+from app.learning.kinds.value import VALUE, value_fingerprint
+
+__all__ = [
+    "DRILL",
+    "EXERCISE",
+    "FIX",
+    "FLASHCARD",
+    "KINDS",
+    "MYTH",
+    "PREDICTION",
+    "VALUE",
+    "Answer",
+    "Prompt",
+    "QuestionKind",
+    "Review",
+    "Widget",
+    "choice_order",
+    "drill_fingerprint",
+    "find_kind",
+    "flashcard_fingerprint",
+    "myth_fingerprint",
+    "prediction_fingerprint",
+    "value_fingerprint",
+]
+
+KINDS: tuple[QuestionKind, ...] = (PREDICTION, VALUE, MYTH, DRILL, FLASHCARD, FIX, EXERCISE)
+_BY_NAME = {kind.name: kind for kind in KINDS}
+
+
+def find_kind(name: str) -> QuestionKind | None:
+    """The kind a stored name stands for (a review card's), or None for a name no kind has."""
+    return _BY_NAME.get(name)

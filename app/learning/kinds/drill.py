@@ -1,0 +1,56 @@
+"""A drill (Predict the gradient): read a verified snippet and type a tensor's `.grad`. A step's
+typed value that is missed is reviewed as its drill. On a step with variants, each return asks
+another instance of the step's code, `None` included where that is its answer."""
+
+from __future__ import annotations
+
+from app.errors import AnswerError
+from app.learning import grader
+from app.learning.grader import Graded, ValueCheck
+from app.learning.kinds.kind import Answer, Prompt, QuestionKind, Review
+from app.lessons.schema import Lesson
+from app.modes.drills import Drill, find_drill, for_learner, lesson_drills
+
+
+def drill_fingerprint(drill: Drill) -> str:
+    return DRILL.fingerprint(drill.code, drill.tensor, drill.expected)
+
+
+def _prompt(lesson: Lesson, key: str, order: str, learner: str | None) -> Prompt | None:
+    if (drill := find_drill(lesson, key)) is None:
+        return None
+    asks = f"After this code runs, what is `{drill.tensor}.grad`?"
+    # The drill as the lesson declares it names the question; the instance asked varies.
+    asked = for_learner(lesson, drill, learner, f"review/{order}") if learner else drill
+    return Prompt(
+        lesson,
+        DRILL,
+        key,
+        drill.source,
+        asks,
+        drill_fingerprint(drill),
+        asked.code,
+        tensor=drill.tensor,
+        drill=asked,
+    )
+
+
+def _grade(prompt: Prompt, answer: Answer) -> Graded:
+    drill = prompt.drill
+    if drill is None:
+        raise AnswerError("Type a value")
+    return grader.graded_value(
+        ValueCheck(drill.expected, misconceptions=drill.misconceptions), answer.value
+    )
+
+
+DRILL = QuestionKind(
+    name="drill",
+    label="Predict the gradient",
+    plural="gradients to predict",
+    page="predict-the-gradient",
+    widget="value",
+    confidence=True,
+    count_in=lambda lesson: len(lesson_drills(lesson)),
+    review=Review(_prompt, _grade),
+)

@@ -1,0 +1,42 @@
+"""A flashcard: a takeaway or key insight to recall, turned over and rated by the learner
+(again, hard, good, easy); a rating says how sure, so no confidence is asked."""
+
+from __future__ import annotations
+
+from app.errors import AnswerError
+from app.learning import grader
+from app.learning.grader import Graded
+from app.learning.kinds.kind import Answer, Prompt, QuestionKind, Review
+from app.lessons.schema import Lesson
+from app.modes.flashcards import Flashcard, find_flashcard, lesson_flashcards
+
+
+def flashcard_fingerprint(card: Flashcard) -> str:
+    return FLASHCARD.fingerprint(card.prompt, card.back)
+
+
+def _prompt(lesson: Lesson, key: str, order: str, learner: str | None) -> Prompt | None:
+    if (card := find_flashcard(lesson, key)) is None:
+        return None
+    source = "Key insight" if card.kind == "insight" else "Takeaway"
+    return Prompt(
+        lesson, FLASHCARD, key, source, card.prompt, flashcard_fingerprint(card), card=card
+    )
+
+
+def _grade(prompt: Prompt, answer: Answer) -> Graded:
+    if prompt.card is None:
+        raise AnswerError("Rate the card: again, hard, good or easy")
+    return grader.grade_rating(prompt.card, answer.rating)
+
+
+FLASHCARD = QuestionKind(
+    name="flashcard",
+    label="Flashcard",
+    plural="flashcards",
+    page="flashcards",
+    widget="card",
+    confidence=False,
+    count_in=lambda lesson: len(lesson_flashcards(lesson)),
+    review=Review(_prompt, _grade),
+)

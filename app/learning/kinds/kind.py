@@ -1,0 +1,128 @@
+"""What a question kind declares, and what the review queue asks and answers with it.
+
+A kind (a choice prediction, a typed value, a myth, a drill, a flashcard, a pitfall fix) is one
+`QuestionKind`: its stored name, its label for learners, the mode page that asks it, the widget
+a learner answers it with, whether it asks how sure the learner is, and, for a kind the review
+queue brings back, how its prompt is built and how it is graded there. The grader, the review
+queue, the templates (and through `data-kind` / `data-widget` the scripts) all read it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from app.learning import grader
+from app.learning.grader import Graded
+from app.lessons.schema import Lesson
+from app.lessons.variants import Instance
+from app.modes.drills import Drill
+from app.modes.flashcards import Flashcard
+from app.modes.scheduler import Grade
+
+# How a learner answers: a choice among texts, yes or no, a typed `.grad`, a card turned over
+# and rated, or code edited and run. Templates render one macro per widget; scripts dispatch
+# on the `data-widget` attribute.
+Widget = Literal["choice", "yes-no", "value", "card", "code"]
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """What the review queue shows for one item. It never carries the answer, nor what
+    explains it: grading returns them with the verdict."""
+
+    lesson: Lesson
+    kind: QuestionKind
+    key: str  # names the item within its lesson and kind: "3", "step-2.x", "takeaway-1"
+    source: str  # where it comes from, e.g. "Step 2: backward() writes the slope into .grad"
+    question: str  # Markdown
+    fingerprint: str
+    code: str | None = None
+    choices: list[str] = field(default_factory=list)
+    tensor: str | None = None
+    card: Flashcard | None = None
+    instance: Instance | None = None  # a prediction asked on a variant instance
+    drill: Drill | None = None  # a drill as asked (on this return's instance, if any)
+
+    @property
+    def link(self) -> str:
+        """The page the item comes from."""
+        return self.kind.link(self.lesson.slug, self.key)
+
+
+@dataclass(frozen=True)
+class Answer:
+    choice: str | None = None
+    answer: str | None = None  # a myth's yes / no
+    value: str | None = None
+    rating: Grade | None = None
+    confidence: str | None = None  # asked of every kind that declares `confidence`
+
+
+def item_number(key: str, count: int) -> int | None:
+    """A key that numbers one of `count` items (a step, a myth) from 1, or None."""
+    return int(key) if key.isdigit() and 1 <= int(key) <= count else None
+
+
+# (lesson, key, order, learner) -> the prompt, or None when the lesson no longer has the item;
+# `order` keys the order of its choices (see `choice_order`) and, on a step with variants, the
+# instance asked; `learner` (when known) is who is asked, whose lesson-page instance a review
+# never repeats.
+PromptBuilder = Callable[[Lesson, str, str, str | None], Prompt | None]
+Grading = Callable[[Prompt, Answer], Graded]
+
+
+@dataclass(frozen=True)
+class Review:
+    """How the review queue asks a kind again: its prompt, and its grading there (the same
+    grader the kind's own page calls)."""
+
+    prompt: PromptBuilder
+    grade: Grading
+
+
+@dataclass(frozen=True)
+class QuestionKind:
+    name: str  # stored in review cards and in fingerprints: renaming it retires every record
+    label: str  # for learners, e.g. the heading of a review item
+    plural: str  # for learners, in a sentence: "predictions", "typed values"
+    page: str  # the slug of the mode page a review item links back to
+    widget: Widget
+    confidence: bool  # asks how sure the learner is (counted in calibration and scheduling)
+    count_in: Callable[[Lesson], int]  # how many questions of this kind a lesson has
+    review: Review | None = None  # None: never enters the review queue
+    anchor: str | None = None  # the fragment of `page` that shows one item, e.g. "step-{key}"
+
+    def link(self, lesson: str, key: str) -> str:
+        page = f"/lessons/{lesson}/{self.page}"
+        return f"{page}#{self.anchor.format(key=key)}" if self.anchor else page
+
+    @property
+    def macro(self) -> str:
+        """The name of the template macro that draws this kind's widget."""
+        return self.widget.replace("-", "_")
+
+    def fingerprint(self, *parts: object) -> str:
+        """Names one version of a question of this kind: a hash of the kind's name and what
+        makes the question that question (its text, choices, answer)."""
+        text = json.dumps((self.name, *parts), sort_keys=True, ensure_ascii=False, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+    def prompt(
+        self, lesson: Lesson, key: str, order: str, learner: str | None = None
+    ) -> Prompt | None:
+        """What the review queue shows for this item; None when the lesson no longer has it
+        or the kind is never reviewed."""
+        return self.review.prompt(lesson, key, order, learner) if self.review else None
+
+    def grade(self, prompt: Prompt, answer: Answer) -> Graded:
+        """Grade a review answer as the kind's own page does. Right counts as `good`, wrong as
+        `again`; a kind that asks how sure the learner is refuses an answer without it."""
+        if self.confidence:
+            grader.require_confidence(answer.confidence)
+        if self.review is None:
+            raise ValueError(f"{self.name} is never reviewed")
+        return self.review.grade(prompt, answer)

@@ -1,0 +1,77 @@
+"""A step's choice prediction: asked on the deep dive and step by step, one choice among texts,
+graded by the choice's text (never its position) and shown to each learner in an order of
+their own. On a step with variants (app/lessons/variants.py) the review asks an instance,
+picked by the return's own key, never the one the learner's typed value asked."""
+
+from __future__ import annotations
+
+import hashlib
+
+from app.learning import grader
+from app.learning.grader import Graded
+from app.learning.kinds.kind import Answer, Prompt, QuestionKind, Review, item_number
+from app.lessons.schema import ChoicePrediction, Lesson
+from app.lessons.variants import pick
+from app.modes.drills import value_key
+
+
+def prediction_fingerprint(prediction: ChoicePrediction) -> str:
+    # The choices' file order is not part of the question: learners see them shuffled anyway.
+    return PREDICTION.fingerprint(prediction.question, sorted(prediction.texts), prediction.answer)
+
+
+def choice_order(learner: str, lesson: str, step: int, texts: list[str]) -> list[str]:
+    """The choices in this learner's order: a keyed hash of (lesson, step, choice) with the
+    learner's id as key. Stable for one learner (across reloads, devices with the same cookie,
+    and every page that asks the question), different between learners, never file order."""
+    key = learner.encode()[:64]
+
+    def rank(text: str) -> bytes:
+        message = f"{lesson}\0{step}\0{text}".encode()
+        return hashlib.blake2b(message, key=key, digest_size=16).digest()
+
+    return sorted(texts, key=rank)
+
+
+def _prompt(lesson: Lesson, key: str, order: str, learner: str | None) -> Prompt | None:
+    number = item_number(key, len(lesson.steps))
+    step = lesson.steps[number - 1] if number else None
+    if number is None or step is None or step.prediction is None:
+        return None
+    # On a step with variants, each return asks an instance: other numbers than the lesson's
+    # own code and than the typed value the learner answered there.
+    avoid = value_key(learner, lesson.slug, number) if learner else None
+    instance = pick(step, order, avoid=avoid)
+    texts = instance.texts if instance else step.prediction.texts
+    code = instance.code if instance else step.snippet.code if step.snippet else None
+    return Prompt(
+        lesson,
+        PREDICTION,
+        key,
+        f"Step {number}: {step.title}",
+        step.prediction.question,
+        prediction_fingerprint(step.prediction),
+        code=code,
+        choices=choice_order(order, lesson.slug, number, texts),
+        instance=instance,
+    )
+
+
+def _grade(prompt: Prompt, answer: Answer) -> Graded:
+    step = prompt.lesson.steps[int(prompt.key) - 1]
+    if prompt.instance is not None:
+        return grader.instance_choice(step, prompt.instance, answer.choice)
+    return grader.graded_choice(step, answer.choice)
+
+
+PREDICTION = QuestionKind(
+    name="prediction",
+    label="Prediction",
+    plural="predictions",
+    page="step-by-step",
+    widget="choice",
+    confidence=True,
+    count_in=lambda lesson: sum(step.prediction is not None for step in lesson.steps),
+    review=Review(_prompt, _grade),
+    anchor="step-{key}",
+)

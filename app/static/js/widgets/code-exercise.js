@@ -1,0 +1,151 @@
+// Code to write: an exercise's code with its blanks, an editor in each blank, and "Check my
+// code", which posts the lines to POST /api/lessons/{slug}/exercises/{n}. The server runs the
+// filled code in the sandbox and grades what it does; a miss comes back with what differs and
+// the next hint. An exercise that asks a diagnosis first shows its buggy code and its choices;
+// the code to fix (where its blanks are) arrives with the diagnosis's reveal.
+//
+//   mountExercises(root, slug)   wire every .exercise[data-exercise] under root
+//
+// Everything that is not an explicit *_html field from the server goes in with textContent.
+
+import {whenEditorReady} from "../runnable.js";
+import {el, lessonUrl, sendAnswer, setServerHtml} from "../util.js";
+
+const CHECK_TIMEOUT_MS = 90_000;
+
+/** A plain, labelled textarea with the editor's interface, for when CodeMirror is missing. */
+function plainEditor(host, {label, onRun}) {
+  const area = el("textarea", {class: "editor-fallback", "aria-label": label, rows: "2",
+    spellcheck: "false", autocapitalize: "off", autocomplete: "off", wrap: "off"});
+  area.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      onRun();
+    }
+  });
+  host.append(area);
+  return {getCode: () => area.value, focus: () => area.focus()};
+}
+
+/** Draw the code and its blanks; resolves with one editor per blank, in order. */
+async function drawParts(work, parts, number, onRun) {
+  const code = work.querySelector(".exercise-code");
+  const hosts = [];
+  const blanks = parts.filter((part) => part.kind === "blank").length;
+  for (const part of parts) {
+    if (part.kind === "code") {
+      code.append(el("pre", {class: "exercise-given"}, el("code", {}, part.text.replace(/\n$/, ""))));
+      continue;
+    }
+    const host = el("div", {class: "exercise-blank"});
+    // The blank's indentation (the CSSOM, not a style attribute: the page's CSP allows no inline style).
+    host.style.setProperty("--indent", `${part.indent.length}ch`);
+    hosts.push(host);
+    code.append(host);
+  }
+  const factory = await whenEditorReady();
+  return hosts.map((host, index) => {
+    const label = blanks > 1 ? `Exercise ${number}, blank ${index + 1} of ${blanks}` : `Exercise ${number}, your code`;
+    const options = {doc: "", label, onRun};
+    if (factory) {
+      try {
+        return factory.create(host, options);
+      } catch (error) {
+        console.error("gradlab: the code editor failed to start", error);
+      }
+    }
+    return plainEditor(host, options);
+  });
+}
+
+function showVerdict(verdict, hints, result) {
+  verdict.dataset.result = result.passed ? "right" : "wrong";
+  if (result.passed) {
+    verdict.replaceChildren(el("p", {class: "feedback-title"}, "Right!"),
+      el("p", {class: "feedback-meta"}, "It runs and does exactly what the goal says."));
+    return;
+  }
+  const list = el("ul", {class: "fixer-reasons"});
+  for (const html of result.reasons_html || []) list.append(setServerHtml(el("li"), html));
+  verdict.replaceChildren(el("p", {class: "feedback-title"}, "Not yet."), list);
+  const hint = result.hint;
+  if (!hint || hints.querySelector(`[data-level="${hint.level}"]`)) return;
+  const item = el("li", {class: "fixer-hint-item", "data-level": String(hint.level)},
+    el("p", {class: "feedback-label"}, `Hint ${hint.level}: ${hint.title}`));
+  item.append(setServerHtml(el("div", {class: "fixer-hint-text"}), hint.text_html));
+  hints.hidden = false;
+  hints.append(item);
+}
+
+async function startWork(exercise, slug, parts) {
+  const number = exercise.dataset.exercise;
+  const work = exercise.querySelector(".exercise-work");
+  const check = work.querySelector(".exercise-check");
+  const verdict = work.querySelector(".exercise-verdict");
+  const hints = work.querySelector(".exercise-hints");
+  let checking = false;
+  let editors = [];
+  const run = async () => {
+    if (checking) return;
+    checking = true;
+    verdict.dataset.result = "pending";
+    verdict.replaceChildren(el("p", {class: "feedback-meta"}, "Running your code…"));
+    const result = await sendAnswer({
+      holder: check, feedback: verdict, what: "Checking your code", waitHost: verdict,
+      url: lessonUrl(slug, "exercises", number), body: {lines: editors.map((editor) => editor.getCode())},
+      timeoutMs: CHECK_TIMEOUT_MS,
+    });
+    checking = false;
+    if (!result) return;
+    if (result.passed) exercise.dataset.solved = "true";
+    showVerdict(verdict, hints, result);
+  };
+  work.hidden = false;
+  editors = await drawParts(work, parts, number, run);
+  check.addEventListener("click", run);
+  return editors;
+}
+
+function startDiagnosis(exercise, slug) {
+  const box = exercise.querySelector(".exercise-diagnosis");
+  const reveal = exercise.querySelector(".exercise-reveal");
+  const buttons = [...box.querySelectorAll("button.choice")];
+  for (const button of buttons) {
+    button.addEventListener("click", async () => {
+      const answer = await sendAnswer({
+        holder: button, feedback: reveal, what: "Sending your diagnosis",
+        url: lessonUrl(slug, "exercises", exercise.dataset.exercise, "diagnosis"),
+        body: {choice: button.dataset.choice},
+      });
+      if (!answer) return;
+      for (const other of buttons) {
+        other.disabled = true;
+        other.setAttribute("aria-pressed", String(other === button));
+      }
+      reveal.dataset.result = answer.correct ? "right" : "wrong";
+      const link = el("a", {href: answer.source.url}, answer.source.title);
+      const told = [el("p", {class: "feedback-title"}, answer.correct ? "Right diagnosis." : "Not that one.")];
+      if (answer.why_html) told.push(setServerHtml(el("p", {class: "feedback-why"}), answer.why_html));
+      if (!answer.correct) told.push(el("p", {class: "feedback-meta"}, `The answer: ${answer.answer}`));
+      told.push(setServerHtml(el("div", {class: "feedback-explanation"}), answer.explanation_html));
+      told.push(el("p", {class: "feedback-meta"}, "The bug comes from ", link, ". Now fix it below."));
+      reveal.replaceChildren(...told);
+      const editors = await startWork(exercise, slug, answer.parts);
+      editors[0]?.focus();
+    });
+  }
+}
+
+export function mountExercises(root, slug) {
+  for (const exercise of root.querySelectorAll(".exercise[data-exercise]")) {
+    const parts = JSON.parse(exercise.querySelector(".exercise-work").dataset.parts || "[]");
+    if (parts.length) startWork(exercise, slug, parts);
+    else startDiagnosis(exercise, slug);
+  }
+}
+
+/** Wire the exercises of the page's lesson (the deep dive and the pitfall fixer). */
+export function startExercises() {
+  const article = document.querySelector("article[data-lesson]");
+  if (article) mountExercises(article, article.dataset.lesson);
+}

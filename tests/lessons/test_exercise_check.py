@@ -1,0 +1,125 @@
+"""`gradlab check` on exercises: a reference that passes its own grading and blanks that fail
+it are fine; a planted broken exercise (a wrong reference, blanks that already pass, a bug that
+behaves right, a hint that writes the answer) fails, naming the exercise and the problem."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from app.lessons.check import check_lesson, exercise_problems
+from app.lessons.exercises import parts, program
+from app.lessons.schema import Exercise, Lesson
+from tests.catalogs import BUNDLED
+from tests.conftest import SandboxHarness
+from tests.lessons.test_lint import curriculum
+
+Data = dict[str, Any]
+
+
+def exercise(**changes: Any) -> Data:
+    data: Data = {
+        "title": "Fill .grad",
+        "task": "Make `x.grad` hold the slope of `y`.",
+        "code": "import torch\nx = torch.tensor(3.0, requires_grad=True)\ny = x * x\n____\n",
+        "solution": ["y.backward()"],
+        "grads": {"x": 6.0},
+        "hints": ["What walks the recorded graph back to `x`?"],
+    }
+    data.update(changes)
+    return data
+
+
+def problems(sandbox: SandboxHarness, **changes: Any) -> list[str]:
+    checked: list[str] = sandbox.call(
+        exercise_problems(Exercise.model_validate(exercise(**changes)), sandbox.sandbox.run)
+    )
+    return checked
+
+
+def test_a_sound_exercise_passes_the_check(sandbox: SandboxHarness) -> None:
+    first, _ = curriculum()
+    first["exercises"] = [exercise()]
+    lesson = Lesson.model_validate(first)
+    assert sandbox.call(check_lesson(lesson, sandbox.sandbox.run)) == []
+
+
+def test_a_planted_broken_exercise_fails_the_check(sandbox: SandboxHarness) -> None:
+    first, _ = curriculum()
+    first["exercises"] = [exercise(grads={"x": 7.0})]  # the reference leaves 6
+    lesson = Lesson.model_validate(first)
+    failures = [str(f) for f in sandbox.call(check_lesson(lesson, sandbox.sandbox.run))]
+    assert len(failures) == 1
+    assert failures[0].startswith(
+        "first-steps: exercise 1 (Fill .grad): the reference solution fails its own grading: "
+    )
+    assert "`x.grad` is `6.0` after your run; the goal is `7.0`." in failures[0]
+
+
+def test_blanks_that_already_pass_fail_the_check(sandbox: SandboxHarness) -> None:
+    # The goal names nothing the blank changes: an empty blank passes as well.
+    assert problems(sandbox, grads={}, output="") == [
+        "the code with its blanks empty passes the grading, so the exercise asks nothing"
+    ]
+
+
+def test_a_bug_that_behaves_right_fails_the_check(sandbox: SandboxHarness) -> None:
+    diagnosis = {
+        "question": "What is wrong?",
+        "choices": ["Nothing is walked", {"text": "A hook", "why": "There is no hook."}],
+        "answer": "Nothing is walked",
+        "explanation": "No backward.",
+    }
+    sound = {"buggy": ["y.sum()"], "diagnosis": diagnosis, "source": "first-steps"}
+    assert problems(sandbox, **sound) == []
+    harmless = {**sound, "buggy": ["(y * 1).backward()"]}
+    assert problems(sandbox, **harmless) == [
+        "the buggy code passes the grading, so the exercise asks nothing"
+    ]
+
+
+def test_a_hint_that_writes_the_solution_fails_the_check(sandbox: SandboxHarness) -> None:
+    assert problems(sandbox, hints=["Call `y.backward()`."]) == [
+        "hint 1 writes the solution out: 'y.backward()'"
+    ]
+
+
+def test_a_wrong_custom_backward_fails_gradcheck_with_its_input_named(
+    sandbox: SandboxHarness,
+) -> None:
+    lesson = BUNDLED.get("custom-autograd-function")
+    assert lesson is not None and lesson.exercises[0].gradcheck is not None
+    custom = lesson.exercises[0]
+    # Right on the demo (its .sum() sends ones), wrong for any other incoming gradient.
+    forgets = "x, w = ctx.saved_tensors\nreturn 2 * w * x, x * x"
+    result = sandbox.run(program(custom, [forgets]))
+    assert result.error is None
+    assert result.stdout.startswith(
+        "tensor([ 6., -2.]) tensor([1., 4.])\ngradcheck: failed for input 0 (torch.randn(3)).\n"
+    )
+    assert "numerical:" in result.stdout and "analytical:" in result.stdout
+
+
+def test_the_schema_refuses_an_exercise_that_does_not_add_up() -> None:
+    with pytest.raises(ValidationError, match="no blank line"):
+        Exercise.model_validate(exercise(code="print(1)\n"))
+    with pytest.raises(ValidationError, match="2 entries for 1 blank"):
+        Exercise.model_validate(exercise(solution=["a", "b"]))
+    with pytest.raises(ValidationError, match="diagnosis, buggy and source go together"):
+        Exercise.model_validate(exercise(buggy=["y.sum()"]))
+
+
+def test_a_blank_is_filled_at_its_own_indentation() -> None:
+    looped = exercise(code="for i in range(2):\n    ____\nprint(i)\n", solution=["pass"])
+    shaped = Exercise.model_validate(looped)
+    assert [(p.kind, p.indent) for p in parts(shaped)] == [
+        ("code", ""),
+        ("blank", "    "),
+        ("code", ""),
+    ]
+    assert program(shaped, ["  if i:\n      print(i)"]) == (
+        "for i in range(2):\n    if i:\n        print(i)\nprint(i)\n"
+    )
+    assert program(shaped, ["   "]) == "for i in range(2):\n    pass\nprint(i)\n"
