@@ -303,22 +303,21 @@ def _value_leaks(step: Step, code: str, seen: Visible) -> Iterator[str]:
 
 def _as_step(step: Step, instance: Instance) -> Step:
     """The step as one instance asks it: its code, choices, answer and typed value."""
-    update: dict[str, object] = {}
-    if step.snippet is not None:
-        update["snippet"] = step.snippet.model_copy(
-            update={"code": instance.code, "output": instance.output}
-        )
-    if step.prediction is not None and instance.answer is not None:
-        update["prediction"] = ChoicePrediction.model_construct(
-            question=step.prediction.question,
+    snippet, prediction, guess = step.snippet, step.prediction, step.value_prediction
+    if snippet is not None:
+        snippet = snippet.model_copy(update={"code": instance.code, "output": instance.output})
+    if prediction is not None and instance.answer is not None:
+        prediction = ChoicePrediction.model_construct(
+            question=prediction.question,
             choices=instance.choices,
             answer=instance.answer,
             explanation=instance.explanation,
         )
-    if step.value_prediction is not None:
-        expected = expected_value(step, instance)
-        update["value_prediction"] = step.value_prediction.model_copy(update={"expected": expected})
-    return step.model_copy(update=update)
+    if guess is not None:
+        guess = guess.model_copy(update={"expected": expected_value(step, instance)})
+    return step.model_copy(
+        update=dict(snippet=snippet, prediction=prediction, value_prediction=guess)
+    )
 
 
 def variant_leaks(step: Step) -> Iterator[str]:
