@@ -29,7 +29,7 @@ def write(page: Page, exercise: str, code: str) -> None:
 
 def test_a_line_is_written_checked_and_fixed(page: Page, bundled_server: LiveServer, shot) -> None:  # type: ignore[no-untyped-def]
     page.set_viewport_size({"width": 1280, "height": 900})
-    read_ahead(page, f"{bundled_server.url}/lessons/what-is-grad")
+    read_ahead(page, f"{bundled_server.url}/lessons/what-is-grad/deep-dive")
     exercise = page.locator("#exercise-1")
     # On the deep dive it follows the step it concerns.
     expect(page.locator("#step-2 + .exercise")).to_have_id("exercise-1")
@@ -53,7 +53,7 @@ def test_a_line_is_written_checked_and_fixed(page: Page, bundled_server: LiveSer
 
 def test_a_backward_is_graded_by_gradcheck(page: Page, bundled_server: LiveServer, shot) -> None:  # type: ignore[no-untyped-def]
     page.set_viewport_size({"width": 1280, "height": 900})
-    read_ahead(page, f"{bundled_server.url}/lessons/custom-autograd-function")
+    read_ahead(page, f"{bundled_server.url}/lessons/custom-autograd-function/deep-dive")
     exercise = page.locator("#exercise-1")
     expect(exercise).to_contain_text("Write the backward")
     write(page, "#exercise-1", WRONG_BACKWARD)
@@ -72,7 +72,7 @@ def test_on_a_phone_the_bug_is_named_then_fixed(browser, bundled_server: LiveSer
     for scheme in ("light", "dark"):
         context = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme=scheme)
         phone = context.new_page()
-        read_ahead(phone, f"{bundled_server.url}/lessons/grad-deep-dive")
+        read_ahead(phone, f"{bundled_server.url}/lessons/grad-deep-dive/deep-dive")
         exercise = phone.locator("#exercise-1")
         expect(exercise.locator(".exercise-buggy")).to_contain_text(
             "total.backward(retain_graph=True)"
@@ -95,3 +95,26 @@ def test_on_a_phone_the_bug_is_named_then_fixed(browser, bundled_server: LiveSer
         expect(phone.locator("#exercise-1 .exercise-verdict")).to_contain_text("Right!")
         phone.screenshot(path=str(SCREENSHOTS / f"exercise-phone-fixer-{scheme}.png"))
         context.close()
+
+
+def test_code_to_write_opens_with_the_commit_that_opens_it(
+    page: Page, bundled_server: LiveServer
+) -> None:  # type: ignore[no-untyped-def]
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{bundled_server.url}/lessons/what-is-grad/deep-dive")
+    note = page.locator(".exercise-waiting[data-after-step='2']")
+    expect(note).to_be_visible()
+    expect(page.locator("#exercise-1")).to_have_count(0)  # not sent before the commit
+    for number in (1, 2):
+        step = page.locator(f".step[data-step='{number}']")
+        step.get_by_label("Fairly sure").check()
+        step.locator(".choice").first.click()
+        expect(
+            step.locator(".prediction .verdict, .prediction [data-result]").first
+        ).to_be_visible()
+    # No reload: the card takes the note's place after step 2, and it works.
+    expect(page.locator("#step-2 + .exercise")).to_have_id("exercise-1")
+    expect(note).to_have_count(0)
+    write(page, "#exercise-1", "torch.autograd.backward(loss)")
+    page.locator("#exercise-1").get_by_role("button", name="Check my code").click()
+    expect(page.locator("#exercise-1 .exercise-verdict")).to_contain_text("Right!")

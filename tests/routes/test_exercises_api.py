@@ -162,7 +162,7 @@ def test_an_exercise_waits_for_the_step_it_follows(lab: TestClient) -> None:
     lab.cookies.clear()  # a new learner, who has read nothing ahead
     closed = lab.post(WHAT_IS_GRAD, json={"lines": ["loss.backward()"]})
     assert closed.status_code == 409
-    before = lab.get("/lessons/what-is-grad").text
+    before = lab.get("/lessons/what-is-grad/deep-dive").text
     assert "The line that fills .grad" not in before
     assert "Code to write follows this step" in before  # where it will open, nothing of it
     for number, choice in ((1, "None"), (2, "tensor(6.)")):
@@ -170,7 +170,7 @@ def test_an_exercise_waits_for_the_step_it_follows(lab: TestClient) -> None:
         posted = lab.post(f"/api/lessons/what-is-grad/steps/{number}/prediction", json=commit)
         assert posted.status_code == 200, posted.text
     assert check(lab, WHAT_IS_GRAD, "loss.backward()")["passed"] is True
-    page = lab.get("/lessons/what-is-grad").text
+    page = lab.get("/lessons/what-is-grad/deep-dive").text
     assert "The line that fills .grad" in page and 'data-solved="true"' in page
     assert "Code to write follows this step" not in page
 

@@ -184,6 +184,8 @@ export function initLesson(article) {
         if (restored) return;
         refreshProgress();
         runWhenAnswered(step);
+        // What opens with this commit (code to write after the step) is the page's to fetch.
+        article.dispatchEvent(new CustomEvent("step-committed", {detail: {step}}));
       },
     });
     return {step, widget};

@@ -9,7 +9,8 @@
 // Everything that is not an explicit *_html field from the server goes in with textContent.
 
 import {whenEditorReady} from "../runnable.js";
-import {el, lessonUrl, sendAnswer, setServerHtml} from "../util.js";
+import {sendAnswer, showVerdict} from "./answer.js";
+import {el, lessonUrl, setServerHtml} from "../util.js";
 
 const CHECK_TIMEOUT_MS = 90_000;
 
@@ -58,16 +59,17 @@ async function drawParts(work, parts, number, onRun) {
   });
 }
 
-function showVerdict(verdict, hints, result) {
-  verdict.dataset.result = result.passed ? "right" : "wrong";
+/** What a check found: right, or what differs and the next hint. */
+function showCheck(verdict, hints, result) {
   if (result.passed) {
-    verdict.replaceChildren(el("p", {class: "feedback-title"}, "Right!"),
-      el("p", {class: "feedback-meta"}, "It runs and does exactly what the goal says."));
+    showVerdict(verdict, "right", "Right!");
+    verdict.append(el("p", {class: "feedback-meta"}, "It runs and does exactly what the goal says."));
     return;
   }
   const list = el("ul", {class: "fixer-reasons"});
   for (const html of result.reasons_html || []) list.append(setServerHtml(el("li"), html));
-  verdict.replaceChildren(el("p", {class: "feedback-title"}, "Not yet."), list);
+  showVerdict(verdict, "wrong", "Not yet.");
+  verdict.append(list);
   const hint = result.hint;
   if (!hint || hints.querySelector(`[data-level="${hint.level}"]`)) return;
   const item = el("li", {class: "fixer-hint-item", "data-level": String(hint.level)},
@@ -90,15 +92,16 @@ async function startWork(exercise, slug, parts) {
     checking = true;
     verdict.dataset.result = "pending";
     verdict.replaceChildren(el("p", {class: "feedback-meta"}, "Running your code…"));
-    const result = await sendAnswer({
+    const sent = await sendAnswer({
       holder: check, feedback: verdict, what: "Checking your code", waitHost: verdict,
       url: lessonUrl(slug, "exercises", number), body: {lines: editors.map((editor) => editor.getCode())},
       timeoutMs: CHECK_TIMEOUT_MS,
     });
     checking = false;
+    const result = sent?.data;
     if (!result) return;
     if (result.passed) exercise.dataset.solved = "true";
-    showVerdict(verdict, hints, result);
+    showCheck(verdict, hints, result);
   };
   work.hidden = false;
   editors = await drawParts(work, parts, number, run);
@@ -112,18 +115,19 @@ function startDiagnosis(exercise, slug) {
   const buttons = [...box.querySelectorAll("button.choice")];
   for (const button of buttons) {
     button.addEventListener("click", async () => {
-      const answer = await sendAnswer({
+      const sent = await sendAnswer({
         holder: button, feedback: reveal, what: "Sending your diagnosis",
         url: lessonUrl(slug, "exercises", exercise.dataset.exercise, "diagnosis"),
         body: {choice: button.dataset.choice},
       });
+      const answer = sent?.data;
       if (!answer) return;
       for (const other of buttons) {
         other.disabled = true;
         other.setAttribute("aria-pressed", String(other === button));
       }
-      reveal.dataset.result = answer.correct ? "right" : "wrong";
       const link = el("a", {href: answer.source.url}, answer.source.title);
+      showVerdict(reveal, answer.correct ? "right" : "wrong");
       const told = [el("p", {class: "feedback-title"}, answer.correct ? "Right diagnosis." : "Not that one.")];
       if (answer.why_html) told.push(setServerHtml(el("p", {class: "feedback-why"}), answer.why_html));
       if (!answer.correct) told.push(el("p", {class: "feedback-meta"}, `The answer: ${answer.answer}`));
@@ -136,16 +140,46 @@ function startDiagnosis(exercise, slug) {
   }
 }
 
+function mountExercise(exercise, slug) {
+  const parts = JSON.parse(exercise.querySelector(".exercise-work").dataset.parts || "[]");
+  if (parts.length) startWork(exercise, slug, parts);
+  else startDiagnosis(exercise, slug);
+}
+
 export function mountExercises(root, slug) {
-  for (const exercise of root.querySelectorAll(".exercise[data-exercise]")) {
-    const parts = JSON.parse(exercise.querySelector(".exercise-work").dataset.parts || "[]");
-    if (parts.length) startWork(exercise, slug, parts);
-    else startDiagnosis(exercise, slug);
+  for (const exercise of root.querySelectorAll(".exercise[data-exercise]")) mountExercise(exercise, slug);
+}
+
+/** Code to write that waits for a step: once a commit may have opened it, the page is read
+ *  again (a GET: the server decides what is open) and each card that now follows a waiting
+ *  step takes the place of its note. */
+async function openWaiting(article, slug) {
+  const waiting = [...article.querySelectorAll(".exercise-waiting[data-after-step]")];
+  if (!waiting.length) return;
+  let page;
+  try {
+    const response = await fetch(window.location.pathname, {credentials: "same-origin"});
+    if (!response.ok) return;
+    page = new DOMParser().parseFromString(await response.text(), "text/html");
+  } catch {
+    return; // the note stays; a reload shows the cards
+  }
+  for (const note of waiting) {
+    const step = note.dataset.afterStep;
+    const cards = [...page.querySelectorAll(`.exercise[data-exercise][data-after-step="${step}"]`)]
+      .filter((card) => !article.querySelector(`#${card.id}`))
+      .map((card) => document.importNode(card, true));
+    if (!cards.length) continue;
+    note.replaceWith(...cards);
+    for (const card of cards) mountExercise(card, slug);
   }
 }
 
 /** Wire the exercises of the page's lesson (the deep dive and the pitfall fixer). */
 export function startExercises() {
   const article = document.querySelector("article[data-lesson]");
-  if (article) mountExercises(article, article.dataset.lesson);
+  if (!article) return;
+  const slug = article.dataset.lesson;
+  mountExercises(article, slug);
+  article.addEventListener("step-committed", () => openWaiting(article, slug));
 }
