@@ -88,18 +88,8 @@ class Snippet(Strict):
         return self
 
 
-class Choice(Strict):
-    """One answer a learner can pick. A wrong choice names the misconception behind it.
-
-    In a lesson file a choice is either plain text (fine for the right answer) or a mapping
-    with `text`, `why` (shown when a learner picks it: what that belief gets wrong) and,
-    where the choice claims to be what some other code gives, `because`: that code, which
-    `gradlab check` runs to prove it prints the choice.
-    """
-
-    text: Text
-    why: Text | None = None
-    because: Code | None = None
+class TextOrMapping(Strict):
+    """A model a lesson file may write as plain text, meaning `{text: ...}` (a choice)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -120,6 +110,20 @@ class Choice(Strict):
         schema["description"] = mapping.get("description", "")
         schema["title"] = mapping.get("title", "Choice")
         return found
+
+
+class Choice(TextOrMapping):
+    """One answer a learner can pick. A wrong choice names the misconception behind it.
+
+    In a lesson file a choice is either plain text (fine for the right answer) or a mapping
+    with `text`, `why` (shown when a learner picks it: what that belief gets wrong) and,
+    where the choice claims to be what some other code gives, `because`: that code, which
+    `gradlab check` runs to prove it prints the choice.
+    """
+
+    text: Text
+    why: Text | None = None
+    because: Code | None = None
 
     def __str__(self) -> str:
         return self.text
@@ -190,25 +194,13 @@ def placeholders(template: str) -> set[str]:
     return set(PLACEHOLDER.findall(template))
 
 
-class VariantChoice(Strict):
+class VariantChoice(TextOrMapping):
     """One choice of the step's prediction in every instance, in the step's choice order: a
     `text` template whose `{name}`s are the variant's `values` (the rule that makes this choice,
     right or wrong, for any numbers) and, where the step's `why` names numbers, a `why` template."""
 
     text: Text
     why: Text | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _plain_text_is_a_choice(cls, data: object) -> object:
-        return {"text": data} if isinstance(data, str) else data
-
-    @classmethod
-    def __get_pydantic_json_schema__(
-        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
-    ) -> JsonSchemaValue:
-        # Plain text or a mapping, as for a step's own choices.
-        return Choice.__get_pydantic_json_schema__.__func__(cls, core_schema, handler)  # type: ignore[attr-defined,no-any-return]
 
 
 class MisconceptionRule(Strict):
