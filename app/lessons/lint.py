@@ -30,8 +30,8 @@ from app.lessons.lint_disclosure import (
     myth_patterns,
     question_leaks,
     repeated_examples,
-    variant_leaks,
 )
+from app.lessons.lint_variants import variant_leaks
 from app.lessons.schema import Lesson, Level, Step, StepLevel
 
 WORDS_PER_MINUTE = 200

@@ -13,10 +13,8 @@ raised, the typed value), the text of steps that ask nothing, and the pitfalls o
 A leak is the answer written out (long enough not to be a common word), the step's printed
 output when it is the answer, the question's subject bound to the answer ("`y.grad` = 40",
 "`x.grad` is None": a rule that names the answer), the typed value's numbers in a row, or the
-same example (the same code, asked again) answered earlier in this lesson or the path. A
-variant instance (app/lessons/variants.py) is read as the learner meets it after the reveal:
-its typed value must not be the number the step's reveal has just shown, and its code, the
-only text it adds before its answer, must not state that answer. A
+same example (the same code, asked again) answered earlier in this lesson or the path
+(app/lessons/lint_variants.py reads a step's variants, and the typed values that need some). A
 pattern over the myths (a fixed yes/no split, a first word or a position that predicts the
 answer) is a leak of the whole curriculum.
 """
@@ -35,9 +33,7 @@ from app.lessons.disclosure import (
     pitfall_texts,
     reference_texts,
 )
-from app.lessons.numeric import compare
-from app.lessons.schema import ChoicePrediction, GradValue, Lesson, Step
-from app.lessons.variants import Instance, expected_value, instances
+from app.lessons.schema import GradValue, Lesson, Step
 
 # An answer shorter than this (None, True, 6.0) is a common word: it leaks only when the text
 # binds it to the question's subject.
@@ -198,21 +194,21 @@ def _binds(text: str, subject: str, answer: str) -> bool:
     return re.search(pattern, _plain(text).lower()) is not None
 
 
-def _numbers_of(text: str) -> list[float]:
+def numbers_of(text: str) -> list[float]:
     return [float(match) for match in _NUMBER.findall(re.sub(r"float\d+|int\d+", "", text))]
 
 
-def _flat(value: GradValue) -> list[float]:
+def flat_value(value: GradValue) -> list[float]:
     if value is None:
         return []
     if isinstance(value, list):
-        return [number for item in value for number in _flat(item)]
+        return [number for item in value for number in flat_value(item)]
     return [float(value)]
 
 
 def _in_a_row(text: str, expected: list[float]) -> bool:
     """Are the expected numbers written one after the other somewhere in `text`?"""
-    found = _numbers_of(text)
+    found = numbers_of(text)
     size = len(expected)
     return any(
         all(
@@ -241,7 +237,7 @@ def _answer_shapes(step: Step) -> list[str]:
     inner = re.fullmatch(r"tensor\((.*)\)", answer)
     if inner:
         shapes.append(inner.group(1))
-        values = _numbers_of(inner.group(1))
+        values = numbers_of(inner.group(1))
         if len(values) == 1:
             shapes.append(f"{values[0]:g}")  # tensor(3.) is written 3 in prose
     output = step.snippet.output.strip() if step.snippet else ""
@@ -257,15 +253,15 @@ def question_leaks(lesson: Lesson, number: int, step: Step) -> Iterator[str]:
         earlier = lesson.steps[seen.outcome_of - 1].snippet if seen.outcome_of else None
         if seen.outcome_of and (earlier is None or not same_computation(earlier.code, code)):
             continue  # another example's outcome: the same value there answers nothing here
-        yield from _choice_leaks(step, code, seen)
-        yield from _value_leaks(step, code, seen)
+        yield from choice_leaks(step, code, seen)
+        yield from value_leaks(step, code, seen)
 
 
-def _choice_leaks(step: Step, code: str, seen: Visible) -> Iterator[str]:
+def choice_leaks(step: Step, code: str, seen: Visible) -> Iterator[str]:
     if step.prediction is None:
         return
     plain = _plain(seen.text)
-    numbers = _numbers_of(step.prediction.answer)
+    numbers = numbers_of(step.prediction.answer)
     if (
         len(numbers) >= 2
         and not _trivial(numbers)
@@ -283,10 +279,10 @@ def _choice_leaks(step: Step, code: str, seen: Visible) -> Iterator[str]:
             return
 
 
-def _value_leaks(step: Step, code: str, seen: Visible) -> Iterator[str]:
+def value_leaks(step: Step, code: str, seen: Visible) -> Iterator[str]:
     if step.value_prediction is None:
         return
-    expected = _flat(step.value_prediction.expected)
+    expected = flat_value(step.value_prediction.expected)
     plain = _plain(seen.text)
     if (
         len(expected) >= 2
@@ -299,47 +295,6 @@ def _value_leaks(step: Step, code: str, seen: Visible) -> Iterator[str]:
         value = f"{expected[0]:g}"
         if any(_binds(seen.text, subject, value) for subject in _subjects(step)):
             yield f"{seen.where} states the typed value {value}"
-
-
-def _as_step(step: Step, instance: Instance) -> Step:
-    """The step as one instance asks it: its code, choices, answer and typed value."""
-    snippet, prediction, guess = step.snippet, step.prediction, step.value_prediction
-    if snippet is not None:
-        snippet = snippet.model_copy(update={"code": instance.code, "output": instance.output})
-    if prediction is not None and instance.answer is not None:
-        prediction = ChoicePrediction.model_construct(
-            question=prediction.question,
-            choices=instance.choices,
-            answer=instance.answer,
-            explanation=instance.explanation,
-        )
-    if guess is not None:
-        guess = guess.model_copy(update={"expected": expected_value(step, instance)})
-    return step.model_copy(
-        update=dict(snippet=snippet, prediction=prediction, value_prediction=guess)
-    )
-
-
-def variant_leaks(step: Step) -> Iterator[str]:
-    """What gives away an instance's answer: the number the step's reveal just showed asked
-    again, or the instance's code stating its answer."""
-    own = step.value_prediction
-    for instance in instances(step):
-        where = f"variant instance {instance.index + 1}"
-        expected = expected_value(step, instance)
-        if (
-            own is not None
-            and step.prediction is not None
-            and compare(expected, own.expected).matches
-        ):
-            yield (
-                f"{where} asks the typed value {expected!r}, which the step's reveal has just "
-                "shown: choose other params"
-            )
-        asked = _as_step(step, instance)
-        seen = Visible(f"{where}'s code", instance.code)
-        yield from _choice_leaks(asked, instance.code, seen)
-        yield from _value_leaks(asked, instance.code, seen)
 
 
 def repeated_examples(lessons: list[Lesson]) -> Iterator[tuple[str, str, str]]:

@@ -19,9 +19,46 @@ Data = dict[str, Any]
 
 
 def curriculum() -> tuple[Data, Data]:
+    """The fixture lessons, with the variants an author gives step 1: its typed value, asked
+    after the reveal, is the number the reveal printed (the app's tests type it on the step's
+    own code), so the lint asks for other numbers."""
     first: Data = parse_yaml((FIXTURE_LESSONS / "first-steps.yaml").read_text())
     second: Data = parse_yaml((FIXTURE_LESSONS / "second-steps.yaml").read_text())
+    step(first)["variants"] = squares_variants()
     return first, second
+
+
+def squares_variants() -> Data:
+    """Step 1's code on other numbers, with what the sandbox computes for them."""
+    code = "import torch\nx = torch.tensor({x}, requires_grad=True)\n"
+    return {
+        "params": {"x": [[1.0, -2.0], [0.5, 3.0]]},
+        "code": code + "y = (x * x).sum()\ny.backward()\nprint(x.grad)\n",
+        "values": {"grad": "str(x.grad)"},
+        "choices": ["None", "{grad}"],
+        "explanation": "2x at {x} is {grad}.",
+        "instances": [
+            {
+                "params": {"x": [1.0, -2.0]},
+                "values": {"grad": "tensor([ 2., -4.])"},
+                "output": "tensor([ 2., -4.])\n",
+                "grads": {"x": [2.0, -4.0], "y": None},
+            },
+            {
+                "params": {"x": [0.5, 3.0]},
+                "values": {"grad": "tensor([1., 6.])"},
+                "output": "tensor([1., 6.])\n",
+                "grads": {"x": [1.0, 6.0], "y": None},
+            },
+        ],
+    }
+
+
+def add_choice(data: Data, choice: Data | str) -> None:
+    """A choice for step 1's prediction, and the same text as its rule in the variants."""
+    step(data)["prediction"]["choices"].append(choice)
+    text = choice if isinstance(choice, str) else choice["text"]
+    step(data)["variants"]["choices"].append(text)
 
 
 def lint(first: Data, second: Data, only: set[str] | None = None) -> list[Finding]:
@@ -172,7 +209,7 @@ FAULTS: list[tuple[str, Plant, str, str, str]] = [
     ),
     (
         "wrong choice without a why",
-        lambda a, b: step(a)["prediction"]["choices"].append("tensor([2., 3.])"),
+        lambda a, b: add_choice(a, "tensor([2., 3.])"),
         "first-steps",
         "step 1",
         "the wrong choice 'tensor([2., 3.])' has no `why`",
@@ -280,6 +317,7 @@ FAULTS: list[tuple[str, Plant, str, str, str]] = [
         "a value-only step's question gives a later step's answer",
         lambda a, b: (
             step(a).pop("prediction"),
+            step(a)["variants"].pop("choices"),
             step(a)["value_prediction"].update(
                 question="Type `x.grad` (the cubes below print tensor([ 3., 12.]))."
             ),
@@ -350,8 +388,8 @@ FAULTS: list[tuple[str, Plant, str, str, str]] = [
     ),
     (
         "a question on what is printed with a choice that the code raises",
-        lambda a, b: step(a)["prediction"]["choices"].append(
-            {"text": "It raises a RuntimeError", "why": "The sum is a scalar: backward() runs."}
+        lambda a, b: add_choice(
+            a, {"text": "It raises a RuntimeError", "why": "The sum is a scalar: backward() runs."}
         ),
         "first-steps",
         "step 1",
@@ -398,6 +436,14 @@ FAULTS: list[tuple[str, Plant, str, str, str]] = [
         "first-steps",
         "steps[1].insight_question",
         "must be a question",
+    ),
+    (
+        "a typed value the reveal has just printed, on a step without variants",
+        lambda a, b: step(a).pop("variants"),
+        "first-steps",
+        "step 1",
+        "the typed value [4.0, 6.0] is shown in the step's reveal (its output) just before it is "
+        "asked: give the step variants, so the typed value asks other numbers",
     ),
     (
         "words with two meanings",
@@ -472,7 +518,7 @@ def test_a_question_naming_every_choice_does_not_leak() -> None:
 def test_a_question_that_names_raising_may_offer_it() -> None:
     first, second = curriculum()
     prediction = step(first)["prediction"]
-    prediction["choices"].append({"text": "It raises", "why": "The sum is a scalar."})
+    add_choice(first, {"text": "It raises", "why": "The sum is a scalar."})
     prediction.update(question="What does `x.grad` print, or does the code raise?")
     assert lint(first, second) == []
 
