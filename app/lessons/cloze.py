@@ -77,7 +77,15 @@ def shows_elsewhere(answer: str, front: str) -> bool:
     needle = _stem(answer) if span else " ".join(_MARKUP.sub("", answer).lower().split())
     if len(needle) < 2:
         return False
-    return re.search(rf"(?<![\w.]){re.escape(needle)}(?!\w)", text) is not None
+    if re.search(rf"(?<![\w.]){re.escape(needle)}(?!\w)", text):
+        return True
+    # `x.grad.zero_()` shows in "`zero_()` fails": the method named last, on any tensor.
+    last = needle.rsplit(".", 1)[-1] if span and "." in needle else ""
+    return (
+        len(last) > 3
+        and last != "grad"
+        and re.search(rf"(?<!\w){re.escape(last)}", text) is not None
+    )
 
 
 def _balanced(text: str) -> bool:

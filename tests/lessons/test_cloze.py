@@ -53,3 +53,11 @@ def test_shows_elsewhere_matches_the_name_not_a_longer_one() -> None:
 def test_a_question_that_repeats_its_answer_states_it() -> None:
     assert states_answer("Why does backward fill leaves?", "Backward fills leaves.")
     assert not states_answer("Which tensors does backward write to?", "Backward fills leaves.")
+
+
+def test_a_method_call_shows_where_its_method_does() -> None:
+    # "`zero_()` fails ..." on the card gives `x.grad.zero_()` away, whatever the tensor.
+    assert shows_elsewhere("`x.grad.zero_()`", "`zero_()` fails while `.grad` is None")
+    assert shows_elsewhere("`opt.zero_grad()`", "call `model.zero_grad()` first")
+    assert not shows_elsewhere("`x.grad.zero_()`", "Clear it before the next backward")
+    assert not shows_elsewhere("`w.grad`", "`x.grad` holds it")  # `grad` alone is every tensor's
