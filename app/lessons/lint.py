@@ -31,7 +31,7 @@ from app.lessons.lint_disclosure import (
     question_leaks,
     repeated_examples,
 )
-from app.lessons.lint_variants import variant_leaks
+from app.lessons.lint_variants import repeated_instances, variant_leaks
 from app.lessons.schema import Lesson, Level, Step, StepLevel
 
 WORDS_PER_MINUTE = 200
@@ -282,6 +282,10 @@ def lint_lesson(lesson: Lesson, slugs: set[str]) -> list[Finding]:
         findings += [
             Finding(lesson.slug, step_label(number, step), problem)
             for problem in dict.fromkeys(variant_leaks(step))
+        ]
+        findings += [
+            Finding(lesson.slug, step_label(number, step), problem)
+            for problem in repeated_instances(lesson, number, step)
         ]
         findings += _choice_problems(lesson, number, step)
     findings += [Finding(lesson.slug, where, problem) for where, problem in card_problems(lesson)]

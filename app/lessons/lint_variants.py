@@ -5,7 +5,9 @@ The choice's reveal shows the step's own output and answer, and the typed value 
 after it. A step without variants whose typed value is a value that reveal has just shown asks
 the learner to copy, not to recall: it needs variants. An instance's typed value must not be
 the number the step's reveal has just shown, and its code, the only text it adds before its
-answer, must not state that answer.
+answer, must not state that answer. Nor may an instance be an example the learner has
+already seen worked out: a myth (answerable at any time) or an earlier step's reveal with the
+same numbers and that answer.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Iterator
 
 from app.lessons.lint_disclosure import Visible, choice_leaks, flat_value, numbers_of, value_leaks
 from app.lessons.numeric import compare
-from app.lessons.schema import ChoicePrediction, Step
+from app.lessons.schema import ChoicePrediction, Lesson, Step
 from app.lessons.variants import Instance, expected_value, instances
 
 
@@ -103,3 +105,47 @@ def variant_leaks(step: Step) -> Iterator[str]:
         seen = Visible(f"{where}'s code", instance.code)
         yield from choice_leaks(asked, instance.code, seen)
         yield from value_leaks(asked, instance.code, seen)
+
+
+def _seen_examples(lesson: Lesson, number: int) -> Iterator[tuple[str, str, str]]:
+    """(where, what sets it up, what it shows) for every worked example open when step
+    `number`'s typed value is asked: the myths, and the steps up to this one."""
+    for index, myth in enumerate(lesson.myths, start=1):
+        demo = myth.demo
+        setup = f"{demo.code if demo else ''} {myth.belief} {myth.reality}"
+        shown = f"{demo.output if demo else ''} {myth.reality} {myth.why_it_matters}"
+        yield f"myth {index}", setup, shown
+    for index, step in enumerate(lesson.steps[: number - 1], start=1):
+        snippet, prediction = step.snippet, step.prediction
+        code = snippet.code if snippet else ""
+        answer = prediction.answer if prediction else ""
+        shown = f"{snippet.output if snippet else ''} {answer} {step.explanation}"
+        yield f"step {index}", code, shown
+
+
+def repeated_instances(lesson: Lesson, number: int, step: Step) -> Iterator[str]:
+    """An instance whose numbers and answer a myth or an earlier step has already shown
+    together: its typed value is copied from there, not recalled."""
+    seen = list(_seen_examples(lesson, number))
+    for instance in instances(step):
+        params = [
+            float(value)
+            for value in (step.variants.params_of(instance.index) if step.variants else {}).values()
+            if isinstance(value, int | float) and not isinstance(value, bool)
+        ]
+        expected = flat_value(expected_value(step, instance))
+        # An answer that is one of the numbers put in (`x.grad` of `w * x` is `w`) matches any
+        # example that prints a number it uses: too common to tell the same example.
+        if not params or not expected or all(any(e == p for p in params) for e in expected):
+            continue
+        for where, setup, shown in seen:
+            numbers = numbers_of(setup)
+            if all(any(abs(p - n) < 1e-9 for n in numbers) for p in params) and any(
+                compare(expected, value).matches for value in _shown_values(shown)
+            ):
+                answer = expected_value(step, instance)
+                yield (
+                    f"variant instance {instance.index + 1} is the example {where} has already "
+                    f"worked out (the same numbers, the answer {answer!r}): choose other params"
+                )
+                break

@@ -140,3 +140,35 @@ def test_the_loader_refuses_templates_that_name_nothing(
     data = step.variants.model_dump() | change
     with pytest.raises(ValueError, match=problem.replace("{", r"\{").replace("}", r"\}")):
         type(step.variants).model_validate(data)
+
+
+def _with_first_instance(step: Step, x: float, slope: float) -> Step:
+    """`step` (what-is-grad's step 2, y = x * x) with its first instance moved to `x`."""
+    variants = step.variants
+    assert variants is not None
+    params = {"x": [x, *variants.params["x"][1:]]}
+    first = variants.instances[0].model_copy(
+        update={"params": {"x": x}, "grads": {"x": slope}, "output": f"tensor({slope:g}.)\n"}
+    )
+    moved = variants.model_copy(
+        update={"params": params, "instances": [first, *variants.instances[1:]]}
+    )
+    return step.model_copy(update={"variants": moved})
+
+
+def test_an_instance_may_not_be_an_example_already_worked_out() -> None:
+    from app.config import BUNDLED_LESSONS
+    from app.lessons.lint_variants import repeated_instances
+
+    lesson = next(
+        lesson
+        for lesson in load_catalog(Path(BUNDLED_LESSONS)).lessons
+        if lesson.slug == "what-is-grad"
+    )
+    step = lesson.steps[1]
+    assert list(repeated_instances(lesson, 2, step)) == []
+    # A myth's demo works out y = x * x at x = 5 (slope 10): an instance at 5 copies it.
+    found = list(repeated_instances(lesson, 2, _with_first_instance(step, 5.0, 10.0)))
+    assert len(found) == 1 and "myth" in found[0] and "10.0" in found[0]
+    # Other numbers are a new example.
+    assert list(repeated_instances(lesson, 2, _with_first_instance(step, 7.0, 14.0))) == []
