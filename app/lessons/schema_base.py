@@ -1,0 +1,175 @@
+"""The lesson format's building blocks: its text types, levels, snippets and questions
+(app/lessons/schema.py puts a lesson together from them)."""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetJsonSchemaHandler,
+    StringConstraints,
+    model_validator,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
+from typing_extensions import TypeAliasType
+
+from app.lessons.numeric import compare
+
+Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=64)]
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+Code = Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
+# A gradient as a lesson writes it: a number, a (nested) list of numbers, or null for None.
+GradValue = TypeAliasType("GradValue", "float | list[GradValue] | None")
+
+IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+class Strict(BaseModel):
+    """Every model refuses unknown fields, so a typo in a lesson is an error, not silence."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Level(StrEnum):
+    beginner = "beginner"
+    intermediate = "intermediate"
+    advanced = "advanced"
+    expert = "expert"
+
+
+class StepLevel(StrEnum):
+    foundation = "foundation"
+    intermediate = "intermediate"
+    advanced = "advanced"
+    expert = "expert"
+
+
+class ExpectedError(Strict):
+    """The exception a snippet is meant to raise."""
+
+    type: Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$")]
+    # A fragment of the message, matched literally; enough to tell this error from others.
+    message_contains: Text
+
+
+class Snippet(Strict):
+    """Runnable code and everything it is claimed to do when run."""
+
+    code: Code
+    # Exactly what the snippet prints to stdout, byte for byte ("" when it prints nothing).
+    output: str = ""
+    # Set when the snippet is meant to fail; `output` is then what it prints before failing.
+    error: ExpectedError | None = None
+    # `.grad` of named tensors after the run, compared numerically; null claims `.grad is None`.
+    grads: dict[str, GradValue] = Field(default_factory=dict)
+    # Open the backward walk under the run's output (it is collapsed in lesson steps otherwise).
+    # Runs are locked until the prediction is committed, so the walk never shows before it.
+    walk: bool = False
+
+    @model_validator(mode="after")
+    def _grad_names_are_identifiers(self) -> Snippet:
+        for name in self.grads:
+            if not IDENTIFIER.match(name):
+                raise ValueError(f"grads: {name!r} is not a variable name")
+        return self
+
+
+class TextOrMapping(Strict):
+    """A model a lesson file may write as plain text, meaning `{text: ...}` (a choice)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plain_text_is_a_choice(cls, data: object) -> object:
+        return {"text": data} if isinstance(data, str) else data
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        # The validator above turns plain text into {text: ...}, which pydantic cannot see:
+        # say in the schema that a choice may also be a string.
+        found = handler(core_schema)
+        schema = handler.resolve_ref_schema(found)
+        mapping = dict(schema)
+        schema.clear()
+        schema["anyOf"] = [{"type": "string", "minLength": 1}, mapping]
+        schema["description"] = mapping.get("description", "")
+        schema["title"] = mapping.get("title", "Choice")
+        return found
+
+
+class Choice(TextOrMapping):
+    """One answer a learner can pick. A wrong choice names the misconception behind it.
+
+    In a lesson file a choice is either plain text (fine for the right answer) or a mapping
+    with `text`, `why` (shown when a learner picks it: what that belief gets wrong) and,
+    where the choice claims to be what some other code gives, `because`: that code, which
+    `gradlab check` runs to prove it prints the choice.
+    """
+
+    text: Text
+    why: Text | None = None
+    because: Code | None = None
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class ChoicePrediction(Strict):
+    """A question the learner answers before the step's output is revealed."""
+
+    question: Text
+    choices: Annotated[list[Choice], Field(min_length=2, max_length=6)]
+    answer: Text
+    explanation: Text
+
+    @property
+    def texts(self) -> list[str]:
+        return [choice.text for choice in self.choices]
+
+    def choice(self, text: str) -> Choice | None:
+        """The choice whose text is `text` (grading goes by the choice, never its position)."""
+        return next((choice for choice in self.choices if choice.text == text), None)
+
+    @model_validator(mode="after")
+    def _answer_is_a_choice(self) -> ChoicePrediction:
+        if len(set(self.texts)) != len(self.texts):
+            raise ValueError("choices: two choices are the same")
+        if self.answer not in self.texts:
+            raise ValueError(f"answer: {self.answer!r} is not one of the choices {self.texts}")
+        return self
+
+
+class ValueMisconception(Strict):
+    """A wrong value a learner may type for a `.grad`, and what the belief behind it gets wrong.
+    Shown when the typed value matches it, so `why` must not give the right value away."""
+
+    value: GradValue
+    why: Text
+
+
+class ValuePrediction(Strict):
+    """The learner types the `.grad` of one tensor; it is checked numerically against the run.
+    A typed value that matches one of `misconceptions` gets that misconception's `why`."""
+
+    question: Text
+    tensor: Annotated[str, StringConstraints(pattern=IDENTIFIER.pattern)]
+    expected: GradValue
+    explanation: Text
+    misconceptions: list[ValueMisconception] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _misconceptions_are_wrong_and_distinct(self) -> ValuePrediction:
+        for number, wrong in enumerate(self.misconceptions, start=1):
+            if compare(wrong.value, self.expected).matches:
+                raise ValueError(f"misconceptions {number}: {wrong.value!r} is the right value")
+            for other in self.misconceptions[: number - 1]:
+                if compare(wrong.value, other.value).matches:
+                    raise ValueError(f"misconceptions {number}: {wrong.value!r} is listed twice")
+        return self

@@ -1,0 +1,134 @@
+"""A step's variants: new instances of its question, their answers computed by the sandbox
+(`gradlab check --update`) and verified by `gradlab check`; app/lessons/variants.py serves them."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from pydantic import (
+    Field,
+    model_validator,
+)
+from typing_extensions import TypeAliasType
+
+from app.lessons.schema_base import (
+    IDENTIFIER,
+    Code,
+    GradValue,
+    Strict,
+    Text,
+    TextOrMapping,
+)
+
+# --- variants: new instances of a step's question, computed by the sandbox ---------------------
+# A value a variant's parameter or computed value holds: a number, text, a truth value, a list.
+Plain = TypeAliasType("Plain", "bool | int | float | str | list[Plain] | None")
+PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def placeholders(template: str) -> set[str]:
+    """The `{name}` placeholders a code or text template uses."""
+    return set(PLACEHOLDER.findall(template))
+
+
+class VariantChoice(TextOrMapping):
+    """One choice of the step's prediction in every instance, in the step's choice order: a
+    `text` template whose `{name}`s are the variant's `values` (the rule that makes this choice,
+    right or wrong, for any numbers) and, where the step's `why` names numbers, a `why` template."""
+
+    text: Text
+    why: Text | None = None
+
+
+class MisconceptionRule(Strict):
+    """A wrong typed value as a rule: a Python expression evaluated after each instance runs
+    (`y.item()`: "the value of the output"), and what the belief behind it gets wrong (a
+    template over the params and values, like the choices')."""
+
+    value: Text
+    why: Text
+
+
+class VariantInstance(Strict):
+    """One instance as the sandbox ran it; written by `gradlab check --update`, verified by
+    `gradlab check`."""
+
+    params: dict[str, Plain]
+    values: dict[str, Plain] = Field(default_factory=dict)
+    output: str = ""
+    # `.grad` of the value prediction's tensor and of the snippet's `grads` names.
+    grads: dict[str, GradValue] = Field(default_factory=dict)
+    # The value of each `misconceptions` rule, in order.
+    misconceptions: list[GradValue] = Field(default_factory=list)
+
+
+class Variants(Strict):
+    """New instances of a step's question: the same code with other parameters, whose answers
+    the sandbox computes. Instance i takes the i-th value of every parameter."""
+
+    # name -> the values it takes, one per instance (every list as long as the others).
+    params: Annotated[dict[str, Annotated[list[Plain], Field(min_length=2)]], Field(min_length=1)]
+    # The step's code with `{name}` where a parameter goes (text is inserted as it is, other
+    # values as Python literals); nothing else in it is touched.
+    code: Code
+    # name -> a Python expression evaluated after the code runs (`str(x.grad)`, `y.item()`);
+    # `{name}` of a param is filled in first.
+    values: dict[str, Text] = Field(default_factory=dict)
+    # The prediction's choices as rules, one per choice of the step, in the same order.
+    choices: list[VariantChoice] = Field(default_factory=list)
+    # Where which choice is right depends on the params (a detached tensor: `None`), a template
+    # giving the right choice's text; by default the rule in the place of the step's answer.
+    answer: Text | None = None
+    # The typed value's wrong values as rules.
+    misconceptions: list[MisconceptionRule] = Field(default_factory=list)
+    # Why an instance's answer is what it is, for its reveal: a template over the params and
+    # values (the step's own explanations name the step's own numbers).
+    explanation: Text
+    # Written by `gradlab check --update`: what each instance computed. Instances written for
+    # other params than these are stale: none is served, and `gradlab check` fails, until the
+    # update writes them again.
+    instances: list[VariantInstance] = Field(default_factory=list)
+
+    @property
+    def current(self) -> bool:
+        """Were the stored instances written for these params?"""
+        return len(self.instances) == self.count and all(
+            instance.params == self.params_of(index)
+            for index, instance in enumerate(self.instances)
+        )
+
+    @property
+    def count(self) -> int:
+        return len(next(iter(self.params.values())))
+
+    def params_of(self, index: int) -> dict[str, Plain]:
+        return {name: values[index] for name, values in self.params.items()}
+
+    @model_validator(mode="after")
+    def _params_fill_the_code(self) -> Variants:
+        lengths = {len(values) for values in self.params.values()}
+        if len(lengths) != 1:
+            raise ValueError("params: every parameter needs as many values as the others")
+        for name in self.params:
+            if not IDENTIFIER.match(name) or "." in name:
+                raise ValueError(f"params: {name!r} is not a name")
+        used = placeholders(self.code)
+        if unknown := used - set(self.params):
+            raise ValueError(f"code: {{{sorted(unknown)[0]}}} is not a parameter")
+        if unused := set(self.params) - used:
+            raise ValueError(f"params: {sorted(unused)[0]!r} is not used in the code")
+        return self
+
+    @model_validator(mode="after")
+    def _texts_name_what_exists(self) -> Variants:
+        known = set(self.values) | set(self.params)
+        templates = [("explanation", self.explanation), ("answer", self.answer or "")]
+        templates += [
+            (f"choices {n}", f"{c.text} {c.why or ''}") for n, c in enumerate(self.choices, 1)
+        ]
+        templates += [(f"misconceptions {n}", m.why) for n, m in enumerate(self.misconceptions, 1)]
+        for where, template in templates:
+            if unknown := placeholders(template) - known:
+                raise ValueError(f"{where}: {{{sorted(unknown)[0]}}} is not a param or a value")
+        return self
