@@ -110,7 +110,8 @@ def test_the_value_is_refused_before_the_commit_and_checked_after(
         assert page.request.post(f"{api}/prediction", data=choice).status == 200
         checked = page.request.post(f"{api}/value", data={"value": "", "reveal": True})
         assert checked.status == 200, lesson.slug
-        assert checked.json()["expected"] is not None, lesson.slug
+        # The answer is told now (it may be None: an instance whose gradient never arrives).
+        assert "expected" in checked.json() and checked.json()["explanation_html"], lesson.slug
 
 
 # The form as the page has it, without what differs between two drawings of the same form
