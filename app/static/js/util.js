@@ -16,6 +16,7 @@
 //   postJson(url, body, options)     apiFetch with POST; waits out a 503 or 429 with Retry-After
 //   networkMessage(response, what)   a sentence for a failed request
 //   focusTarget(node)                focus a heading or region without a visible jump
+//   thisPageAgain()                  -> this page as the server draws it now (a Document), or null
 //
 // Answers to questions go through widgets/answer.js (it builds on postJson).
 
@@ -101,6 +102,18 @@ function detailText(data, rawText) {
   // A proxy's HTML error page is no use to a learner; a short text body may be.
   if (rawText && rawText.length < 300 && !/^\s*</.test(rawText)) return rawText.trim();
   return "";
+}
+
+/** What the server sends for this page now (a GET: it decides what a commit has opened), parsed;
+ *  null when it cannot be had. */
+export async function thisPageAgain() {
+  try {
+    const response = await fetch(window.location.pathname, {credentials: "same-origin"});
+    if (!response.ok) return null;
+    return new DOMParser().parseFromString(await response.text(), "text/html");
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -4,22 +4,15 @@
 // pages through them.
 
 import {initLesson} from "../lesson.js";
-import {focusTarget, parts} from "../util.js";
+import {focusTarget, parts, thisPageAgain} from "../util.js";
 
 /** The takeaways are sent once every step is committed: at the end, the page is read again
  *  (a GET: the server decides) and they take the place of the note that they wait. */
 async function openTakeaways(done) {
   const waiting = done.querySelector(".withheld");
   if (!waiting) return;
-  try {
-    const response = await fetch(window.location.pathname, {credentials: "same-origin"});
-    if (!response.ok) return;
-    const page = new DOMParser().parseFromString(await response.text(), "text/html");
-    const takeaways = page.querySelector(".sbs-done .takeaways");
-    if (takeaways) waiting.replaceWith(document.importNode(takeaways, true));
-  } catch {
-    // the note stays, with its link to reload
-  }
+  const takeaways = (await thisPageAgain())?.querySelector(".sbs-done .takeaways");
+  if (takeaways) waiting.replaceWith(document.importNode(takeaways, true)); // else the note stays
 }
 
 export function initStepByStep(article) {

@@ -14,6 +14,8 @@
 //   showProblem(box, text)              a verdict box saying what went wrong
 //   chosenConfidence(root), askForConfidence(root, feedback)
 //   pressOne(buttons, chosen, chosenClass), releaseAll(buttons, classes)
+//   reopenQuestion(root, {buttons, classes, box, fieldset, again, flag})
+//                                       "Try again": buttons, confidence and verdict as before
 //   rescueFocus(previous, target)       move focus only if the answer left it nowhere useful
 //
 // The verdict box's look is one rule set in interactive.css (.verdict).
@@ -105,6 +107,17 @@ export function releaseAll(buttons, classes) {
     button.removeAttribute("aria-pressed");
     button.classList.remove(...classes);
   }
+}
+
+/** A committed question asked again ("Try again"): its buttons released, its verdict box
+ *  emptied, its confidence open, `root.dataset[flag]` gone, the Try again button hidden. */
+export function reopenQuestion(root, {buttons, classes, box, fieldset, again, flag}) {
+  releaseAll(buttons, classes);
+  box.replaceChildren();
+  delete box.dataset.result;
+  if (fieldset) fieldset.disabled = false;
+  delete root.dataset[flag];
+  if (again) again.hidden = true;
 }
 
 /** Move focus to `target` only if the action left it nowhere useful. */

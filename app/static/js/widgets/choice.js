@@ -16,7 +16,7 @@
 
 import {renderPredictionReveal, renderStepReveal} from "../reveals.js";
 import {choiceContent, el, uid} from "../util.js";
-import {pressOne, releaseAll, rescueFocus, sendAnswer, showVerdict, tryAgainButton} from "./answer.js";
+import {pressOne, reopenQuestion, rescueFocus, sendAnswer, showVerdict, tryAgainButton} from "./answer.js";
 
 const CONFIDENCE_WORDS = {guess: "a guess", fairly_sure: "fairly sure", certain: "certain"};
 const CHOSEN = ["choice--chosen", "choice--answer"];
@@ -72,14 +72,8 @@ export function mountChoice(root, {feedback = null, url, read = (data) => data, 
     if (again) again.hidden = false;
   };
 
-  const reopen = () => {
-    releaseAll(buttons, CHOSEN);
-    box.replaceChildren();
-    delete box.dataset.result;
-    if (fieldset) fieldset.disabled = false;
-    delete root.dataset.committed;
-    if (again) again.hidden = true;
-  };
+  const reopen = () =>
+    reopenQuestion(root, {buttons, classes: CHOSEN, box, fieldset, again, flag: "committed"});
 
   const commit = async (button) => {
     if (busy || button.disabled) return;

@@ -10,7 +10,7 @@
 
 import {whenEditorReady} from "../runnable.js";
 import {sendAnswer, showVerdict} from "./answer.js";
-import {el, lessonUrl, setServerHtml} from "../util.js";
+import {el, lessonUrl, setServerHtml, thisPageAgain} from "../util.js";
 
 const CHECK_TIMEOUT_MS = 90_000;
 
@@ -156,14 +156,8 @@ export function mountExercises(root, slug) {
 async function openWaiting(article, slug) {
   const waiting = [...article.querySelectorAll(".exercise-waiting[data-after-step]")];
   if (!waiting.length) return;
-  let page;
-  try {
-    const response = await fetch(window.location.pathname, {credentials: "same-origin"});
-    if (!response.ok) return;
-    page = new DOMParser().parseFromString(await response.text(), "text/html");
-  } catch {
-    return; // the note stays; a reload shows the cards
-  }
+  const page = await thisPageAgain();
+  if (!page) return; // the note stays; a reload shows the cards
   for (const note of waiting) {
     const step = note.dataset.afterStep;
     const cards = [...page.querySelectorAll(`.exercise[data-exercise][data-after-step="${step}"]`)]

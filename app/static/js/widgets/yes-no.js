@@ -16,7 +16,7 @@
 
 import {renderMythReveal} from "../reveals.js";
 import {capitalise, el, uid} from "../util.js";
-import {pressOne, releaseAll, rescueFocus, sendAnswer, showVerdict, tryAgainButton} from "./answer.js";
+import {pressOne, reopenQuestion, rescueFocus, sendAnswer, showVerdict, tryAgainButton} from "./answer.js";
 
 const CHOSEN = ["myth-answer--chosen"];
 
@@ -66,14 +66,8 @@ export function mountYesNo(root, {feedback = null, url, read = (data) => data, v
     if (again) again.hidden = false;
   };
 
-  const reset = () => {
-    releaseAll(buttons, CHOSEN);
-    box.replaceChildren();
-    delete box.dataset.result;
-    if (fieldset) fieldset.disabled = false;
-    delete root.dataset.answered;
-    if (again) again.hidden = true;
-  };
+  const reset = () =>
+    reopenQuestion(root, {buttons, classes: CHOSEN, box, fieldset, again, flag: "answered"});
 
   const answer = async (button) => {
     if (busy || button.disabled) return;
