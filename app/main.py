@@ -142,6 +142,7 @@ def _install_middleware(
         same_site=settings.cookie_samesite,
         https_only=settings.cookie_secure,
     )
+    app.add_middleware(problems.ServerErrors)  # a route's exception is a 500 every layer above sees
     # JSON may escape every character of a snippet as \uXXXX: leave room for that, no more.
     app.add_middleware(
         BodyLimitMiddleware,

@@ -14,8 +14,9 @@ def _leave(_: Message) -> None:
 
 
 class Observed:
-    """The status is 500 until the app starts a response, so that a request the app failed
-    with an exception is counted as the 500 the server answers."""
+    """The status is 500 until the app starts a response, and again if the app raises after
+    starting one (the client gets a broken answer, not the status it began with), so that a
+    request the app failed is counted and logged as a 500."""
 
     def __init__(self) -> None:
         self.status = 500
@@ -42,4 +43,8 @@ async def call_observed(
             on_start(message)
         await send(message)
 
-    await app(scope, receive, observing_send)
+    try:
+        await app(scope, receive, observing_send)
+    except Exception:
+        observed.status = 500
+        raise

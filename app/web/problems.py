@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import BaseRoute
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.errors import TYPE_PREFIX, BodyTooLarge, Problem, StoreUnavailable
 from app.web.templates import render
@@ -100,6 +101,48 @@ def problem_answer(request: Request, problem: Problem) -> Response:
     return answer(request, problem.status, body, problem.headers())
 
 
+def server_error_answer(request: Request) -> Response:
+    """A 500: the error page for a page, Problem Details for the API, never the cause."""
+    detail = "Something went wrong on the server; it has been logged."
+    return answer(request, 500, problem_body("", "Internal Server Error", 500, detail))
+
+
+class ServerErrors:
+    """A route that raises (a bug, a template that cannot render in some learner's state)
+    answers a real 500 from inside the middleware stack, so that the access line, the metrics,
+    the request id and the security headers all see it, and its traceback is logged once, with
+    the request id. Starlette's own handler sits outside every middleware: there, the access
+    line and the headers would miss it. An exception after the response has started cannot
+    change its status: it is logged and goes on up, and the server closes the connection."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except Exception:
+            log.exception("server error: %s %s", scope["method"], scope["path"])
+            if started:
+                raise
+            try:
+                response = server_error_answer(Request(scope))
+            except Exception:  # the error page itself cannot render: say it in plain text
+                log.exception("the error page could not be drawn")
+                response = Response("Internal Server Error", 500, media_type="text/plain")
+            await response(scope, receive, send)
+
+
 def refusal_body(problem: Problem) -> bytes:
     """A refusal sent before any route runs (the body limit's 413 and 408), as bytes."""
     body = problem_body(problem.slug, problem.title, problem.status, problem.detail)
@@ -164,9 +207,9 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def server_error(request: Request, exc: Exception) -> Response:
-        # What went wrong stays in the log (Starlette logs it): nothing of it reaches a client.
-        detail = "Something went wrong on the server; it has been logged."
-        return answer(request, 500, problem_body("", "Internal Server Error", 500, detail))
+        # Only what fails outside `ServerErrors` (a middleware around it) arrives here; Starlette
+        # logs it. Nothing of the cause reaches a client.
+        return server_error_answer(request)
 
     app.openapi = _openapi_hook(app)  # type: ignore[method-assign]
 

@@ -3,7 +3,8 @@ problem type documented, and every error an operation declares in the OpenAPI do
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import logging
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from fastapi.testclient import TestClient
@@ -95,6 +96,58 @@ def test_a_server_error_says_nothing_of_its_cause(app_client: TestClient) -> Non
     assert answer.headers["content-type"] == "application/problem+json"
     assert "secret" not in answer.text
     assert answer.json()["title"] == "Internal Server Error"
+
+
+def test_a_page_that_cannot_render_is_a_500_every_layer_sees(
+    app_client: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A template that fails (here: a macro reaching for the page's context it was not given)
+    answers the error page with status 500, the request id and the security headers, and the
+    access line says 500: never a reset connection logged as 200."""
+    from app.web.templates import templates
+
+    app = app_client.app
+    broken = templates.env.from_string(
+        '{% macro link() %}{{ url_for("catalog_page") }}{% endmacro %}{{ link() }}'
+    )
+
+    async def page() -> None:
+        broken.render()
+
+    app.add_api_route("/broken-page", page, include_in_schema=False)  # type: ignore[attr-defined]
+    with caplog.at_level(logging.INFO):
+        answer = app_client.get("/broken-page")  # raise_server_exceptions stays on: none escapes
+    assert answer.status_code == 500
+    assert answer.headers["content-type"].startswith("text/html")
+    assert "Something went wrong" in answer.text and "KeyError" not in answer.text
+    assert answer.headers["x-request-id"] and answer.headers["x-content-type-options"]
+    [access] = [r for r in caplog.records if r.name == "gradlab.access"]
+    assert access.getMessage().startswith("GET /broken-page 500")
+    [logged] = [r for r in caplog.records if r.getMessage().startswith("server error")]
+    assert logged.exc_info is not None and "url_for" in logging.Formatter().formatException(
+        logged.exc_info
+    )
+
+
+def test_an_error_after_the_answer_began_is_logged_as_500(
+    app_client: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    from starlette.responses import StreamingResponse
+
+    app = app_client.app
+
+    async def chunks() -> AsyncIterator[bytes]:
+        yield b"<p>begun"
+        raise RuntimeError("mid-body")
+
+    async def page() -> StreamingResponse:
+        return StreamingResponse(chunks(), media_type="text/html")
+
+    app.add_api_route("/half-page", page, include_in_schema=False)  # type: ignore[attr-defined]
+    with caplog.at_level(logging.INFO), TestClient(app, raise_server_exceptions=False) as client:  # type: ignore[arg-type]
+        client.get("/half-page")
+    [access] = [r for r in caplog.records if r.name == "gradlab.access"]
+    assert access.getMessage().startswith("GET /half-page 500")
 
 
 def test_every_error_in_the_document_is_problem_details(app_client: TestClient) -> None:
