@@ -60,6 +60,12 @@ class _ChildLost(Exception):
     """The run's child died before it received its code."""
 
 
+def _reap(process: subprocess.Popen[bytes]) -> None:
+    """Collect a killed zygote's exit status, so that it leaves no zombie."""
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=5)
+
+
 class SandboxHealth(TypedDict):
     ready: bool
     workers: int
@@ -86,6 +92,8 @@ class Sandbox:
         self._problem: str | None = "not started"
         self._scratch_root: Path | None = None
         self._stopping = False
+        # Discarded zygotes being reaped off the event loop; `stop()` waits for them.
+        self._reaping: set[asyncio.Future[Any]] = set()
         # Set when the zygote refused to run snippets (a required layer is off): not retried
         # per request, since nothing but a configuration change can fix it.
         self._refused = False
@@ -138,16 +146,21 @@ class Sandbox:
         if zygote.process.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 zygote.process.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            zygote.process.wait(timeout=5)
+            # Reaped in a thread: a wait here would hold every request for as long as it took.
+            reap = asyncio.ensure_future(asyncio.to_thread(_reap, zygote.process))
+            self._reaping.add(reap)
+            reap.add_done_callback(self._reaping.discard)
         for queue in self._runs.values():
             queue.put_nowait((Lost(why), []))
 
     async def stop(self) -> None:
         self._stopping = True
         if self._starting is not None:
-            with contextlib.suppress(BaseException):
-                await self._starting
+            # Waited for, not awaited: a failed start is the start's to report (it logged why),
+            # and a cancellation of this stop goes on up instead of being swallowed here.
+            await asyncio.wait([self._starting])
+            if not self._starting.cancelled() and self._starting.exception() is not None:
+                log.info("sandbox: stopping after a failed start")
         zygote = self._zygote
         if zygote is not None and zygote.alive:
             # Closing the socket tells the zygote to kill its children and exit.
@@ -159,6 +172,8 @@ class Sandbox:
             except subprocess.TimeoutExpired:
                 zygote.process.kill()
         self._zygote = None
+        if self._reaping:
+            await asyncio.wait(set(self._reaping))
         if self._scratch_root is not None:
             shutil.rmtree(self._scratch_root, ignore_errors=True)
         self._phases.close()
