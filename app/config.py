@@ -125,7 +125,9 @@ class Settings(BaseSettings):
 
     # --- operating it ---
     public_url: str = "http://127.0.0.1:8000"
-    """The address learners open gradlab at; `gradlab class` prints links under it."""
+    """The address learners open gradlab at; `gradlab class` prints links under it, and LTI
+    gives it to the LMS and reads a launch's target_link_uri for a lesson only on its origin
+    (unset: the origin the launch reached)."""
     trusted_proxies: Annotated[tuple[IPNetwork, ...], NoDecode] = ()
     """Proxies whose X-Forwarded-For is believed (comma-separated addresses or CIDR ranges,
     e.g. '10.0.0.0/8,127.0.0.1'); from any other peer the header is ignored. Default: none."""

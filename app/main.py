@@ -65,6 +65,7 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
             settings.public_url,
             secret_key,
             settings.review_sitting,
+            "public_url" in settings.model_fields_set,
         )
 
     def publish(reloaded: Catalog) -> None:

@@ -78,6 +78,8 @@ class Launch:
     name: str = "Ada Lovelace"
     lesson: str | None = "what-is-grad"
     deep_linking: bool = False
+    # The target_link_uri claim; unset: the launch URL the tool registered.
+    target: str | None = None
 
 
 class Platform:
@@ -219,6 +221,8 @@ class Platform:
                 return launch_data
 
         message = Message(None, platform.config())
+        if launch_spec.target is not None:
+            message.set_launch_url(launch_spec.target)
         message.set_user_data(launch_spec.user, launch_spec.roles, full_name=launch_spec.name)
         message.set_launch_context_claim("course-42", context_title="Deep Learning 101")
         message.set_resource_link_claim("resource-link-1", title="A lesson")
@@ -245,6 +249,7 @@ class Pair:
         # The tool learns its own address once it has a port, as GRADLAB_PUBLIC_URL says it.
         self.tool_url = self.tool.url
         self.app.state.learning.lti.public_url = self.tool_url
+        self.app.state.learning.lti.public_url_set = True
         self.platform = Platform(self.tool_url)
         store = self.app.state.store
         store.add_platform(

@@ -81,13 +81,14 @@ class Learning:
         public_url: str,
         secret: str,
         sitting_size: int = 20,
+        public_url_set: bool = True,
     ) -> None:
         self.catalog = catalog
         self.store = store
         self.runs = Runs(sandbox)
         self.shares = shares  # made once per app: its hourly counts outlive a catalog reload
         self.teaching = Teaching(catalog, store)
-        self.lti = LtiLaunches(catalog, store, public_url, secret)
+        self.lti = LtiLaunches(catalog, store, public_url, secret, public_url_set)
         self.sitting_size = sitting_size  # the most items one review sitting asks
 
     @property

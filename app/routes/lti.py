@@ -55,6 +55,7 @@ async def lti_launch(request: Request, learning: LearningDep, write: WriterDep) 
         form.get("id_token", ""),
         form.get("state", ""),
         request.cookies.get(STATE_COOKIE),
+        str(request.base_url),
     )
     _sign_in(request, launched)
     request.session[CHECK_KEY] = launched.check

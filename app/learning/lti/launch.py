@@ -28,6 +28,7 @@ from app.learning.lti.messages import DeepLinkRequest, Launched, LtiRefused, dee
 from app.learning.lti.platform_http import PlatformError, get_json
 from app.learning.lti.resume import Resumes
 from app.learning.lti.roster import display_name, sync_roster
+from app.learning.lti.target import lesson_candidates, own_origin
 from app.learning.lti.tokens import PlatformTokens
 from app.lessons.loader import Catalog
 from app.progress.lti_store import GradeLink, Platform
@@ -96,11 +97,18 @@ def _fetch_keys(url: str) -> dict[str, Any]:
 
 class LtiLaunches:
     def __init__(
-        self, catalog: Catalog, store: ProgressStore, public_url: str, secret: str
+        self,
+        catalog: Catalog,
+        store: ProgressStore,
+        public_url: str,
+        secret: str,
+        public_url_set: bool = True,
     ) -> None:
         self.catalog = catalog
         self.store = store
         self.public_url = public_url.rstrip("/")
+        # Unset (the default address): a launch's own origin is the address it reached.
+        self.public_url_set = public_url_set
         # A login writes nothing: its state is signed, and names the platform and the nonce.
         self.states = URLSafeTimedSerializer(secret, salt="gradlab-lti-state")
         self.key_sets = KeySets()
@@ -158,14 +166,20 @@ class LtiLaunches:
         return LoginRedirect(platform.auth_url + separator + urllib.parse.urlencode(query), state)
 
     # --- the launch ----------------------------------------------------------------------------
-    def launch(self, id_token: str, state: str, browser_state: str | None) -> Launched:
+    def launch(
+        self, id_token: str, state: str, browser_state: str | None, reached: str = ""
+    ) -> Launched:
+        """`reached`: the address the launch request came to (gradlab's own origin when
+        GRADLAB_PUBLIC_URL is unset)."""
         try:
-            return self.resumes.sealed(self._launch(id_token, state, browser_state))
+            return self.resumes.sealed(self._launch(id_token, state, browser_state, reached))
         except LtiRefused as refused:
             log.warning("lti: launch refused (%s)", refused)
             raise
 
-    def _launch(self, id_token: str, state: str, browser_state: str | None) -> Launched:
+    def _launch(
+        self, id_token: str, state: str, browser_state: str | None, reached: str
+    ) -> Launched:
         if browser_state is not None and not secrets.compare_digest(browser_state, state):
             raise LtiRefused("state", "the state is not the one this browser started")
         platform_id, nonce = self._started(state)
@@ -175,7 +189,8 @@ class LtiLaunches:
         claims = self.verified_claims(platform, id_token)
         if not secrets.compare_digest(str(claims.get("nonce", "")), nonce):
             raise LtiRefused("nonce", "not the nonce of this login")
-        return self._map(platform, claims)
+        own = own_origin(self.public_url if self.public_url_set else None, reached)
+        return self._map(platform, claims, own)
 
     def _started(self, state: str) -> tuple[int, str]:
         """The platform and nonce of the login this state began; each state is used once."""
@@ -225,7 +240,7 @@ class LtiLaunches:
         return claims
 
     # --- who and where -------------------------------------------------------------------------
-    def _map(self, platform: Platform, claims: dict[str, Any]) -> Launched:
+    def _map(self, platform: Platform, claims: dict[str, Any], own: str) -> Launched:
         learner = self.store.lti_learner(platform.issuer, str(claims["sub"]))
         teaches = _teaches(claims.get(c.ROLES, []))
         class_id = self._course(platform, claims)
@@ -239,7 +254,7 @@ class LtiLaunches:
             if not teaches:
                 raise LtiRefused("role", "only instructors add activities")
             return Launched(learner, class_id, key, None, _deep_link(platform, claims))
-        lesson = self._lesson(claims)
+        lesson = self._lesson(claims, own)
         ags = claims.get(c.AGS_ENDPOINT) or {}
         if lesson and not teaches and ags.get("lineitem") and c.SCORE_SCOPE in ags.get("scope", []):
             link = GradeLink(platform.id, str(ags["lineitem"]), str(claims["sub"]))
@@ -260,13 +275,12 @@ class LtiLaunches:
         self.store.link_context(platform.id, deployment, context_id, class_id, memberships)
         return class_id
 
-    def _lesson(self, claims: dict[str, Any]) -> str | None:
-        custom = claims.get(c.CUSTOM) or {}
-        slug = custom.get("lesson") if isinstance(custom, dict) else None
-        if not slug:
-            query = urllib.parse.urlparse(str(claims.get(c.TARGET_LINK_URI, ""))).query
-            slug = urllib.parse.parse_qs(query).get("lesson", [None])[0]
-        return slug if slug and self.catalog.get(str(slug)) is not None else None
+    def _lesson(self, claims: dict[str, Any], own: str) -> str | None:
+        """The first lesson the launch names that exists (app/learning/lti/target.py)."""
+        for slug in lesson_candidates(claims, own):
+            if self.catalog.get(slug) is not None:
+                return slug
+        return None
 
 
 def _check_lti(platform: Platform, claims: dict[str, Any]) -> None:
