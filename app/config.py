@@ -133,7 +133,9 @@ class Settings(BaseSettings):
     e.g. '10.0.0.0/8,127.0.0.1'); from any other peer the header is ignored. Default: none."""
     new_learners_per_minute: Annotated[int, Field(ge=1, le=1_000_000)] = 120
     """New learners (requests without a cookie that get one) one client address may create a
-    minute, as many at once (a class behind one NAT); beyond that 429 with Retry-After."""
+    minute, as many at once (a class behind one NAT); beyond that a lesson page or an answer is
+    429 with Retry-After, and the playground, shares, review, progress and runs are served
+    without a cookie."""
     frame_ancestors: str = "'self'"
     """CSP frame-ancestors: who may embed the pages in a frame (e.g. "'self'
     https://course.example.org")."""

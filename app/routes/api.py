@@ -7,7 +7,7 @@ from fastapi import APIRouter, Request
 from app.errors import RUNS, STORE, TooManyNewLearners, UnknownLesson
 from app.learning.schemas import Health, RunRequest
 from app.lessons.public import LessonListing, PublicLesson, lesson_summary
-from app.routes.deps import LearnerDep, LearningDep, MaybeLearnerDep, learner_id, read, run_line
+from app.routes.deps import LearnerDep, LearningDep, VisitorDep, learner_id, read, run_line
 from app.sandbox.result import RunResult
 from app.web.problems import responses
 
@@ -43,11 +43,12 @@ async def get_lesson(slug: str, learning: LearningDep, learner: LearnerDep) -> P
     responses=responses(*RUNS, *STORE, TooManyNewLearners),
 )
 async def run_snippet(
-    body: RunRequest, request: Request, learning: LearningDep, learner: MaybeLearnerDep
+    body: RunRequest, request: Request, learning: LearningDep, learner: VisitorDep
 ) -> RunResult:
     """Run a snippet in a fresh sandboxed process. A failing snippet is not an HTTP error:
     `status` says how it ended. With `lesson` and `step`, a step that asks for no prediction
-    counts as done once its code has run."""
+    counts as done once its code has run. Without a cookie the run waits in the client
+    address's line, and the answer brings a learner's cookie for the next."""
     who = run_line(request, learner)
     if body.lesson and learner is None:
         learner = learner_id(request)

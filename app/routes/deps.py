@@ -43,16 +43,39 @@ def client_host(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
+def _new_learners(request: Request) -> NewLearnerLimit:
+    limit: NewLearnerLimit = request.app.state.new_learners
+    return limit
+
+
+def _give_learner(request: Request) -> str:
+    """A new learner's id, in the signed cookie only (nothing in the database)."""
+    learner = str(uuid.uuid4())
+    request.session[LEARNER_KEY] = learner
+    return learner
+
+
 def learner_id(request: Request) -> str:
     """The learner behind this request. A new visitor gets an id in the signed cookie and
     nothing in the database: the first answer they record creates their row. A client address
     creates only so many (TooManyNewLearners)."""
     learner = current_learner(request)
     if learner is None:
-        new_learners: NewLearnerLimit = request.app.state.new_learners
-        new_learners.take(client_host(request))
-        learner = str(uuid.uuid4())
-        request.session[LEARNER_KEY] = learner
+        _new_learners(request).take(client_host(request))
+        learner = _give_learner(request)
+    return learner
+
+
+def visitor(request: Request) -> str | None:
+    """The learner who came with this request, or None for a newcomer; a newcomer is given a
+    learner in the signed cookie as well, when their address may still create one (the same
+    limit as `learner_id`), so that what they run next waits in a line of their own rather
+    than their address's. Past the limit the page is still served, without a cookie, as it
+    was before. The page reads as for the learner who came (a new one has nothing to read),
+    so the cookie costs no query."""
+    learner = current_learner(request)
+    if learner is None and _new_learners(request).try_take(client_host(request)):
+        _give_learner(request)
     return learner
 
 
@@ -77,6 +100,10 @@ async def _maybe_learner(request: Request) -> str | None:
     return current_learner(request)
 
 
+async def _visitor(request: Request) -> str | None:
+    return visitor(request)
+
+
 async def _instructor_keys(request: Request) -> dict[str, str]:
     keys = request.session.get(INSTRUCTOR_KEY)
     if not isinstance(keys, dict):
@@ -88,6 +115,9 @@ LearningDep = Annotated[Learning, Depends(_learning)]
 InstructorKeysDep = Annotated[dict[str, str], Depends(_instructor_keys)]
 LearnerDep = Annotated[str, Depends(_learner)]
 MaybeLearnerDep = Annotated[str | None, Depends(_maybe_learner)]
+# The pages a learner runs, shares or answers from without being a lesson's (the playground,
+# a share, review, progress) and the run itself: a newcomer leaves with a learner's cookie.
+VisitorDep = Annotated[str | None, Depends(_visitor)]
 
 
 # The learning core as one learner's: a lesson's answers, and the modes and review queue.

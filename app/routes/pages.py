@@ -9,6 +9,7 @@ from app.routes.deps import (
     LearnerDep,
     LearningDep,
     MaybeLearnerDep,
+    VisitorDep,
     WriterDep,
     read,
     render_page,
@@ -54,8 +55,9 @@ async def reset_progress_form(
 
 @router.get("/playground", response_class=HTMLResponse)
 async def playground_page(
-    request: Request, learning: LearningDep, share: str | None = None
+    request: Request, learning: LearningDep, _: VisitorDep, share: str | None = None
 ) -> HTMLResponse:
-    """The playground; with `?share=ID`, an editable copy of that share's code."""
+    """The playground; with `?share=ID`, an editable copy of that share's code. A newcomer
+    leaves with a learner's cookie, so their runs wait in a line of their own."""
     page = await read(learning, learning.playground_page, share)
     return render_page(request, page)

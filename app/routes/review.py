@@ -14,6 +14,7 @@ from app.routes.deps import (
     LearningDep,
     MaybeLearnerDep,
     PracticeDep,
+    VisitorDep,
     WriterDep,
     read,
     render_page,
@@ -55,9 +56,7 @@ async def answer_review(
 
 
 @router.get("/review", response_class=HTMLResponse, include_in_schema=False)
-async def review_page(
-    request: Request, learning: LearningDep, learner: MaybeLearnerDep
-) -> HTMLResponse:
+async def review_page(request: Request, learning: LearningDep, learner: VisitorDep) -> HTMLResponse:
     page = await read(learning, learning.review_page, learner)
     return render_page(request, page)
 
@@ -70,7 +69,7 @@ async def get_calibration(learning: LearningDep, learner: MaybeLearnerDep) -> Ca
 
 @router.get("/progress", response_class=HTMLResponse, include_in_schema=False)
 async def progress_page(
-    request: Request, learning: LearningDep, learner: MaybeLearnerDep
+    request: Request, learning: LearningDep, learner: VisitorDep
 ) -> HTMLResponse:
     page = await read(learning, learning.progress_page, learner)
     return render_page(request, page)

@@ -8,7 +8,15 @@ from fastapi.responses import HTMLResponse
 from app.errors import STORE, SnippetTooLarge, UnknownLesson, UnknownStep
 from app.learning.schemas import ShareBody, ShareMade
 from app.learning.shares import ShareNotFound, TooManyShares
-from app.routes.deps import LearnerDep, LearningDep, MaybeLearnerDep, WriterDep, read, render_page
+from app.routes.deps import (
+    LearnerDep,
+    LearningDep,
+    MaybeLearnerDep,
+    VisitorDep,
+    WriterDep,
+    read,
+    render_page,
+)
 from app.web.problems import responses
 
 router = APIRouter()
@@ -56,7 +64,7 @@ async def share_viewed(share_id: str, learning: LearningDep, write: WriterDep) -
 
 @router.get("/s/{share_id}", response_class=HTMLResponse, include_in_schema=False)
 async def share_page(
-    request: Request, share_id: str, learning: LearningDep, learner: MaybeLearnerDep
+    request: Request, share_id: str, learning: LearningDep, learner: VisitorDep
 ) -> HTMLResponse:
     page = await read(learning, learning.share_page, share_id, learner)
     return render_page(request, page)

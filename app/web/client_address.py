@@ -93,6 +93,20 @@ class NewLearnerLimit:
 
     def take(self, address: str) -> None:
         """Spend one token of `address`'s bucket, or raise TooManyNewLearners."""
+        wait = self._spend(address)
+        if wait is not None:
+            self.on_refusal()
+            raise TooManyNewLearners(
+                "Too many new learners from your address; try again shortly.", retry_after=wait
+            )
+
+    def try_take(self, address: str) -> bool:
+        """Spend one token of `address`'s bucket if it has one; False (and nothing refused,
+        nothing counted) when it has none."""
+        return self._spend(address) is None
+
+    def _spend(self, address: str) -> int | None:
+        """Spend a token: None, or the seconds until the bucket has one."""
         now = time.monotonic()
         bucket = self._buckets.pop(address, None) or _Bucket(self.capacity, now)
         bucket.tokens = min(self.capacity, bucket.tokens + (now - bucket.at) * self.rate)
@@ -101,9 +115,6 @@ class NewLearnerLimit:
         while len(self._buckets) > MAX_ADDRESSES:
             self._buckets.popitem(last=False)
         if bucket.tokens < 1:
-            self.on_refusal()
-            wait = int((1 - bucket.tokens) / self.rate) + 1
-            raise TooManyNewLearners(
-                "Too many new learners from your address; try again shortly.", retry_after=wait
-            )
+            return int((1 - bucket.tokens) / self.rate) + 1
         bucket.tokens -= 1
+        return None
