@@ -51,14 +51,37 @@ def wait_until(predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
     return predicate()
 
 
-def make_settings(**overrides: Any) -> Settings:
-    """Settings for a test app: the fixture lessons, a fresh SQLite file, no sandbox."""
+_migrated: list[Path] = []
+
+
+def migrated_sqlite_url() -> str:
+    """A fresh SQLite file whose schema is already the newest: a copy of one migrated once per
+    session (migrating takes almost all of an app's start, and every test client starts one)."""
+    import sqlite3
+
+    from app.progress.database import make_engine, migrate
+
+    if not _migrated:
+        template = Path(tempfile.mkdtemp(prefix="gradlab-test-")) / "migrated.db"
+        engine = make_engine(f"sqlite:///{template}")
+        migrate(engine)
+        engine.dispose()
+        _migrated.append(template)
     database = Path(tempfile.mkdtemp(prefix="gradlab-test-")) / "progress.db"
+    with sqlite3.connect(_migrated[0]) as source, sqlite3.connect(database) as copy:
+        source.backup(copy)
+    return f"sqlite:///{database}"
+
+
+def make_settings(**overrides: Any) -> Settings:
+    """Settings for a test app: the fixture lessons, a fresh (already migrated) SQLite file,
+    no sandbox."""
     values: dict[str, Any] = {
         "lessons_dir": FIXTURE_LESSONS,
         "sandbox_enabled": False,
-        "database_url": f"sqlite:///{database}",
     }
+    if "database_url" not in overrides:
+        values["database_url"] = migrated_sqlite_url()
     values.update(overrides)
     return Settings(**values)
 
@@ -93,11 +116,21 @@ def sqlite_client() -> Iterator[TestClient]:
         yield test_client
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def migrated_url(request: pytest.FixtureRequest) -> str:
+    """Like `database_url`, with the newest schema already in place (copied, not migrated)."""
+    if request.param == "sqlite":
+        return migrated_sqlite_url()
+    server = request.getfixturevalue("postgres")
+    url: str = server.new_database(migrated=True)
+    return url
+
+
 @pytest.fixture
-def client(database_url: str) -> Iterator[TestClient]:
+def client(migrated_url: str) -> Iterator[TestClient]:
     """A learner's client on the test lessons, once on SQLite and once on PostgreSQL (see
-    `database_url`), without a sandbox."""
-    with TestClient(create_app(make_settings(database_url=database_url))) as test_client:
+    `migrated_url`), without a sandbox."""
+    with TestClient(create_app(make_settings(database_url=migrated_url))) as test_client:
         yield test_client
 
 

@@ -36,6 +36,7 @@ class PostgresServer:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
+        self._template: str | None = None
         self.as_user: list[str] = []
         if os.geteuid() == 0:  # postgres refuses to run as root
             owner = pwd.getpwnam("postgres")
@@ -73,14 +74,30 @@ class PostgresServer:
         self.stop()
         self.start()
 
-    def new_database(self) -> str:
-        """A fresh, empty database; returns its SQLAlchemy URL."""
+    def new_database(self, *, migrated: bool = False) -> str:
+        """A fresh database, empty or (`migrated`) with the newest schema: a copy of a template
+        migrated once per server, which is much quicker than migrating each one. Returns its
+        SQLAlchemy URL."""
         name = f"test_{uuid.uuid4().hex[:12]}"
+        template = ""
+        if migrated:
+            template = f' TEMPLATE "{self._migrated_template()}"'
         with psycopg.connect(
             f"host=127.0.0.1 port={self.port} user=gradlab dbname=postgres", autocommit=True
         ) as connection:
-            connection.execute(f'CREATE DATABASE "{name}"')
+            connection.execute(f'CREATE DATABASE "{name}"{template}')
         return f"postgresql+psycopg://gradlab@127.0.0.1:{self.port}/{name}"
+
+    def _migrated_template(self) -> str:
+        from app.progress.database import make_engine, migrate
+
+        if self._template is None:
+            url = self.new_database()
+            engine = make_engine(url)
+            migrate(engine)
+            engine.dispose()  # a template must have no connections when it is copied
+            self._template = url.rsplit("/", 1)[1]
+        return self._template
 
     def close(self) -> None:
         try:

@@ -111,8 +111,8 @@ def test_a_flashcard_in_review_takes_the_learners_rating(client: TestClient) -> 
     assert result["correct"] is True and result["comes_back"] == "in 8 days"
 
 
-def test_a_new_miss_of_a_learned_item_is_a_lapse(database_url: str) -> None:
-    app = create_app(make_settings(database_url=database_url))
+def test_a_new_miss_of_a_learned_item_is_a_lapse(migrated_url: str) -> None:
+    app = create_app(make_settings(database_url=migrated_url))
     store, catalog = app.state.store, app.state.catalog
     learner = store.new_learner()
     queue = ReviewQueue(store, catalog, learner)
@@ -162,9 +162,9 @@ def _wrong_choice(step_prediction: object) -> str:
     return next(text for text in texts if text != answer)
 
 
-def test_a_sitting_mixes_lessons_and_kinds_and_is_capped(database_url: str) -> None:
+def test_a_sitting_mixes_lessons_and_kinds_and_is_capped(migrated_url: str) -> None:
     settings = make_settings(
-        lessons_dir=BUNDLED_LESSONS, review_sitting=6, database_url=database_url
+        lessons_dir=BUNDLED_LESSONS, review_sitting=6, database_url=migrated_url
     )
     lessons = BUNDLED.lessons[:3]
     with TestClient(create_app(settings)) as learner:
@@ -215,8 +215,8 @@ def test_a_right_answer_given_as_sure_is_not_queued(client: TestClient) -> None:
     assert client.get("/api/review").json()["due_count"] == 0
 
 
-def test_each_return_asks_its_choices_in_a_new_order(database_url: str) -> None:
-    settings = make_settings(lessons_dir=BUNDLED_LESSONS, database_url=database_url)
+def test_each_return_asks_its_choices_in_a_new_order(migrated_url: str) -> None:
+    settings = make_settings(lessons_dir=BUNDLED_LESSONS, database_url=migrated_url)
     app = create_app(settings)
     store, catalog = app.state.store, app.state.catalog
     slug, number, texts = next(

@@ -22,10 +22,10 @@ STEP = load_catalog([VARIANT_LESSONS]).lessons[0].steps[0]
 
 
 @pytest.fixture
-def variant_client(database_url: str) -> Iterator[TestClient]:
+def variant_client(migrated_url: str) -> Iterator[TestClient]:
     """A learner on the variant lesson, on SQLite and on PostgreSQL, without a sandbox (an
     instance's answer is stored: checking a typed value runs nothing)."""
-    settings = make_settings(lessons_dir=VARIANT_LESSONS, database_url=database_url)
+    settings = make_settings(lessons_dir=VARIANT_LESSONS, database_url=migrated_url)
     with TestClient(create_app(settings)) as test_client:
         yield test_client
 

@@ -26,13 +26,13 @@ MARKUP = "</script><img src=x onerror=alert(1)>"
 TOKEN = secrets.token_urlsafe(24)
 
 
-def _client(database_url: str, **settings: Any) -> TestClient:
-    return TestClient(create_app(make_settings(database_url=database_url, **settings)))
+def _client(migrated_url: str, **settings: Any) -> TestClient:
+    return TestClient(create_app(make_settings(database_url=migrated_url, **settings)))
 
 
 @pytest.fixture
-def client(database_url: str) -> Iterator[TestClient]:
-    with _client(database_url, metrics_token=TOKEN) as test_client:
+def client(migrated_url: str) -> Iterator[TestClient]:
+    with _client(migrated_url, metrics_token=TOKEN) as test_client:
         yield test_client
 
 
@@ -161,8 +161,8 @@ def test_bad_input(client: TestClient) -> None:
     assert answer.status_code == 404
 
 
-def test_shares_per_learner_per_hour(database_url: str) -> None:
-    with _client(database_url, shares_per_hour=2) as client:
+def test_shares_per_learner_per_hour(migrated_url: str) -> None:
+    with _client(migrated_url, shares_per_hour=2) as client:
         _share(client), _share(client)
         refused = client.post("/api/shares", json={"code": CODE})
         assert refused.status_code == 429
@@ -171,8 +171,8 @@ def test_shares_per_learner_per_hour(database_url: str) -> None:
         assert fresh.post("/api/shares", json={"code": CODE}).status_code == 201
 
 
-def test_shares_per_address_per_hour(database_url: str) -> None:
-    with _client(database_url, shares_per_address_per_hour=2) as client:
+def test_shares_per_address_per_hour(migrated_url: str) -> None:
+    with _client(migrated_url, shares_per_address_per_hour=2) as client:
         _share(client)
         assert _stranger(client).post("/api/shares", json={"code": "1"}).status_code == 201
         refused = _stranger(client).post("/api/shares", json={"code": "1"})
@@ -197,8 +197,8 @@ def _last_viewed(client: TestClient, share_id: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def test_unviewed_shares_expire_and_views_keep_them(database_url: str) -> None:
-    with _client(database_url, share_days=3) as client:
+def test_unviewed_shares_expire_and_views_keep_them(migrated_url: str) -> None:
+    with _client(migrated_url, share_days=3) as client:
         kept, dropped = _share(client), _share(client)
         _age(client, kept, 2.5), _age(client, dropped, 3.5)
         before = _last_viewed(client, kept)
@@ -234,12 +234,12 @@ def test_metrics_count_shares_made_and_viewed(client: TestClient) -> None:
 
 
 def test_the_operator_removes_and_prunes(
-    database_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    migrated_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with _client(database_url) as client:
+    with _client(migrated_url) as client:
         gone, old, young = _share(client), _share(client), _share(client)
         _age(client, old, 40)
-    monkeypatch.setenv("GRADLAB_DATABASE_URL", database_url)
+    monkeypatch.setenv("GRADLAB_DATABASE_URL", migrated_url)
     monkeypatch.delenv("GRADLAB_SHARE_DAYS", raising=False)
     assert cli(["shares", "rm", gone]) == 0
     assert cli(["shares", "rm", gone]) == 1
@@ -247,5 +247,5 @@ def test_the_operator_removes_and_prunes(
     monkeypatch.setenv("GRADLAB_SHARE_DAYS", "30")
     assert cli(["shares", "prune"]) == 0
     assert "1 share(s)" in capsys.readouterr().out
-    with _client(database_url) as client:
+    with _client(migrated_url) as client:
         assert [client.get(f"/s/{i}").status_code for i in (gone, old, young)] == [404, 404, 200]
