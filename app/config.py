@@ -1,7 +1,8 @@
 """Every knob of gradlab in one validated object, read from `GRADLAB_*` environment variables.
 
-Each default works on a laptop; a bad value stops the server at start-up with a message that
-names the variable, instead of failing later in the middle of a request.
+Each default works on a laptop; a bad value stops the server (and every command) at start-up
+with one line that names the variable, instead of failing later in the middle of a request:
+`load_settings` reads them so.
 """
 
 from __future__ import annotations
@@ -443,10 +444,22 @@ def _shown(value: object) -> str:
 SETTINGS_DOC_HEAD = """# Settings
 
 Every setting is an environment variable with a default that works on a laptop. A bad value
-stops the server at start-up with a message naming the variable. This page is generated from
-`Settings` in `app/config.py` (each field's description): after changing a setting, run
-`python -m app.cli settings-doc > docs/settings.md`; `tests/test_docs.py` fails until you do.
-`<package>` is the folder of the installed `app` package (`app/` in a clone).
+stops the server, and every other `gradlab` command, at start-up with one line per bad setting
+naming the variable, the value given and what is allowed, and exit status 2:
+
+```
+gradlab serve: GRADLAB_WORKERS='abc': must be a whole number from 1 to 64
+```
+
+A database named by `GRADLAB_DATABASE_URL` that cannot be opened is said the same way: a plain
+path (write `sqlite:////path/to/file.db`), a SQLite folder this user cannot make or write, a
+PostgreSQL server that does not answer or refuses (its host and port, never the password).
+A busy port stops `gradlab serve` before anything starts, naming `--port`.
+
+This page is generated from `Settings` in `app/config.py` (each field's description): after
+changing a setting, run `python -m app.cli settings-doc > docs/settings.md`;
+`tests/test_docs.py` fails until you do. `<package>` is the folder of the installed `app`
+package (`app/` in a clone).
 
 | variable | default | what it does |
 | --- | --- | --- |
