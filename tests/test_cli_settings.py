@@ -181,12 +181,10 @@ def test_an_option_is_named_as_the_option(tmp_path: Path) -> None:
     assert line == "gradlab serve: --processes '99': must be a whole number from 1 to 32"
 
 
-def test_a_secret_is_never_shown(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GRADLAB_COOKIE_SECURE", "maybe")
-    monkeypatch.setenv("GRADLAB_METRICS_TOKEN", "tok3n")
-    with pytest.raises(SettingsError) as refused:
-        load_settings()
-    assert refused.value.lines == ("GRADLAB_COOKIE_SECURE='maybe': must be true or false",)
+def test_check_names_its_lessons_dir_option(tmp_path: Path) -> None:
+    missing = tmp_path / "missing"
+    line = _one_line(["check", "--lessons-dir", str(missing)], _env(tmp_path))
+    assert line == f"gradlab check: --lessons-dir '{missing}': {missing} is not a directory"
 
 
 # --- a busy port --------------------------------------------------------------------------
