@@ -453,7 +453,8 @@ gradlab serve: GRADLAB_WORKERS='abc': must be a whole number from 1 to 64
 
 A database named by `GRADLAB_DATABASE_URL` that cannot be opened is said the same way: a plain
 path (write `sqlite:////path/to/file.db`), a SQLite folder this user cannot make or write, a
-PostgreSQL server that does not answer or refuses (its host and port, never the password).
+PostgreSQL server that refuses or does not answer within 10 s (`?connect_timeout=N` in the URL
+changes the wait), named by its host and port, never the password.
 A busy port stops `gradlab serve` before anything starts, naming `--port`.
 
 This page is generated from `Settings` in `app/config.py` (each field's description): after

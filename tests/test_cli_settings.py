@@ -100,6 +100,24 @@ def test_a_postgres_url_as_hosts_print_it_reaches_postgresql(
     )
 
 
+@pytest.mark.parametrize("args", [["serve", "--port", "0"], ["class", "list"]], ids=" ".join)
+def test_a_postgresql_that_says_nothing_is_named_once_the_wait_is_over(
+    tmp_path: Path, args: list[str]
+) -> None:
+    """A server that takes the connection and never answers (as a firewall that drops the
+    packets leaves it): the command gives up after POSTGRES_CONNECT_TIMEOUT_S and says where."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        port = silent.getsockname()[1]
+        url = f"postgresql://gradlab:s3cret-pw@127.0.0.1:{port}/gradlab"
+        line = _one_line(args, _env(tmp_path, GRADLAB_DATABASE_URL=url))
+    assert line == (
+        f"gradlab {args[0]}: GRADLAB_DATABASE_URL: cannot connect to PostgreSQL at "
+        f"127.0.0.1:{port} (database 'gradlab', user 'gradlab'): connection timeout expired"
+    )
+
+
 def test_postgres_urls_name_the_driver_gradlab_ships(monkeypatch: pytest.MonkeyPatch) -> None:
     for given in ("postgres://u:p@db:5432/x", "postgresql://u:p@db:5432/x"):
         monkeypatch.setenv("GRADLAB_DATABASE_URL", given)

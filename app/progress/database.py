@@ -82,10 +82,17 @@ SQLITE_POOL_SIZE = 16
 SQLITE_POOL_OVERFLOW = 32
 
 
+POSTGRES_CONNECT_TIMEOUT_S = 10
+
+
 def make_engine(url: str) -> Engine:
     # A server's connections can be cut (a PostgreSQL restart): test each one as it leaves the
     # pool. A SQLite file has no server that could go away, so the test would be a wasted query.
     options: dict[str, Any] = {"pool_pre_ping": True}
+    if "connect_timeout" not in make_url(url).query:
+        # A server that does not answer (a firewall that drops the packets, a server that
+        # accepts and says nothing) fails the connection after this, naming where it was tried.
+        options["connect_args"] = {"connect_timeout": POSTGRES_CONNECT_TIMEOUT_S}
     if url.startswith("sqlite"):
         options = {"connect_args": {"check_same_thread": False, "timeout": 15}}
         database = sqlite_file(url)
@@ -198,24 +205,20 @@ def prepare_schema(engine: Engine, mode: str) -> None:
     """What an instance does with the schema as it starts: GRADLAB_MIGRATE=auto migrates it,
     `off` only checks that it is current. A database it cannot open raises
     DatabaseUnavailable, naming what was tried."""
-    url = engine.url.render_as_string(hide_password=False)
-    try:
-        if mode == "auto":
-            migrate(engine)
-        else:
-            require_current(engine)
-    except (DBAPIError, OSError) as exc:
-        if isinstance(exc, DBAPIError) and _connects(engine):
-            raise  # the database answers: a failure of its own, not of the setting
-        raise _unavailable(url, exc) from None
+    require_reachable(engine)
+    if mode == "auto":
+        migrate(engine)
+    else:
+        require_current(engine)
 
 
-def _connects(engine: Engine) -> bool:
+def require_reachable(engine: Engine) -> None:
+    """One connection, or DatabaseUnavailable saying where it was tried and why it failed."""
     try:
         with engine.connect():
-            return True
-    except (DBAPIError, OSError):
-        return False
+            pass
+    except (DBAPIError, OSError) as exc:
+        raise _unavailable(engine.url.render_as_string(hide_password=False), exc) from None
 
 
 def require_current(engine: Engine) -> None:
