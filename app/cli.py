@@ -6,13 +6,12 @@ import argparse
 import json
 import logging
 import os
+import socket
 import sys
 import threading
 import time
 import urllib.request
 from typing import TYPE_CHECKING, Any
-
-from pydantic import ValidationError
 
 if TYPE_CHECKING:
     from app.config import Settings
@@ -21,27 +20,51 @@ if TYPE_CHECKING:
 def _serve(args: argparse.Namespace) -> int:
     # Alembic announces its plugins as it is imported: not for the operator's eyes.
     logging.getLogger("alembic").setLevel(logging.WARNING)
-    from app.config import Settings
+    from app.config import load_settings
     from app.lessons.loader import LessonError
-    from app.progress.database import SchemaOutOfDate
     from app.web.logs import configure_logging
 
+    # --processes, when given, wins over GRADLAB_PROCESSES (and sets the runs' default).
+    settings = load_settings({"processes": args.processes}, flags={"processes": "--processes"})
+    # The port first: taken, nothing else starts (nor says it is ready).
+    listening = _listen(args.host, args.port)
     try:
-        # --processes, when given, wins over GRADLAB_PROCESSES (and sets the runs' default).
-        settings = Settings(**({} if args.processes is None else {"processes": args.processes}))
         logging.getLogger().handlers.clear()  # main()'s plain handler: this one replaces it
         configure_logging(settings.log_format, args.log_level)
         shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host  # noqa: S104
         url = f"http://{shown}:{args.port}"
         if settings.processes > 1:
+            listening.close()  # uvicorn's supervisor binds it again for its processes
             return _serve_processes(args, settings, url)
-        return _serve_one(args, settings, url)
-    except (LessonError, ValidationError, SchemaOutOfDate) as exc:
+        return _serve_one(args, settings, url, listening)
+    except LessonError as exc:
         print(f"gradlab: cannot start:\n{exc}", file=sys.stderr)
         return 2
+    finally:
+        listening.close()
 
 
-def _serve_one(args: argparse.Namespace, settings: Settings, url: str) -> int:
+def _listen(host: str, port: int) -> socket.socket:
+    """The server's socket, bound as uvicorn binds it, or a SettingsError naming --port."""
+    from app.config import SettingsError
+
+    listening = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listening.bind((host, port))
+    except OSError as exc:
+        listening.close()
+        raise SettingsError(
+            f"--port {port}: cannot listen on {host}:{port} ({exc.strerror}); another server "
+            "may be using it: stop it or choose another --port"
+        ) from None
+    listening.set_inheritable(True)
+    return listening
+
+
+def _serve_one(
+    args: argparse.Namespace, settings: Settings, url: str, listening: socket.socket
+) -> int:
     import uvicorn
 
     from app.main import create_app
@@ -50,8 +73,9 @@ def _serve_one(args: argparse.Namespace, settings: Settings, url: str) -> int:
     application = create_app(settings, reload=args.reload)
     application.state.listen_url = url
     settle_for_serving()  # what start-up made lives as long as the server: see app/web/collector
-    uvicorn.run(application, **_uvicorn_options(args, settings))
-    return 0
+    server = uvicorn.Server(uvicorn.Config(application, **_uvicorn_options(args, settings)))
+    server.run(sockets=[listening])
+    return 0 if server.started else 1
 
 
 def _serve_processes(args: argparse.Namespace, settings: Settings, url: str) -> int:
@@ -133,17 +157,11 @@ def _migrate(args: argparse.Namespace) -> int:
     """Bring the database to the newest schema and exit: for deployments that migrate once,
     before starting replicas with GRADLAB_MIGRATE=off."""
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)  # import chatter
-    from sqlalchemy.exc import SQLAlchemyError
+    from app.config import load_settings
+    from app.progress.database import make_engine, prepare_schema
 
-    from app.config import Settings
-    from app.progress.database import make_engine, migrate
-
-    try:
-        engine = make_engine(Settings().database_url)
-        migrate(engine)
-    except (ValidationError, SQLAlchemyError) as exc:
-        print(f"gradlab: cannot migrate:\n{exc}", file=sys.stderr)
-        return 2
+    engine = make_engine(load_settings().database_url)
+    prepare_schema(engine, "auto")
     engine.dispose()
     print("gradlab: the database schema is up to date")
     return 0
@@ -162,13 +180,13 @@ def _check(args: argparse.Namespace) -> int:
 def _new(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from app.config import Settings
+    from app.config import load_settings
     from app.lessons.scaffold import ScaffoldError, new_lesson
 
     try:
-        folder = Path(args.dir) if args.dir else Settings().lessons_dir[0]
+        folder = Path(args.dir) if args.dir else load_settings().lessons_dir[0]
         path = new_lesson(args.slug, folder)
-    except (ScaffoldError, ValidationError) as exc:
+    except ScaffoldError as exc:
         print(f"gradlab new: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {path}\nfill in every TODO, then: gradlab check --update --lesson {args.slug}")
@@ -217,30 +235,24 @@ def _add_settings_doc(commands: argparse._SubParsersAction[argparse.ArgumentPars
 
 def _shares(args: argparse.Namespace) -> int:
     """An operator's hand on share links: delete one by id, or those past GRADLAB_SHARE_DAYS."""
-    from sqlalchemy.exc import SQLAlchemyError
-
-    from app.config import Settings
+    from app.config import load_settings
     from app.learning.shares import SharePolicy, Shares
     from app.progress.store import open_store
 
-    try:
-        settings = Settings()
-        store = open_store(settings.database_url, settings.migrate)
-        # Neither command needs the author key's secret: an operator deletes whoever made it.
-        policy = SharePolicy(settings.code_bytes, 1, 1, settings.share_days, secret="")
-        shares = Shares(store, policy)
-        if args.shares_command == "rm":
-            found = shares.remove(args.id)
-            print(f"gradlab: share {args.id} deleted" if found else f"gradlab: no share {args.id}")
-            return 0 if found else 1
-        if settings.share_days is None:
-            print("gradlab: GRADLAB_SHARE_DAYS is not set: shares are kept for ever")
-            return 0
-        print(f"gradlab: {shares.prune()} share(s) unviewed for {settings.share_days} days deleted")
+    settings = load_settings()
+    store = open_store(settings.database_url, settings.migrate)
+    # Neither command needs the author key's secret: an operator deletes whoever made it.
+    policy = SharePolicy(settings.code_bytes, 1, 1, settings.share_days, secret="")
+    shares = Shares(store, policy)
+    if args.shares_command == "rm":
+        found = shares.remove(args.id)
+        print(f"gradlab: share {args.id} deleted" if found else f"gradlab: no share {args.id}")
+        return 0 if found else 1
+    if settings.share_days is None:
+        print("gradlab: GRADLAB_SHARE_DAYS is not set: shares are kept for ever")
         return 0
-    except (ValidationError, SQLAlchemyError) as exc:
-        print(f"gradlab shares: {exc}", file=sys.stderr)
-        return 2
+    print(f"gradlab: {shares.prune()} share(s) unviewed for {settings.share_days} days deleted")
+    return 0
 
 
 def _add_shares(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -299,7 +311,14 @@ def main(argv: list[str] | None = None) -> int:
     migrate.set_defaults(func=_migrate)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    result: int = args.func(args)
+    from app.config import SettingsError
+
+    try:
+        result: int = args.func(args)
+    except SettingsError as exc:  # every command's bad settings, one line each
+        for line in exc.lines:
+            print(f"gradlab {args.command}: {line}", file=sys.stderr)
+        return 2
     return result
 
 

@@ -1,7 +1,8 @@
 """Every knob of gradlab in one validated object, read from `GRADLAB_*` environment variables.
 
-Each default works on a laptop; a bad value stops the server at start-up with a message that
-names the variable, instead of failing later in the middle of a request.
+Each default works on a laptop; a bad value stops the server (and every command) at start-up
+with one line that names the variable, instead of failing later in the middle of a request:
+`load_settings` reads them so.
 """
 
 from __future__ import annotations
@@ -9,11 +10,16 @@ from __future__ import annotations
 import contextlib
 import importlib.resources
 import os
+import re
+import types
+from collections.abc import Mapping
 from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+import annotated_types
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
@@ -79,6 +85,49 @@ def default_workers(processes: int = 1) -> int:
     return max(1, min(by_cpu, by_memory, MAX_WORKERS))
 
 
+class SettingsError(Exception):
+    """Settings that cannot work, as one line per bad setting, each naming its variable (or
+    command-line option), the value given and what is allowed. Raised at start-up only; every
+    command prints the lines and exits with status 2 (`app/cli.py`)."""
+
+    def __init__(self, *lines: str) -> None:
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+
+POSTGRES_DRIVER = "postgresql+psycopg"  # the driver gradlab ships (psycopg 3)
+DATABASE_URL_FORMS = (
+    "sqlite:///relative/path.db, sqlite:////absolute/path.db or "
+    f"{POSTGRES_DRIVER}://user:password@host:port/database"
+)
+
+
+def database_url(url: str) -> str:
+    """GRADLAB_DATABASE_URL as SQLAlchemy reads it: `postgres://` and `postgresql://` (what
+    hosting services print) name the psycopg driver gradlab ships; a path or an unknown
+    database is refused with what to write instead."""
+    url = url.strip()
+    scheme, separator, rest = url.partition("://")
+    if not separator:
+        if url.startswith(("/", ".", "~")) or url.endswith((".db", ".sqlite", ".sqlite3")):
+            raise ValueError(f"a path, not a URL: for a SQLite file write sqlite:///{url}")
+        raise ValueError(f"not a database URL; write {DATABASE_URL_FORMS}")
+    scheme = scheme.lower()
+    if scheme in ("postgres", "postgresql"):
+        return f"{POSTGRES_DRIVER}://{rest}"
+    if scheme == POSTGRES_DRIVER or scheme in ("sqlite", "sqlite+pysqlite"):
+        return url
+    raise ValueError(
+        f"gradlab stores progress in SQLite or PostgreSQL (with psycopg); write "
+        f"{DATABASE_URL_FORMS}"
+    )
+
+
+def without_password(url: str) -> str:
+    """A database URL fit to print: its password, if any, is `***`."""
+    return re.sub(r"(://[^/@:]*:)[^/@]*@", r"\1***@", url)
+
+
 class Settings(BaseSettings):
     # A setting's description is the docstring under it (docs/settings.md is made of them).
     model_config = SettingsConfigDict(
@@ -97,7 +146,9 @@ class Settings(BaseSettings):
     # --- learner progress ---
     database_url: str = "sqlite:///var/gradlab.db"
     """SQLAlchemy URL of the progress database (by default a SQLite file, var/gradlab.db under
-    the directory the server is started in)."""
+    the directory the server is started in): `sqlite:///relative.db`, `sqlite:////absolute.db`
+    or `postgresql+psycopg://user:password@host:port/database`; `postgres://` and
+    `postgresql://`, as hosting services print them, are read as `postgresql+psycopg://`."""
     secret_key: SecretStr | None = None
     """Key that signs the learner cookie; by default one is made and kept in the database."""
     cookie_secure: bool = False
@@ -125,9 +176,10 @@ class Settings(BaseSettings):
 
     # --- operating it ---
     public_url: str = "http://127.0.0.1:8000"
-    """The address learners open gradlab at; `gradlab class` prints links under it, and LTI
-    gives it to the LMS and reads a launch's target_link_uri for a lesson only on its origin
-    (unset: the origin the launch reached)."""
+    """The address learners open gradlab at: class links (`gradlab class`) and the LTI
+    addresses (`gradlab lti config`, /lti/config) are under it, and a launch's target_link_uri
+    is read for a lesson only on its origin. Unset, the links use the default and say so, since
+    only this machine can open it; a launch then takes the origin it reached."""
     trusted_proxies: Annotated[tuple[IPNetwork, ...], NoDecode] = ()
     """Proxies whose X-Forwarded-For is believed (comma-separated addresses or CIDR ranges,
     e.g. '10.0.0.0/8,127.0.0.1'); from any other peer the header is ignored. Default: none."""
@@ -198,6 +250,16 @@ class Settings(BaseSettings):
     """Isolation layers allowed to be off (comma-separated, e.g. 'landlock,seccomp'); for
     development only, logged loudly."""
 
+    @property
+    def public_url_given(self) -> bool:
+        """Whether GRADLAB_PUBLIC_URL was set (unset, links name the default, 127.0.0.1)."""
+        return "public_url" in self.model_fields_set
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str) -> str:
+        return database_url(value)
+
     @field_validator("relax", mode="before")
     @classmethod
     def _parse_relax(cls, value: object) -> object:
@@ -261,6 +323,113 @@ class Settings(BaseSettings):
         return tuple(folders)
 
 
+def load_settings(
+    options: Mapping[str, object] | None = None, *, flags: Mapping[str, str] | None = None
+) -> Settings:
+    """The settings from the environment, with `options` given on the command line (`flags`
+    names each one's option, e.g. {"processes": "--processes"}); a bad value raises
+    SettingsError, one line per bad setting, instead of pydantic's report."""
+    given: dict[str, Any] = {k: v for k, v in (options or {}).items() if v is not None}
+    try:
+        return Settings(**given)
+    except ValidationError as exc:
+        lines: dict[str, str] = {}
+        for error in exc.errors():
+            # A field whose default is computed from a bad one: the bad one says it all.
+            if error["type"] == "default_factory_not_called":
+                continue
+            field = str(error["loc"][0]) if error["loc"] else ""
+            if field not in lines:
+                lines[field] = _problem(field, error, given, flags or {})
+        raise SettingsError(*lines.values()) from None
+
+
+def _problem(field: str, error: Any, given: Mapping[str, object], flags: Mapping[str, str]) -> str:
+    """One bad setting as a line: its variable or option, the value given, what is allowed."""
+    reason = str(error["msg"]).removeprefix("Value error, ")
+    if not field:  # a rule across settings: its message names them
+        return reason
+    info = Settings.model_fields[field]
+    if field in given:
+        name, value = flags.get(field, field), given[field]
+    else:
+        name = f"GRADLAB_{field.upper()}"
+        value = _from_environment(name, error.get("input"))
+    shown = "(hidden)" if _secret(info) else repr(without_password(str(value)))
+    said = f"{name} {shown}" if name.startswith("--") else f"{name}={shown}"
+    allowed = None if error["type"] == "value_error" else _allowed(info)
+    return f"{said}: {f'must be {allowed}' if allowed else reason}"
+
+
+def _secret(info: FieldInfo) -> bool:
+    return any(member is SecretStr for member in (info.annotation, *get_args(info.annotation)))
+
+
+def _from_environment(name: str, fallback: object) -> object:
+    """The variable as set (pydantic-settings reads names in any case)."""
+    for key, value in os.environ.items():
+        if key.upper() == name:
+            return value
+    return fallback
+
+
+def _allowed(info: FieldInfo) -> str | None:
+    """What a setting accepts, in words, from its type and bounds."""
+    annotation: Any = info.annotation
+    metadata = list(info.metadata)
+    optional = False
+    if get_origin(annotation) in (Union, types.UnionType):
+        members = [a for a in get_args(annotation) if a is not type(None)]
+        optional = len(members) < len(get_args(annotation))
+        if len(members) == 1:
+            annotation = members[0]
+    if get_origin(annotation) is Annotated:
+        annotation, *more = get_args(annotation)
+        metadata += more
+    bounds = _bounds(metadata)
+    if annotation is bool:
+        allowed = "true or false"
+    elif annotation is int:
+        allowed = f"a whole number{bounds}"
+    elif annotation is float:
+        allowed = f"a number{bounds}"
+    elif get_origin(annotation) is Literal:
+        allowed = "one of " + ", ".join(repr(choice) for choice in get_args(annotation))
+    else:
+        return None
+    return f"{allowed}, or unset" if optional else allowed
+
+
+def _bounds(metadata: list[Any]) -> str:
+    low = high = ""
+    for rule in metadata:
+        if isinstance(rule, FieldInfo):  # Annotated[int, Field(ge=...)] inside an Optional
+            return _bounds(list(rule.metadata))
+        if isinstance(rule, annotated_types.Ge):
+            low = f"from {rule.ge}"
+        elif isinstance(rule, annotated_types.Gt):
+            low = f"above {rule.gt}"
+        elif isinstance(rule, annotated_types.Le):
+            high = str(rule.le)
+    if not high:
+        return f" {low}" if low else ""
+    if low.startswith("from"):
+        return f" {low} to {high}"
+    return f" {low} and at most {high}" if low else f" at most {high}"
+
+
+def public_url_notice(settings: Settings) -> str | None:
+    """What a command that prints links says on stderr when GRADLAB_PUBLIC_URL is unset: the
+    default address opens on this machine only, so links under it are dead anywhere else."""
+    if settings.public_url_given:
+        return None
+    return (
+        f"GRADLAB_PUBLIC_URL is not set: these links use {settings.public_url}, which opens "
+        "on this machine only; set it to the address learners open gradlab at, e.g. "
+        "GRADLAB_PUBLIC_URL=https://gradlab.example.org"
+    )
+
+
 def _shown(value: object) -> str:
     """A default as an operator would write it, with the installed package's folder as
     `<package>`."""
@@ -278,10 +447,23 @@ def _shown(value: object) -> str:
 SETTINGS_DOC_HEAD = """# Settings
 
 Every setting is an environment variable with a default that works on a laptop. A bad value
-stops the server at start-up with a message naming the variable. This page is generated from
-`Settings` in `app/config.py` (each field's description): after changing a setting, run
-`python -m app.cli settings-doc > docs/settings.md`; `tests/test_docs.py` fails until you do.
-`<package>` is the folder of the installed `app` package (`app/` in a clone).
+stops the server, and every other `gradlab` command, at start-up with one line per bad setting
+naming the variable, the value given and what is allowed, and exit status 2:
+
+```
+gradlab serve: GRADLAB_WORKERS='abc': must be a whole number from 1 to 64
+```
+
+A database named by `GRADLAB_DATABASE_URL` that cannot be opened is said the same way: a plain
+path (write `sqlite:////path/to/file.db`), a SQLite folder this user cannot make or write, a
+PostgreSQL server that refuses or does not answer within 10 s (`?connect_timeout=N` in the URL
+changes the wait), named by its host and port, never the password.
+A busy port stops `gradlab serve` before anything starts, naming `--port`.
+
+This page is generated from `Settings` in `app/config.py` (each field's description): after
+changing a setting, run `python -m app.cli settings-doc > docs/settings.md`;
+`tests/test_docs.py` fails until you do. `<package>` is the folder of the installed `app`
+package (`app/` in a clone).
 
 | variable | default | what it does |
 | --- | --- | --- |

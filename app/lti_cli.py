@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from app.config import Settings
+from app.config import Settings, load_settings, public_url_notice
 from app.learning.lti.keys import rotate, signing_key
 from app.learning.lti.launch import tool_urls
 from app.progress.store import ProgressStore, open_store
@@ -17,7 +17,7 @@ def _store(settings: Settings) -> ProgressStore:
 
 
 def _lti(args: argparse.Namespace) -> int:
-    settings = Settings()
+    settings = load_settings()
     store = _store(settings)
     if args.action == "add-platform":
         platform = store.add_platform(
@@ -44,6 +44,8 @@ def _lti(args: argparse.Namespace) -> int:
         print(f"new signing key {rotate(store)}; the old ones stay published")
     else:
         print(json.dumps(tool_urls(settings.public_url), indent=2))
+        if notice := public_url_notice(settings):
+            print(f"gradlab lti: {notice}", file=sys.stderr)
     return 0
 
 

@@ -8,7 +8,7 @@ import csv
 import json
 import sys
 
-from app.config import Settings
+from app.config import Settings, load_settings, public_url_notice
 from app.learning.classes import (
     answers_of,
     by_concern,
@@ -20,6 +20,7 @@ from app.learning.classes import (
 )
 from app.learning.teaching import item_out
 from app.lessons.loader import load_catalog
+from app.progress.classes import ClassLinks
 from app.progress.store import ProgressStore, open_store
 
 
@@ -27,15 +28,22 @@ def _store(settings: Settings) -> ProgressStore:
     return open_store(settings.database_url, settings.migrate)
 
 
+def _links(links: ClassLinks, settings: Settings) -> None:
+    """A class's links on stdout; on stderr, when they name the default address, that they do."""
+    print(links_text(links, settings.public_url))
+    if notice := public_url_notice(settings):
+        print(f"gradlab class: {notice}", file=sys.stderr)
+
+
 def _class(args: argparse.Namespace) -> int:
-    settings = Settings()
+    settings = load_settings()
     store = _store(settings)
     if args.action == "create":
         name = " ".join(args.name.split())
         if not 1 <= len(name) <= 120:
             print("gradlab class create: a name has 1 to 120 characters", file=sys.stderr)
             return 2
-        print(links_text(store.create_class(name), settings.public_url))
+        _links(store.create_class(name), settings)
     elif args.action == "list":
         for info in store.list_classes():
             print(f"{info.id}\t{info.members} learners\t{info.created_at:%Y-%m-%d}\t{info.name}")
@@ -44,7 +52,7 @@ def _class(args: argparse.Namespace) -> int:
         if links is None:
             print(f"gradlab class: no class {args.id!r}", file=sys.stderr)
             return 1
-        print(links_text(links, settings.public_url))
+        _links(links, settings)
     elif not store.delete_class(args.id):
         print(f"gradlab class: no class {args.id!r}", file=sys.stderr)
         return 1
@@ -53,7 +61,7 @@ def _class(args: argparse.Namespace) -> int:
 
 def _stats(args: argparse.Namespace) -> int:
     """Item analysis over every learner of this instance (first attempts only)."""
-    settings = Settings()
+    settings = load_settings()
     catalog = load_catalog(settings.lessons_dir)
     answered, left_out = current_answers(catalog, first_attempts(_store(settings), None))
     if args.lesson:
@@ -100,7 +108,7 @@ def _stats(args: argparse.Namespace) -> int:
 
 
 def _reports(args: argparse.Namespace) -> int:
-    for report in _store(Settings()).reports():
+    for report in _store(load_settings()).reports():
         text = " ".join(report.text.split())
         print(f"{report.at:%Y-%m-%d %H:%M}\t{report.lesson} {report.kind} {report.number}\t{text}")
     return 0

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from app.config import Settings
+from app.config import Settings, load_settings
 from app.errors import SandboxUnavailable
 from app.lessons.behaviour import Verdict, judge, snippet_problems
 from app.lessons.exercises import goal, program, unfilled
@@ -214,7 +214,7 @@ def load_selected(
 ) -> tuple[Settings, Catalog, list[Lesson]] | None:
     """Settings, the catalog and the lessons `--lesson` names, or None once it has said on
     stderr why not (a lesson that does not load, a slug that matches none)."""
-    settings = Settings(**({"lessons_dir": lessons_dir} if lessons_dir else {}))  # type: ignore[arg-type]
+    settings = load_settings({"lessons_dir": lessons_dir}, flags={"lessons_dir": "--lessons-dir"})
     try:
         catalog = load_catalog(settings.lessons_dir)
     except LessonError as exc:

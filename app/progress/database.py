@@ -15,14 +15,45 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event, make_url, text
+from sqlalchemy.exc import DBAPIError
+
+from app.config import SettingsError
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 # Any fixed 64-bit number, the same in every instance: the key of the PostgreSQL advisory lock.
 MIGRATION_LOCK_KEY = 0x67_72_61_64_6C_61_62  # "gradlab"
 
 
-class SchemaOutOfDate(RuntimeError):
+class SchemaOutOfDate(SettingsError):
     """The database is not at the newest revision and this instance may not migrate it."""
+
+
+class DatabaseUnavailable(SettingsError):
+    """GRADLAB_DATABASE_URL names a database this process cannot open: a SQLite folder it
+    cannot write, a PostgreSQL server that does not answer or refuses it."""
+
+
+def _unavailable(url: str, exc: BaseException) -> DatabaseUnavailable:
+    """What was tried, and why it failed, without the password."""
+    parsed = make_url(url)
+    reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+    if parsed.password:
+        reason = reason.replace(str(parsed.password), "***")
+    database = sqlite_file(url)
+    if database is not None:
+        folder = database.parent.resolve()
+        if "unable to open" in reason or "readonly" in reason:
+            reason = f"this user cannot write it or its folder {folder} ({reason})"
+        return DatabaseUnavailable(
+            f"GRADLAB_DATABASE_URL: cannot open the SQLite file {database}: {reason}"
+        )
+    where = f"{parsed.host or 'the local socket'}:{parsed.port or 5432}"
+    # psycopg says "connection to server at ..., port ... failed: <why>": keep the why.
+    reason = reason.rsplit("failed: ", 1)[-1].strip()
+    return DatabaseUnavailable(
+        f"GRADLAB_DATABASE_URL: cannot connect to PostgreSQL at {where} "
+        f"(database {parsed.database!r}, user {parsed.username!r}): {reason}"
+    )
 
 
 def sqlite_file(engine_or_url: Engine | str) -> Path | None:
@@ -51,15 +82,28 @@ SQLITE_POOL_SIZE = 16
 SQLITE_POOL_OVERFLOW = 32
 
 
+POSTGRES_CONNECT_TIMEOUT_S = 10
+
+
 def make_engine(url: str) -> Engine:
     # A server's connections can be cut (a PostgreSQL restart): test each one as it leaves the
     # pool. A SQLite file has no server that could go away, so the test would be a wasted query.
     options: dict[str, Any] = {"pool_pre_ping": True}
+    if "connect_timeout" not in make_url(url).query:
+        # A server that does not answer (a firewall that drops the packets, a server that
+        # accepts and says nothing) fails the connection after this, naming where it was tried.
+        options["connect_args"] = {"connect_timeout": POSTGRES_CONNECT_TIMEOUT_S}
     if url.startswith("sqlite"):
         options = {"connect_args": {"check_same_thread": False, "timeout": 15}}
         database = sqlite_file(url)
         if database is not None:
-            database.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                database.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise DatabaseUnavailable(
+                    f"GRADLAB_DATABASE_URL: cannot make the folder {database.parent} for the "
+                    f"SQLite file {database.name} ({exc.strerror})"
+                ) from None
             options.update(pool_size=SQLITE_POOL_SIZE, max_overflow=SQLITE_POOL_OVERFLOW)
     engine = create_engine(url, **options)
     if url.startswith("sqlite"):
@@ -159,11 +203,22 @@ def migrate(engine: Engine) -> None:
 
 def prepare_schema(engine: Engine, mode: str) -> None:
     """What an instance does with the schema as it starts: GRADLAB_MIGRATE=auto migrates it,
-    `off` only checks that it is current."""
+    `off` only checks that it is current. A database it cannot open raises
+    DatabaseUnavailable, naming what was tried."""
+    require_reachable(engine)
     if mode == "auto":
         migrate(engine)
     else:
         require_current(engine)
+
+
+def require_reachable(engine: Engine) -> None:
+    """One connection, or DatabaseUnavailable saying where it was tried and why it failed."""
+    try:
+        with engine.connect():
+            pass
+    except (DBAPIError, OSError) as exc:
+        raise _unavailable(engine.url.render_as_string(hide_password=False), exc) from None
 
 
 def require_current(engine: Engine) -> None:

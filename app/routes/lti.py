@@ -127,5 +127,11 @@ async def deep_link_return(
 
 @router.get("/lti/config", response_class=HTMLResponse, include_in_schema=False)
 async def lti_config(request: Request, learning: LearningDep) -> HTMLResponse:
-    """What to paste into the LMS."""
-    return render(request, "lti/config.html", urls=learning.lti.urls())
+    """What to paste into the LMS: the addresses the tool uses (under GRADLAB_PUBLIC_URL, which
+    its launches check). Unset, the page says so and names the address it was reached at."""
+    settings = request.app.state.settings
+    unset = None if settings.public_url_given else settings.public_url
+    reached = str(request.base_url).rstrip("/")
+    return render(
+        request, "lti/config.html", urls=learning.lti.urls(), unset=unset, reached=reached
+    )
