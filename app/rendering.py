@@ -29,6 +29,24 @@ def markdown_inline(text: str | None) -> Markup:
     return Markup(_markdown.renderInline(text or ""))  # noqa: S704
 
 
+@lru_cache(maxsize=4096)
+def plain_text(text: str | None) -> str:
+    """Markdown as the plain text a reader sees (for a CSV cell): code, emphasis and links
+    keep their words and lose their marks; blocks are joined by a space."""
+    words: list[str] = []
+    for block in _markdown.parse(text or ""):
+        if block.type == "fence" or block.type == "code_block":
+            words.append(block.content.strip())
+        for token in block.children or ():
+            if token.type in ("text", "code_inline", "html_inline"):
+                words.append(token.content)
+            elif token.type in ("softbreak", "hardbreak"):
+                words.append(" ")
+        if block.type in ("paragraph_close", "heading_close", "list_item_close"):
+            words.append(" ")
+    return " ".join("".join(words).split())
+
+
 @lru_cache(maxsize=1024)
 def python_code(code: str) -> Markup:
     """Syntax-highlighted Python as the inner HTML of a <pre><code>."""

@@ -60,13 +60,19 @@ def _class(args: argparse.Namespace) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    """Item analysis over every learner of this instance (first attempts only)."""
+    """Item analysis over every learner of this instance (first attempts only). With --lesson
+    the figures are the same as without (discrimination against each learner's share right
+    over every question, as on the dashboard); only the rows shown are that lesson's."""
     settings = load_settings()
     catalog = load_catalog(settings.lessons_dir)
     answered, left_out = current_answers(catalog, first_attempts(_store(settings), None))
-    if args.lesson:
-        answered = [(q, a) for q, a in answered if q.lesson.slug in args.lesson]
-    rows = [item_out(row) for row in by_concern(item_rows(catalog, answers_of(answered)))]
+    answers = answers_of(answered)
+    shown = set(args.lesson or (lesson.slug for lesson in catalog.lessons))
+    rows = [
+        item_out(row)
+        for row in by_concern(item_rows(catalog, answers))
+        if row.question.lesson.slug in shown
+    ]
     if args.format == "json":
         print(json.dumps({"items": [r.model_dump() for r in rows], "left_out": left_out}, indent=2))
         return 0
@@ -94,7 +100,7 @@ def _stats(args: argparse.Namespace) -> int:
             f"{label:<44} {r.answered:>4} {_pct(r.difficulty):>6} {_num(r.discrimination):>6}"
             f" {_pct(r.sure_wrong_share):>10}  {', '.join(r.flags)}"
         )
-    top = misconceptions(catalog, answers_of(answered))[:5]
+    top = [m for m in misconceptions(catalog, answers) if m.question.lesson.slug in shown][:5]
     if top:
         print("\nmisconceptions to address (weighted by confidence):")
         for m in top:
@@ -139,7 +145,12 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         actions.add_parser(action, help=help_text).add_argument("id")
     klass.set_defaults(func=_class)
     stats = commands.add_parser("stats", help="item analysis of every question, first attempts")
-    stats.add_argument("--lesson", action="append", help="only this slug (repeatable)")
+    stats.add_argument(
+        "--lesson",
+        action="append",
+        help="show only this lesson's questions (repeatable); the figures, discrimination "
+        "included, are still computed over every question, as on the dashboard",
+    )
     stats.add_argument("--format", choices=("table", "csv", "json"), default="table")
     stats.set_defaults(func=_stats)
     reports = commands.add_parser("reports", help="problems learners reported with questions")

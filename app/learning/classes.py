@@ -14,10 +14,11 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import cached_property
 
 from app.errors import InvalidText, NotFound
+from app.learning.completion import done_by
 from app.learning.kinds import (
     MYTH,
     PREDICTION,
@@ -27,10 +28,11 @@ from app.learning.kinds import (
 )
 from app.lessons.loader import Catalog
 from app.lessons.schema import Lesson
-from app.modes.calibration import LevelStats, advice, calibration
+from app.modes.calibration import LEVELS, LevelStats, advice, calibration
 from app.modes.item_analysis import Answer, ItemFigures, analyse, misconception_weight
 from app.progress.classes import ClassInfo, ClassLinks, FirstAttempt, Member, Report
 from app.progress.store import ProgressStore
+from app.rendering import plain_text
 
 DISPLAY_NAME_MAX = 60
 REPORT_MAX = 2000
@@ -94,6 +96,21 @@ class FunnelRow:
 
 
 @dataclass(frozen=True)
+class ReportRow:
+    """A learner's report of a problem, with the question it is about."""
+
+    report: Report
+    lesson_title: str
+    question: Question | None  # None: the question is no longer in the lesson
+    earlier_version: bool  # made about a version of the question rewritten since
+
+    @property
+    def anchor(self) -> str:
+        r = self.report
+        return f"item-{r.lesson}-{r.kind}-{r.number}"
+
+
+@dataclass(frozen=True)
 class Dashboard:
     info: ClassInfo
     roster: list[RosterRow]
@@ -103,7 +120,17 @@ class Dashboard:
     calibration: list[LevelStats]
     calibration_advice: str
     left_out: int  # first attempts at questions since rewritten
-    reports: list[Report] = field(default_factory=list)
+    reports: list[ReportRow] = field(default_factory=list)
+
+    def reports_on(self, question: Question) -> list[ReportRow]:
+        """The reports about a question, shown on its card."""
+        return [r for r in self.reports if r.question and r.question.key == question.key]
+
+    @property
+    def reports_without_card(self) -> list[ReportRow]:
+        """Reports about a question no card shows (no first attempt yet, or gone)."""
+        carded = {row.question.key for row in self.items}
+        return [r for r in self.reports if r.question is None or r.question.key not in carded]
 
 
 def questions(catalog: Catalog) -> list[Question]:
@@ -168,7 +195,7 @@ def current_answers(
     left_out = 0
     for attempt in attempts:
         question = by_key.get((attempt.lesson, attempt.kind, attempt.number))
-        if question is None or question.fingerprint != attempt.fingerprint or attempt.seen:
+        if question is None or left_out_reason(question, attempt):
             left_out += 1
             continue
         kept.append((question, attempt))
@@ -240,16 +267,18 @@ def misconceptions(catalog: Catalog, answers: list[Answer]) -> list[Misconceptio
 def roster(
     store: ProgressStore, members: list[Member], attempts: list[FirstAttempt], catalog: Catalog
 ) -> list[RosterRow]:
-    done = store.steps_done_by(member.learner for member in members)
+    """Per member: lessons begun (a step done), lessons done (app/learning/completion.py),
+    their last answer."""
+    begun = store.steps_done_by(member.learner for member in members)
+    finished = done_by(catalog.lessons, attempts)
     last: dict[str, datetime] = {}
     for attempt in attempts:
         last[attempt.learner] = max(last.get(attempt.learner, attempt.at), attempt.at)
-    sizes = {lesson.slug: len(lesson.steps) for lesson in catalog.lessons}
     return [
         RosterRow(
             member.display_name,
-            started=len(done[member.learner]),
-            done=sum(1 for slug, n in done[member.learner].items() if n >= sizes.get(slug, n + 1)),
+            started=len(begun[member.learner].keys() | finished[member.learner]),
+            done=len(finished[member.learner]),
             last_active=last.get(member.learner),
         )
         for member in members
@@ -288,10 +317,21 @@ def dashboard(catalog: Catalog, store: ProgressStore, info: ClassInfo) -> Dashbo
         items=by_concern(item_rows(catalog, answers)),
         misconceptions=misconceptions(catalog, answers),
         calibration=levels,
-        calibration_advice=advice(levels),
+        calibration_advice=advice(levels, teacher=True),
         left_out=left_out,
-        reports=store.reports(member.learner for member in members),
+        reports=report_rows(catalog, store.reports(member.learner for member in members)),
     )
+
+
+def report_rows(catalog: Catalog, reports: list[Report]) -> list[ReportRow]:
+    by_key = {question.key: question for question in questions(catalog)}
+    titles = {lesson.slug: lesson.title for lesson in catalog.lessons}
+    rows = []
+    for report in reports:
+        question = by_key.get((report.lesson, report.kind, report.number))
+        earlier = question is not None and question.fingerprint != report.fingerprint
+        rows.append(ReportRow(report, titles.get(report.lesson, report.lesson), question, earlier))
+    return rows
 
 
 @dataclass(frozen=True)
@@ -311,40 +351,70 @@ def instance_stats(catalog: Catalog, store: ProgressStore) -> InstanceStats:
     )
 
 
+CSV_COLUMNS = (
+    "learner",
+    "lesson",
+    "kind",
+    "number",
+    "question",
+    "answer",
+    "right_answer",
+    "correct",
+    "confidence",
+    "answered_at",
+    "left_out_of_statistics",
+)
+LEFT_OUT_READ_AHEAD = "read the lesson ahead (saw the answers first)"
+LEFT_OUT_REWRITTEN = "question rewritten since"
+LEFT_OUT_REMOVED = "question no longer in the lesson"
+
+
+def left_out_reason(question: Question | None, attempt: FirstAttempt) -> str:
+    """Why a first attempt is left out of every figure ("" when it counts); the same test as
+    `current_answers`."""
+    if question is None:
+        return LEFT_OUT_REMOVED
+    if question.fingerprint != attempt.fingerprint:
+        return LEFT_OUT_REWRITTEN
+    return LEFT_OUT_READ_AHEAD if attempt.seen else ""
+
+
 def export_csv(catalog: Catalog, store: ProgressStore, info: ClassInfo) -> str:
-    """One row per learner and question: their first attempt at today's version."""
+    """One row per learner and first attempt at each version of each question, for a
+    spreadsheet as it is: UTF-8 with a byte order mark, lesson titles, the question and the
+    choices as plain text (no Markdown), the right answer, times in ISO 8601 with their zone
+    (UTC), and for a row the figures leave out, why."""
     names = {member.learner: member.display_name for member in store.members(info.id)}
-    answered, _ = current_answers(catalog, first_attempts(store, info.id))
+    by_key = {question.key: question for question in questions(catalog)}
+    titles = {lesson.slug: lesson.title for lesson in catalog.lessons}
+    confidences = dict(LEVELS)
     out = io.StringIO()
+    out.write("\ufeff")  # the byte order mark: spreadsheets then read the file as UTF-8
     writer = csv.writer(out)
-    writer.writerow(
-        [
-            "learner",
-            "lesson",
-            "kind",
-            "number",
-            "question",
-            "choice",
-            "correct",
-            "confidence",
-            "answered_at",
-        ]
-    )
-    for question, attempt in answered:
+    writer.writerow(CSV_COLUMNS)
+    for attempt in first_attempts(store, info.id):
+        question = by_key.get((attempt.lesson, attempt.kind, attempt.number))
         writer.writerow(
             [
-                _spreadsheet_safe(names.get(attempt.learner, "")),
-                question.lesson.slug,
-                question.kind.name,
-                question.number,
-                question.text,
-                attempt.choice,
+                _cell(names.get(attempt.learner, "")),
+                _cell(titles.get(attempt.lesson, attempt.lesson)),
+                attempt.kind,
+                attempt.number,
+                _cell(plain_text(question.text) if question else ""),
+                _cell(plain_text(attempt.choice)),
+                _cell(plain_text(question.answer) if question else ""),
                 "right" if attempt.correct else "wrong",
-                attempt.confidence or "",
-                attempt.at.isoformat(),
+                confidences.get(attempt.confidence or "", "").lower(),
+                _utc(attempt.at).isoformat(timespec="seconds"),
+                left_out_reason(question, attempt),
             ]
         )
     return out.getvalue()
+
+
+def _utc(at: datetime) -> datetime:
+    """A stored time with its zone: the store keeps UTC (SQLite hands it back without one)."""
+    return at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
 
 
 def find_question(catalog: Catalog, slug: str, kind: str, number: int) -> Question:
@@ -368,6 +438,12 @@ def links_text(links: ClassLinks, base_url: str) -> str:
     )
 
 
-def _spreadsheet_safe(text: str) -> str:
-    """A learner's text in a CSV cell: a leading = + - @ would be a formula in a spreadsheet."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+def _cell(text: str) -> str:
+    """Text in a CSV cell: a leading = + - @ would be a formula in a spreadsheet (a number
+    such as -1.5 stays a number)."""
+    if text[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        try:
+            float(text)
+        except ValueError:
+            return "'" + text
+    return text

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 from app.errors import PredictionNotCommitted, UnknownStep
 from app.learning import grader
+from app.learning.completion import done_by, lesson_done
 from app.learning.kinds import (
     DRILL,
     MYTH,
@@ -51,6 +52,7 @@ from app.lessons.loader import Catalog
 from app.lessons.schema import Lesson, Snippet, Step, ValuePrediction
 from app.lessons.variants import Instance, pick
 from app.modes.drills import value_drill_id, value_key
+from app.progress.classes import FirstAttempt
 from app.progress.records import (
     LessonRecords,
     MythRecord,
@@ -192,15 +194,22 @@ def lesson_progress(
     )
 
 
-def _summary(lesson: Lesson, steps_done: int, myths: dict[int, MythRecord]) -> LessonSummary:
+def _summary(
+    lesson: Lesson, steps_done: int, myths: dict[int, MythRecord], done: bool
+) -> LessonSummary:
     score = _score(lesson, _current_myths(lesson, myths))
     return LessonSummary(
+        done=done,
         steps_done=steps_done,
         steps_total=len(lesson.steps),
         myths_answered=score.answered,
         myths_correct=score.correct,
         myths_total=len(lesson.myths),
     )
+
+
+def _first_attempts(store: ProgressStore, learner: str) -> list[FirstAttempt]:
+    return store.first_attempts(None, prediction=PREDICTION.name, myth=MYTH.name, learner=learner)
 
 
 def catalog_progress(
@@ -210,9 +219,15 @@ def catalog_progress(
     by_lesson: dict[str, dict[int, MythRecord]] = {}
     for (slug, number), answer in (store.myth_answers(learner) if learner else {}).items():
         by_lesson.setdefault(slug, {})[number] = answer
+    finished = done_by(catalog.lessons, _first_attempts(store, learner)) if learner else {}
     return CatalogProgress(
         lessons={
-            lesson.slug: _summary(lesson, done.get(lesson.slug, 0), by_lesson.get(lesson.slug, {}))
+            lesson.slug: _summary(
+                lesson,
+                done.get(lesson.slug, 0),
+                by_lesson.get(lesson.slug, {}),
+                lesson.slug in finished.get(learner or "", set()),
+            )
             for lesson in catalog.lessons
         }
     )
@@ -221,7 +236,14 @@ def catalog_progress(
 def lesson_summary(lesson: Lesson, store: ProgressStore, learner: str) -> LessonSummary:
     """One lesson's line of catalog_progress, read for that lesson alone."""
     done = store.steps_done(learner, lesson.slug).get(lesson.slug, 0)
-    return _summary(lesson, done, store.lesson_myths(learner, lesson.slug))
+    answers = [
+        (a.kind, a.number, a.fingerprint)
+        for a in _first_attempts(store, learner)
+        if a.lesson == lesson.slug
+    ]
+    return _summary(
+        lesson, done, store.lesson_myths(learner, lesson.slug), lesson_done(lesson, answers)
+    )
 
 
 # --- answering --------------------------------------------------------------------------------

@@ -241,6 +241,10 @@ class LessonProgress(BaseModel):
 
 
 class LessonSummary(BaseModel):
+    done: bool = Field(
+        description="Every question of the lesson answered (the one definition of "
+        "done, app/learning/completion.py)"
+    )
     steps_done: int
     steps_total: int
     myths_answered: int

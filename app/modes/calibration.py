@@ -95,30 +95,45 @@ def _names(rows: list[LevelStats]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
-def advice(stats: list[LevelStats]) -> str:
-    """What the numbers support, as a whole: a level is judged only with enough answers."""
+def advice(stats: list[LevelStats], *, teacher: bool = False) -> str:
+    """What the numbers support, as a whole: a level is judged only with enough answers. Told
+    to the learner, or with `teacher` to a class's teacher about their learners."""
     by_verdict: dict[Verdict, list[LevelStats]] = {verdict: [] for verdict in Verdict}
     for row in stats:
         by_verdict[row.verdict].append(row)
     over, under = by_verdict[Verdict.overconfident], by_verdict[Verdict.underconfident]
     matches, few = by_verdict[Verdict.matches], by_verdict[Verdict.too_few]
+    words = _TEACHER if teacher else _LEARNER
     if not any(row.answered for row in stats):
-        return "Answer a few predictions to see how well your confidence matches your results."
+        return words["none"]
     sentences = []
     if over:
-        sentences.append(
-            f"When you say {_names(over)} you are right less often than that claims: "
-            "those are the answers worth slowing down for."
-        )
+        sentences.append(words["over"].format(_names(over)))
     if under:
-        sentences.append(
-            f"When you say {_names(under)} you are right more often than that claims: "
-            "you know more than you give yourself credit for."
-        )
+        sentences.append(words["under"].format(_names(under)))
     if matches and not over and not under:
-        sentences.append(f"When you say {_names(matches)}, your results match.")
+        sentences.append(words["matches"].format(_names(matches)))
     if few:
         sentences.append(
             f"{_names(few)}: too few answers to judge yet (at least {MIN_ANSWERS} at a level)."
         )
     return " ".join(sentences)
+
+
+_LEARNER = {
+    "none": "Answer a few predictions to see how well your confidence matches your results.",
+    "over": "When you say {} you are right less often than that claims: "
+    "those are the answers worth slowing down for.",
+    "under": "When you say {} you are right more often than that claims: "
+    "you know more than you give yourself credit for.",
+    "matches": "When you say {}, your results match.",
+}
+_TEACHER = {
+    "none": "No confident first answers yet: the class's calibration shows once learners "
+    "answer predictions.",
+    "over": "When your learners say {} they are right less often than that claims: "
+    "the questions they answer that sure deserve a second look in class.",
+    "under": "When your learners say {} they are right more often than that claims: "
+    "they know more than they give themselves credit for.",
+    "matches": "When your learners say {}, their results match.",
+}

@@ -221,17 +221,19 @@ class ClassRecords(StoreBase):
 
     # --- what the members did ----------------------------------------------------------------
     def first_attempts(
-        self, class_id: str | None, *, prediction: str, myth: str
+        self, class_id: str | None, *, prediction: str, myth: str, learner: str | None = None
     ) -> list[FirstAttempt]:
-        """Every member's (with None: every learner's) first answer to each version of every
-        prediction and myth, oldest first, each labelled with its kind's name (`prediction`,
-        `myth`: the learning core's names, which the store does not know). Later attempts are
-        left out: they follow a reveal."""
-        members = (
+        """Every member's (with None: every learner's; with `learner`: that one's) first answer
+        to each version of every prediction and myth, oldest first, each labelled with its
+        kind's name (`prediction`, `myth`: the learning core's names, which the store does not
+        know). Later attempts are left out: they follow a reveal."""
+        members: Any = (
             select(ClassMember.learner_id).where(ClassMember.class_id == class_id)
             if class_id is not None
             else None
         )
+        if learner is not None:
+            members = [learner]
         with self.reading() as connection:
             found = [
                 FirstAttempt(*row)

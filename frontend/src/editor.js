@@ -178,7 +178,10 @@ function create(parent, options = {}) {
     Prec.highest(keymap.of(runKeys)),
     // Tab indents; Escape then Tab (built into CodeMirror) moves focus on.
     keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
-    EditorView.contentAttributes.of({"aria-label": label}),
+    // tabindex: the editable content is what the keyboard reaches; saying so makes the
+    // scroller around it (which scrolls sideways on a narrow screen) a region with focusable
+    // content, so tools and browsers agree it is reachable.
+    EditorView.contentAttributes.of({"aria-label": label, tabindex: "0"}),
     errorLineField,
     themeSlot.of(currentTheme()),
   ];

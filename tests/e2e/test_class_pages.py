@@ -76,9 +76,9 @@ def test_a_learner_joins_and_the_teacher_sees_the_class(
 
     with teacher.expect_download() as download:
         teacher.get_by_role("link", name="Download every first attempt (CSV)").click()
-    rows = download.value.path().read_text().splitlines()
-    assert rows[0].startswith("learner,lesson,kind,number,question,choice,correct")
-    assert rows[1].startswith("Ada <b>L</b>,first-steps,prediction,1,")
+    rows = download.value.path().read_text(encoding="utf-8-sig").splitlines()
+    assert rows[0].startswith("learner,lesson,kind,number,question,answer,right_answer,correct")
+    assert rows[1].startswith("Ada <b>L</b>,First steps with .grad,prediction,1,")
 
     # The learner's own cookie does not open the dashboard.
     learner.goto(teacher.url)

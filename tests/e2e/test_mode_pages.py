@@ -52,7 +52,7 @@ def test_step_by_step_unlocks_the_next_step_after_a_prediction(
 ) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{bundled_server.url}/lessons/what-is-grad/step-by-step")
     first, second = page.locator("#step-1"), page.locator("#step-2")
-    next_step = page.get_by_role("button", name="Next step →")
+    next_step = page.get_by_role("button", name="Next step")
     expect(first).to_be_visible()
     expect(second).to_be_hidden()
     expect(page.locator(".sbs-label")).to_have_text(f"Step 1 of {STEPS}")
@@ -72,7 +72,7 @@ def test_step_by_step_unlocks_the_next_step_after_a_prediction(
     expect(page.locator(".sbs-label")).to_have_text(f"Step 2 of {STEPS}")
     expect(page.locator("#step-2 .step-heading")).to_be_focused()
     expect(next_step).to_be_disabled()
-    page.get_by_role("button", name="← Previous step").click()
+    page.get_by_role("button", name="Previous step").click()
     expect(first).to_be_visible()
     expect(next_step).to_be_enabled()
     # Coming back resumes at the first step not yet predicted.

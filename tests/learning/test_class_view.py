@@ -154,7 +154,7 @@ def test_the_export_has_one_row_per_learner_and_question(class_run: ClassRun) ->
     client = _as_instructor(class_run)
     response = client.get(f"/api/classes/{class_run.class_id}/export.csv")
     assert response.headers["content-type"].startswith("text/csv")
-    rows = list(csv.DictReader(io.StringIO(response.text)))
+    rows = list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
     assert len(rows) == LEARNERS * len(ITEMS)
     assert {row["correct"] for row in rows} == {"right", "wrong"}
     # Learner text is data, never a formula or markup.

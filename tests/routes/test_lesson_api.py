@@ -189,10 +189,12 @@ def test_edited_code_is_kept_and_reset(client: TestClient) -> None:
 def test_the_catalog_summarises_progress(client: TestClient) -> None:
     assert "0/1 steps, 0/1 myths" in client.get("/").text
     client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "guess"})
+    assert client.get("/api/progress").json()["lessons"]["first-steps"]["done"] is False
     client.post(f"{LESSON}/myths/1/answer", json={"answer": "no"})
     assert "1/1 steps, 1/1 myths" in client.get("/").text
     summary = client.get("/api/progress").json()["lessons"]["first-steps"]
     assert summary == {
+        "done": True,
         "steps_done": 1,
         "steps_total": 1,
         "myths_answered": 1,

@@ -8,8 +8,9 @@ until it expires), and retries with backoff.
 
 The score is the share of the lesson's predictions and myths answered right at the first try,
 out of all of them (an answer given after reading the lesson ahead counts as answered, not as
-right); `activityProgress` is Completed and `gradingProgress` FullyGraded once every
-question is answered, else InProgress and Pending (the grade can still change).
+right); `activityProgress` is Completed and `gradingProgress` FullyGraded once the lesson is
+done (`app/learning/completion.py`, the one definition of done), else InProgress and Pending
+(the grade can still change).
 """
 
 from __future__ import annotations
@@ -21,13 +22,8 @@ import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from app.learning.kinds import (
-    MYTH,
-    PREDICTION,
-    QuestionKind,
-    myth_fingerprint,
-    prediction_fingerprint,
-)
+from app.learning.completion import is_done, lesson_questions
+from app.learning.kinds import MYTH, PREDICTION
 from app.learning.lti import claims as c
 from app.learning.lti.platform_http import PlatformError, post_json
 from app.learning.lti.tokens import PlatformTokens
@@ -50,19 +46,14 @@ class LessonScore:
 
 def lesson_score(store: ProgressStore, learner: str, lesson: Lesson) -> LessonScore:
     """First-try results on today's version of each question of the lesson."""
-    current = {
-        (PREDICTION, n): prediction_fingerprint(step.prediction)
-        for n, step in enumerate(lesson.steps, start=1)
-        if step.prediction is not None
-    }
-    current.update({(MYTH, n): myth_fingerprint(m) for n, m in enumerate(lesson.myths, start=1)})
-    first: dict[tuple[QuestionKind, int], bool] = {}
+    current = lesson_questions(lesson)
+    first: dict[tuple[str, int], bool] = {}
     for kind, model, number in (
         (PREDICTION, PredictionAttempt, PredictionAttempt.step),
         (MYTH, MythAnswer, MythAnswer.myth),
     ):
         for row in store.lesson_rows(model, learner, lesson.slug):  # oldest first
-            key = (kind, getattr(row, number.key))
+            key = (kind.name, getattr(row, number.key))
             if current.get(key) == row.fingerprint and key not in first:
                 # An answer given after reading the lesson ahead counts as answered, not right.
                 first[key] = bool(row.correct) and not row.seen_answers
@@ -70,7 +61,7 @@ def lesson_score(store: ProgressStore, learner: str, lesson: Lesson) -> LessonSc
 
 
 def score_body(score: LessonScore, sub: str, at: datetime) -> str:
-    done = score.answered >= score.total
+    done = is_done(score.answered, score.total)
     return json.dumps(
         {
             "userId": sub,

@@ -192,7 +192,8 @@ function renderCall(host, call, uid) {
   const stage = el("div", {class: "bw-stage", tabindex: "0", role: "group", id: `${uid}-stage`,
     "aria-label": `Backward call ${call.number}: arrow keys step, Home and End jump`});
   const grads = el("tbody");
-  const table = el("table", {class: "bw-grads"}, el("caption", {}, ".grad during this call"),
+  // The table scrolls sideways on a narrow screen, so the keyboard can reach it.
+  const table = el("table", {class: "bw-grads", tabindex: "0"}, el("caption", {}, ".grad during this call"),
     el("thead", {}, el("tr", {}, el("th", {scope: "col"}, "tensor"), el("th", {scope: "col"}, "before"), el("th", {scope: "col"}, "now"))),
     grads);
   const rows = call.grads.map((change) => {

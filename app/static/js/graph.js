@@ -173,6 +173,10 @@ export function renderGraph(container, graph) {
 
   const scroller = document.createElement("div");
   scroller.className = "graph-scroll";
+  // A wide graph scrolls sideways: the keyboard reaches it (and scrolls it with the arrows).
+  scroller.tabIndex = 0;
+  scroller.setAttribute("role", "region");
+  scroller.setAttribute("aria-label", "The graph (scrolls sideways when wide)");
   scroller.append(root);
   container.replaceChildren(scroller, legend(new Set(nodes.map((n) => n.kind))));
 

@@ -19,6 +19,7 @@
 import {createSaver} from "./code-saver.js";
 import {createOutput} from "./run-output.js";
 import {requestRun, runFailureText} from "./run-request.js";
+import {icon} from "./icons.js";
 import {el, networkMessage, uid} from "./util.js";
 
 const EDITOR_WAIT_MS = 4000;
@@ -113,7 +114,7 @@ function cellParts(section, readOnly) {
     resetButton: q(".btn-reset") ?? (readOnly ? null : toolbar.appendChild(el("button", {type: "button", class: "btn btn-reset"}, "Reset"))),
     status: q(".run-status") ?? toolbar.appendChild(el("span", {class: "run-status", role: "status"})),
     // The note shown while the step's prediction is not committed yet.
-    lockNote: el("p", {class: "run-lock-note", id: uid("run-lock"), hidden: true}, "Commit your prediction to run this code."),
+    lockNote: el("p", {class: "run-lock-note", id: uid("run-lock"), hidden: true}),
     // Where saving reports itself; not live: saving is routine, only failures are announced.
     saveStatus: el("span", {class: "save-status"}),
     help: el("p", {class: "editor-help", id: uid("editor-help")},
@@ -185,7 +186,7 @@ export function mountRunnable(section, options = {}) {
   const {original, runButton, resetButton, status, lockNote} = parts;
   // What a locked cell waits for: a lesson step's commit, or a review item's answer.
   const lockText = options.lockText ?? "Commit your prediction to run this code.";
-  lockNote.textContent = lockText;
+  lockNote.replaceChildren(icon("lock"), ` ${lockText}`);
   const output = createOutput(section);
 
   let editor = null;

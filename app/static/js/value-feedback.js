@@ -7,6 +7,7 @@
 //   setServerHtml(node, html)   trusted HTML from the server (rendered lesson Markdown)
 //   ensureStop(text), describeShape(shape)
 
+import {icon} from "./icons.js";
 import {el, ensureStop, setServerHtml} from "./util.js";
 import {formatTensorValue} from "./inspector.js";
 import {showVerdict} from "./widgets/answer.js";
@@ -70,7 +71,7 @@ export function renderValueFeedback(box, result, {tensor = "", revealed = false,
       shown.forEach((ok, i) => {
         list.append(el("li", {class: ok ? "value-el value-el--ok" : "value-el value-el--bad"},
           el("span", {class: "value-el-index"}, `#${i + 1}`),
-          el("span", {class: "value-el-mark", "aria-hidden": "true"}, ok ? "✓" : "✗"),
+          el("span", {class: "value-el-mark", "aria-hidden": "true"}, icon(ok ? "check" : "cross")),
           el("span", {class: "visually-hidden"}, ok ? "right" : "wrong")));
       });
       box.append(list);

@@ -2,6 +2,7 @@
 // numerically, element by element, and keeps misses for review. The code's Run button unlocks
 // once every gradient of that code was answered (right, or shown).
 
+import {icon} from "../icons.js";
 import {mountRunnable} from "../runnable.js";
 import {el, lessonUrl} from "../util.js";
 import {mountValue} from "../widgets/value.js";
@@ -10,7 +11,7 @@ function initGroup(group, slug, score) {
   const controller = mountRunnable(group.querySelector("section.runnable"),
     {lesson: null, step: null, save: false});
   const lockNote = group.querySelector(".run-lock-note");
-  if (lockNote) lockNote.textContent = "Type the gradients below first, then run the code.";
+  if (lockNote) lockNote.replaceChildren(icon("lock"), " Type the gradients below first, then run the code.");
   const drills = [...group.querySelectorAll(".drill")];
   const unlockIfDone = () => {
     if (drills.every((drill) => drill.dataset.done === "true")) controller.setLocked(false);

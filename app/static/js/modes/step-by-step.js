@@ -40,7 +40,7 @@ export function initStepByStep(article) {
     const open = isOpen(current);
     next.disabled = !open;
     lock.hidden = open;
-    next.textContent = current === total - 1 ? "Finish" : "Next step →";
+    next.querySelector(".sbs-next-label").textContent = current === total - 1 ? "Finish" : "Next step";
   };
 
   const show = (i, {focus = true} = {}) => {

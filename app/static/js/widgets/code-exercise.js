@@ -35,7 +35,7 @@ async function drawParts(work, parts, number, onRun) {
   const blanks = parts.filter((part) => part.kind === "blank").length;
   for (const part of parts) {
     if (part.kind === "code") {
-      code.append(el("pre", {class: "exercise-given"}, el("code", {}, part.text.replace(/\n$/, ""))));
+      code.append(el("pre", {class: "exercise-given", tabindex: "0"}, el("code", {}, part.text.replace(/\n$/, ""))));
       continue;
     }
     const host = el("div", {class: "exercise-blank"});
