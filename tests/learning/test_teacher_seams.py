@@ -157,7 +157,7 @@ def test_a_report_is_on_its_questions_card_with_the_lessons_title(client: TestCl
 
 
 def test_stats_for_one_lesson_has_the_figures_of_the_whole(
-    client: TestClient, database_url: str, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    client: TestClient, migrated_url: str, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
     """`gradlab stats --lesson` shows a lesson's rows with the same discrimination as without
     it and as the dashboard: each learner's share right is over every question."""
@@ -176,7 +176,7 @@ def test_stats_for_one_lesson_has_the_figures_of_the_whole(
         (i["lesson"], i["kind"], i["number"]): i["discrimination"]
         for i in client.get(f"/api/classes/{class_id}/items").json()["items"]
     }
-    monkeypatch.setenv("GRADLAB_DATABASE_URL", database_url)
+    monkeypatch.setenv("GRADLAB_DATABASE_URL", migrated_url)
     monkeypatch.setenv("GRADLAB_LESSONS_DIR", str(FIXTURE_LESSONS))
 
     def stats(*extra: str) -> dict[tuple[str, str, int], float | None]:
