@@ -49,11 +49,15 @@ RUN python -c "import os, tomllib; deps = tomllib.load(open('/tmp/pyproject.toml
     && pip install -r /tmp/requirements.txt "dumb-init==1.2.5.post1" \
     && python -c "import importlib.metadata as m, sys; cuda = sorted(d.metadata['Name'] for d in m.distributions() if d.metadata['Name'].lower().startswith(('nvidia', 'triton'))); sys.exit(f'CUDA packages were installed: {cuda}' if cuda else 0)"
 
-# gradlab itself, installed as any user would (its pages, static files and lessons are in the
-# package), and the `gradlab` command. Compiled ahead: the app user cannot write __pycache__.
-# Building it takes setuptools from the index, or from wheels/ in an offline build.
+# gradlab itself, installed as any user would (the wheel carries its pages, static files and
+# lessons inside the package), and the `gradlab` command. Compiled ahead: the app user cannot
+# write __pycache__. Building it takes setuptools from the index, or from wheels/ in an offline
+# build.
 COPY pyproject.toml README.md /src/
 COPY app/ /src/app/
+COPY templates/ /src/templates/
+COPY static/ /src/static/
+COPY lessons/ /src/lessons/
 RUN pip install --no-deps --no-compile /src \
     && python -m pip uninstall -y -q pip \
     && site="$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" \

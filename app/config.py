@@ -32,15 +32,24 @@ def _package_dir() -> Path:
     return package.resolve()
 
 
-# What ships inside the package, so that an installed gradlab finds it wherever it is installed
-# and from whatever directory it is started.
 PACKAGE_DIR = _package_dir()
-TEMPLATES_DIR = PACKAGE_DIR / "templates"
-STATIC_DIR = PACKAGE_DIR / "static"
-BUNDLED_LESSONS = PACKAGE_DIR / "curriculum"  # the lessons gradlab comes with
-LESSON_SCHEMA = BUNDLED_LESSONS / "lesson.schema.json"  # what `gradlab schema` prints
 # The folder that holds the package: the checkout, or site-packages when installed.
 PROJECT_ROOT = PACKAGE_DIR.parent
+
+
+def _shipped(folder: str, installed: str) -> Path:
+    """A folder of the checkout's top level that gradlab cannot run without. A wheel carries it
+    inside the package as `installed` (pyproject.toml maps it there), so that an installed
+    gradlab finds it from whatever directory it is started; in a checkout, or an editable
+    install of one, it is the top-level folder itself."""
+    inside = PACKAGE_DIR / installed
+    return inside if inside.is_dir() else PROJECT_ROOT / folder
+
+
+TEMPLATES_DIR = _shipped("templates", "templates")
+STATIC_DIR = _shipped("static", "static")
+BUNDLED_LESSONS = _shipped("lessons", "bundled_lessons")  # the lessons gradlab comes with
+LESSON_SCHEMA = BUNDLED_LESSONS / "lesson.schema.json"  # what `gradlab schema` prints
 MiB = 1024 * 1024
 
 # The isolation layers a snippet runs behind; each can be required or relaxed by name.
@@ -431,8 +440,8 @@ def public_url_notice(settings: Settings) -> str | None:
 
 
 def _shown(value: object) -> str:
-    """A default as an operator would write it, with the installed package's folder as
-    `<package>`."""
+    """A default as an operator would write it, with the bundled lessons' folder as
+    `<lessons>`."""
     if value is None:
         return "unset"
     if isinstance(value, bool):
@@ -441,7 +450,7 @@ def _shown(value: object) -> str:
         return ",".join(sorted(value)) or "(none)"
     if isinstance(value, tuple):
         return os.pathsep.join(_shown(item) for item in value)
-    return str(value).replace(str(PACKAGE_DIR), "<package>")
+    return str(value).replace(str(BUNDLED_LESSONS), "<lessons>")
 
 
 SETTINGS_DOC_HEAD = """# Settings
@@ -462,8 +471,8 @@ A busy port stops `gradlab serve` before anything starts, naming `--port`.
 
 This page is generated from `Settings` in `app/config.py` (each field's description): after
 changing a setting, run `python -m app.cli settings-doc > docs/settings.md`;
-`tests/test_docs.py` fails until you do. `<package>` is the folder of the installed `app`
-package (`app/` in a clone).
+`tests/test_docs.py` fails until you do. `<lessons>` is the folder of the bundled lessons:
+`lessons/` in a clone, `bundled_lessons/` inside the `app` package when installed.
 
 | variable | default | what it does |
 | --- | --- | --- |

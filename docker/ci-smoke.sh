@@ -176,7 +176,7 @@ import app
 package = os.path.dirname(app.__file__)
 if not package.startswith("/opt/venv/lib/"):
     sys.exit(f"gradlab is not installed in the image environment: {package}")
-for path in (f"{package}/main.py", f"{package}/curriculum", f"{package}/templates",
+for path in (f"{package}/main.py", f"{package}/bundled_lessons", f"{package}/templates",
              f"{package}/static", "/opt/venv/bin/python", "/opt/venv/bin/gradlab", "/opt/venv/lib"):
     info = os.stat(path)
     if info.st_uid != 0 or os.access(path, os.W_OK):

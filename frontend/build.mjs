@@ -1,4 +1,4 @@
-// Builds app/static/vendor/codemirror.js and its license notice from src/editor.js.
+// Builds static/vendor/codemirror.js and its license notice from src/editor.js.
 // Run from frontend/: `npm ci && npm run build`.
 import {build} from "esbuild";
 import {readFileSync, writeFileSync, mkdirSync, existsSync} from "node:fs";
@@ -6,7 +6,7 @@ import {dirname, join, resolve} from "node:path";
 import {fileURLToPath} from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const vendorDir = resolve(here, "..", "app", "static", "vendor");
+const vendorDir = resolve(here, "..", "static", "vendor");
 const outfile = join(vendorDir, "codemirror.js");
 const licenseFile = join(vendorDir, "codemirror.LICENSE.txt");
 

@@ -1,4 +1,4 @@
-// ESLint (flat config) for app/static/js (browser ES modules, no build step) and tests/js (their
+// ESLint (flat config) for static/js (browser ES modules, no build step) and tests/js (their
 // unit tests, run by `node --test tests/js`).
 // Run from frontend/: `npm ci && npm run lint`.
 import js from "@eslint/js";
@@ -9,11 +9,11 @@ import {fileURLToPath} from "node:url";
 const root = fileURLToPath(new URL("..", import.meta.url));
 
 export default [
-  {basePath: root, ignores: ["app/static/vendor/**"]},
-  {basePath: root, files: ["app/static/js/**/*.js"], ...js.configs.recommended},
+  {basePath: root, ignores: ["static/vendor/**"]},
+  {basePath: root, files: ["static/js/**/*.js"], ...js.configs.recommended},
   {
     basePath: root,
-    files: ["app/static/js/**/*.js"],
+    files: ["static/js/**/*.js"],
     languageOptions: {
       ecmaVersion: 2023,
       sourceType: "module",

@@ -1,8 +1,8 @@
 """The lesson format as JSON Schema, generated from the pydantic models in `schema.py`.
 
 Editors that run the YAML language server read it (a lesson file's first line names it) to
-complete and validate fields while an author types. `app/curriculum/lesson.schema.json` is this
-output, committed; a test and CI check it is current.
+complete and validate fields while an author types. `lessons/lesson.schema.json` is this output,
+committed; a test and CI check it is current.
 """
 
 from __future__ import annotations

@@ -22,10 +22,10 @@ def schema_reference(folder: Path) -> str:
     """What a lesson file in `folder` writes after `$schema=`.
 
     A path relative to the lesson file, to the schema gradlab ships beside its bundled lessons
-    (`app/curriculum/lesson.schema.json`): in the bundled curriculum it is
+    (`lessons/lesson.schema.json` in a clone): among the bundled lessons it is
     `lesson.schema.json`, in an author's own pack something like
-    `../gradlab/app/curriculum/lesson.schema.json`. The YAML language server resolves it
-    against the file, so it works in any editor that runs it, offline.
+    `../gradlab/lessons/lesson.schema.json`. The YAML language server resolves it against the
+    file, so it works in any editor that runs it, offline.
     """
     return Path(os.path.relpath(LESSON_SCHEMA, folder.resolve())).as_posix()
 

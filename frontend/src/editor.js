@@ -1,6 +1,6 @@
 // The gradlab code editor: a small CodeMirror 6 setup for Python snippets.
 //
-// Built by `npm run build` into app/static/vendor/codemirror.js (an IIFE), which
+// Built by `npm run build` into static/vendor/codemirror.js (an IIFE), which
 // sets `window.GradlabEditor = {create}`. Pages never import CodeMirror
 // directly, so the bundle's surface stays this one function.
 

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,14 +22,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.config import BUNDLED_LESSONS, PROJECT_ROOT, STATIC_DIR
+from app.config import BUNDLED_LESSONS, PACKAGE_DIR, PROJECT_ROOT, STATIC_DIR
 from app.lessons.loader import load_catalog
 from tests.live import free_port
 
 pytestmark = pytest.mark.slow
 
 # What a wheel is built from: the same files as `pip install .` from a clone reads.
-SOURCES = ("pyproject.toml", "README.md", "app")
+SOURCES = ("pyproject.toml", "README.md", "app", "templates", "static", "lessons")
 LESSON = "what-is-grad"
 
 
@@ -134,6 +135,20 @@ def served(installed: Installed) -> Iterator[str]:
             process.wait()
 
 
+def test_every_package_of_code_is_listed_for_the_wheel() -> None:
+    """pyproject.toml lists the packages by hand (a folder it maps from the top level cannot be
+    found by a search): a package of code left off the list would be missing from every
+    install."""
+    pyproject = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    listed = set(pyproject["tool"]["setuptools"]["packages"])
+    code = {
+        ".".join(folder.relative_to(PROJECT_ROOT).parts)
+        for folder in [PACKAGE_DIR, *PACKAGE_DIR.rglob("*")]
+        if folder.is_dir() and any(folder.glob("*.py"))
+    }
+    assert sorted(code - listed) == [], "add them to [tool.setuptools] packages"
+
+
 def test_the_catalog_lists_the_bundled_lessons(served: str) -> None:
     page = httpx.get(f"{served}/")
     assert page.status_code == 200
@@ -182,7 +197,7 @@ def test_a_run_cannot_read_the_installed_package(served: str, installed: Install
     assert result["stdout"] == "Name: gradlab\n", result
     for path in (
         installed.package / "config.py",
-        installed.package / "curriculum" / f"{LESSON}.yaml",
+        installed.package / "bundled_lessons" / f"{LESSON}.yaml",
     ):
         assert path.is_file(), path
         code = f"print(open({str(path)!r}).read()[:80])\n"
@@ -203,5 +218,5 @@ def test_the_installed_schema_is_found_by_a_new_lesson(
     _quiet([gradlab, "new", "my-lesson", "--dir", str(tmp_path)], installed.elsewhere)
     first = (tmp_path / "my-lesson.yaml").read_text().splitlines()[0]
     schema = (tmp_path / first.removeprefix("# yaml-language-server: $schema=")).resolve()
-    assert schema == installed.package / "curriculum" / "lesson.schema.json"
+    assert schema == installed.package / "bundled_lessons" / "lesson.schema.json"
     assert schema.read_text() == _quiet([gradlab, "schema"], installed.elsewhere)

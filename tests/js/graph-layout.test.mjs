@@ -1,10 +1,10 @@
-// The layered layout of the autograd graph and the backward walk (app/static/js/graph-layout.js),
+// The layered layout of the autograd graph and the backward walk (static/js/graph-layout.js),
 // run by `node --test tests/js` (tests/test_js_units.py runs it under pytest).
 
 import assert from "node:assert/strict";
 import {describe, test} from "node:test";
 
-import {layeredLayout} from "../../app/static/js/graph-layout.js";
+import {layeredLayout} from "../../static/js/graph-layout.js";
 
 const SPACING = {gapX: 16, layerGap: 40, margin: 10};
 

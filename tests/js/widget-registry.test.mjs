@@ -1,10 +1,10 @@
-// Which question widget a review item gets (app/static/js/widgets/registry.js): the item's own
+// Which question widget a review item gets (static/js/widgets/registry.js): the item's own
 // data-widget, which the server writes from the question kind's declaration.
 
 import assert from "node:assert/strict";
 import {test} from "node:test";
 
-import {WIDGETS, widgetFor} from "../../app/static/js/widgets/registry.js";
+import {WIDGETS, widgetFor} from "../../static/js/widgets/registry.js";
 
 const item = (dataset) => ({dataset});
 

@@ -24,7 +24,7 @@ def test_the_committed_schema_is_current(capsys) -> None:  # type: ignore[no-unt
     printed = capsys.readouterr().out
     assert printed == schema_text()
     assert COMMITTED.read_text(encoding="utf-8") == printed, (
-        "app/curriculum/lesson.schema.json is stale: run `gradlab schema > app/curriculum/lesson.schema.json`"
+        "lessons/lesson.schema.json is stale: run `gradlab schema > lessons/lesson.schema.json`"
     )
 
 

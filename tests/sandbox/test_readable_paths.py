@@ -11,7 +11,7 @@ from app.sandbox.isolation import _without
 def _venv(root: Path) -> Path:
     """A virtualenv's shape: lib64 links to lib, gradlab installed beside torch."""
     site = root / "lib" / "python3.11" / "site-packages"
-    for folder in ("app/curriculum", "torch", "numpy"):
+    for folder in ("app/bundled_lessons", "torch", "numpy"):
         (site / folder).mkdir(parents=True)
     (site / "typing_extensions.py").write_text("")
     (root / "bin").mkdir()

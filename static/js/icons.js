@@ -1,5 +1,5 @@
 // Icons as inline SVG, drawn with currentColor: they need no emoji or symbol font. The same
-// shapes as the templates' `icon` macro (app/templates/_icons.html); an icon is decoration
+// shapes as the templates' `icon` macro (templates/_icons.html); an icon is decoration
 // (aria-hidden), so where it carries meaning its caller puts the words beside it.
 import {svg} from "./util.js";
 
