@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import signal
 import statistics
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -39,8 +41,10 @@ def commit_of(rev: str) -> str:
 
 @contextmanager
 def checked_out(rev: str) -> Iterator[Path]:
-    """The tree of `rev` in a temporary folder (a detached git worktree), removed on exit."""
+    """The tree of `rev` in a temporary folder (a detached git worktree), removed on exit,
+    a SIGTERM's included."""
     commit = commit_of(rev)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     parent = Path(tempfile.mkdtemp(prefix="gradlab-against-"))
     folder = parent / commit[:12]
     subprocess.run(
