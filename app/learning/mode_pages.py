@@ -132,6 +132,8 @@ def myth_busters(request: ModeRequest) -> dict[str, object]:
 
 
 def _exercises(request: ModeRequest) -> dict[str, object]:
+    if not request.disclosure.exercises():  # none open yet: nothing of theirs to read
+        return {"exercises": []}
     state = request.store.exercise_state(request.learner, request.lesson.slug)
     return {"exercises": exercise_views(request.disclosure, state, request.learner)}
 
