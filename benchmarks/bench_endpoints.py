@@ -6,7 +6,12 @@ round (benchmarks/load_test.py: catalog, lesson page, progress, run, prediction,
 time (utime + stime, /proc) before and after. The sandbox's own processes are not counted: a
 run's zygote and child CPU are in bench_sandbox.py's "CPU per run" and bench_child_cpu.py.
 
-Usage: python benchmarks/bench_endpoints.py [--requests 300]
+With `--against REV` it also serves REV, checked out into a temporary git worktree
+(benchmarks/revision.py), and measures the two in turn, A B A B ... (`--repeat` passes each),
+so that both meet the same load from the rest of the host; it prints each side's range and the
+ratio now / REV of their medians. Take this step before closing a change to a request's path.
+
+Usage: python benchmarks/bench_endpoints.py [--requests 300] [--against REV [--repeat 3]]
 Numbers, not assertions: compare them with docs/performance.md.
 """
 
@@ -24,10 +29,19 @@ import httpx
 # Run as a script (`python benchmarks/bench_endpoints.py`): the project root on the path.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.bench_sandbox import TICK_MS, cpu_ticks, free_port, machine_line, start_server
+from benchmarks.bench_sandbox import (
+    ROOT,
+    TICK_MS,
+    cpu_ticks,
+    free_port,
+    machine_line,
+    start_server,
+)
 from benchmarks.load_test import LESSON, SNIPPET
+from benchmarks.revision import checked_out, commit_of, compared
 
 WARM_UP = 20
+ROUND = "a load-test round (all but /healthz)"
 
 
 def cpu_ms(pid: int) -> float:
@@ -62,36 +76,80 @@ def requests(client: httpx.Client) -> dict[str, Callable[[], httpx.Response]]:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--requests", type=int, default=300, help="of each kind")
-    args = parser.parse_args()
-
+def measure(count: int, root: Path = ROOT) -> dict[str, tuple[float, float]]:
+    """Server CPU and wall time per request (ms), endpoint by endpoint, of the gradlab of the
+    tree at `root`, served afresh."""
     port = free_port()
-    server = start_server(port)
-    rows = []
+    server = start_server(port, root=root)
+    rows = {}
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
             for name, send in requests(client).items():
                 for _ in range(WARM_UP):
                     send().raise_for_status()
                 before, started = cpu_ms(server.pid), time.perf_counter()
-                for _ in range(args.requests):
+                for _ in range(count):
                     send().raise_for_status()
-                wall = (time.perf_counter() - started) * 1000 / args.requests
-                rows.append((name, (cpu_ms(server.pid) - before) / args.requests, wall))
+                wall = (time.perf_counter() - started) * 1000 / count
+                rows[name] = ((cpu_ms(server.pid) - before) / count, wall)
     finally:
         server.terminate()
         server.wait(10)
+    rows[ROUND] = (sum(cpu for name, (cpu, _) in rows.items() if name != "GET /healthz"), 0.0)
+    return rows
 
+
+def print_one(rows: dict[str, tuple[float, float]], count: int) -> None:
+    print(f"{'request (' + str(count) + ' in a row)':40} {'server CPU ms':>14} {'wall ms':>8}")
+    for name, (cpu, wall) in rows.items():
+        print(
+            f"  {name:38} {cpu:14.2f} {wall:8.2f}" if name != ROUND else f"  {name:38} {cpu:14.2f}"
+        )
+
+
+def against(rev: str, count: int, repeat: int) -> None:
+    """This tree and REV's, served in turn (A B A B ...), each side's server CPU per request
+    and the ratio now / REV of their medians."""
+    with checked_out(rev) as folder:
+        passes = []
+        for number in range(repeat):
+            for side, root in (("now", ROOT), (rev, folder)):
+                figures = {name: cpu for name, (cpu, _) in measure(count, root).items()}
+                passes.append((side, figures))
+                line = f"pass {number + 1}/{repeat} {side}: round {figures[ROUND]:.2f} ms"
+                print(line, flush=True)
     print(machine_line())
-    print(
-        f"{'request (' + str(args.requests) + ' in a row)':40} {'server CPU ms':>14} {'wall ms':>8}"
+    print(f"server CPU ms per request, {count} in a row, {repeat} passes a side, interleaved")
+    print(f"  {'request':38} {'now':>15} {rev[:15]:>15} {'ratio':>7}")
+    for name, figures in compared(passes, "now").items():
+        print(figures.line(name))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=300, help="of each kind")
+    parser.add_argument(
+        "--against",
+        metavar="REV",
+        help="also measure REV (a commit, branch or tag) from a temporary git worktree, in "
+        "turn with this tree, and print both and the ratio now / REV",
     )
-    for name, cpu, wall in rows:
-        print(f"  {name:38} {cpu:14.2f} {wall:8.2f}")
-    round_trip = sum(cpu for name, cpu, _ in rows if name != "GET /healthz")
-    print(f"  {'a load-test round (all but /healthz)':38} {round_trip:14.2f}")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="with --against: passes of each side (default 3)"
+    )
+    args = parser.parse_args()
+    if args.against is None:
+        rows = measure(args.requests)
+        print(machine_line())
+        print_one(rows, args.requests)
+        return
+    try:
+        commit_of(args.against)
+    except ValueError as error:
+        parser.error(f"--against: {error}")
+    if args.repeat < 1:
+        parser.error("--repeat takes a number of passes >= 1")
+    against(args.against, args.requests, args.repeat)
 
 
 if __name__ == "__main__":

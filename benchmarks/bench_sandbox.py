@@ -98,15 +98,17 @@ def start_server(
     phases: Path | None = None,
     processes: int = 1,
     settings: dict[str, str] = ONE_ADDRESS,
+    root: Path = ROOT,
 ) -> subprocess.Popen[bytes]:
     """`gradlab serve` on `port` with a throwaway database (the learners it makes are fake),
     in `processes` server processes, writing each run's timestamps to `phases` when given,
-    with `settings` (GRADLAB_* variables) on top of the environment."""
+    with `settings` (GRADLAB_* variables) on top of the environment; the gradlab of the tree
+    at `root` (another revision's checkout: benchmarks/revision.py), by default this one."""
     database = Path(tempfile.mkdtemp(prefix="gradlab-bench-")) / "bench.db"
     command = [sys.executable, "-m", "app.cli", "serve", "--port", str(port)]
     server = subprocess.Popen(
         [*command, "--log-level", "warning", "--processes", str(processes)],
-        cwd=ROOT,
+        cwd=root,
         env={
             **os.environ,
             "GRADLAB_DATABASE_URL": f"sqlite:///{database}",

@@ -49,3 +49,49 @@ def test_the_load_test_refuses_an_arrival_outside_the_run(arrive: str) -> None:
     )
     assert answer.returncode == 2
     assert "--arrive takes seconds >= 0 and shorter than --seconds" in answer.stderr
+
+
+def test_against_refuses_a_revision_that_names_no_commit() -> None:
+    script = PROJECT_ROOT / "benchmarks" / "bench_endpoints.py"
+    answer = subprocess.run(
+        [sys.executable, str(script), "--against", "no-such-revision"],
+        capture_output=True,
+        text=True,
+    )
+    assert answer.returncode == 2
+    assert "--against: 'no-such-revision' names no commit" in answer.stderr
+
+
+def test_against_checks_the_revision_out_beside_this_tree_and_removes_it() -> None:
+    from benchmarks.revision import checked_out
+
+    def worktrees() -> str:
+        return subprocess.run(
+            ["git", "-C", str(PROJECT_ROOT), "worktree", "list", "--porcelain"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+
+    with checked_out("HEAD") as folder:
+        assert (folder / "app" / "main.py").is_file()
+        assert str(folder) in worktrees()
+    assert not folder.exists()
+    assert str(folder) not in worktrees()
+
+
+def test_against_compares_each_side_by_its_median() -> None:
+    from benchmarks.revision import compared
+
+    passes = [
+        ("now", {"round": 10.0}),
+        ("old", {"round": 20.0}),
+        ("now", {"round": 12.0}),
+        ("old", {"round": 16.0}),
+        ("now", {"round": 11.0}),
+        ("old", {"round": 22.0}),
+    ]
+    (name, figures), *_ = compared(passes, "now").items()
+    assert name == "round"
+    assert figures.now == [10.0, 12.0, 11.0] and figures.then == [20.0, 16.0, 22.0]
+    assert figures.ratio == pytest.approx(11.0 / 20.0)

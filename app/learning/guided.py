@@ -10,14 +10,14 @@ lesson read ahead, or a mode of it opened (a mode page remembers itself when sho
 
 from __future__ import annotations
 
-from app.progress.store import ProgressStore
+from app.progress.records import LessonRecords
 
 GUIDED_MODE = "step-by-step"  # the mode the guided path is drawn with
 
 
-def first_visit(store: ProgressStore, learner: str, slug: str) -> bool:
-    """Has this learner done nothing yet in this lesson?"""
-    records = store.lesson_state(learner, slug)
+def first_visit(records: LessonRecords, modes: dict[str, str], slug: str) -> bool:
+    """Has this learner done nothing yet in this lesson? From their records of it and the
+    last mode they used in each lesson (the page draws with both, so they are read once)."""
     if records.steps or records.myths or records.read_ahead:
         return False
-    return slug not in store.lesson_modes(learner)
+    return slug not in modes

@@ -11,10 +11,13 @@ browser (`data-known-terms`); a "show all" control there shows the rest.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from app.lessons.disclosure import Disclosure
 from app.lessons.loader import Catalog
+from app.lessons.memo import per_object
 from app.lessons.schema import Lesson
 
 # The terms the inspector and the backward walk use: a column, a note, a call's argument.
@@ -30,15 +33,17 @@ class TermHome:
     step: int
 
 
-def term_homes(catalog: Catalog) -> dict[str, TermHome]:
-    """Each term's teaching step; a term no concept names has none (it is always shown)."""
+@per_object
+def term_homes(catalog: Catalog) -> Mapping[str, TermHome]:
+    """Each term's teaching step; a term no concept names has none (it is always shown).
+    Computed once per catalog (a reload makes a new one: app/lessons/memo.py)."""
     homes: dict[str, TermHome] = {}
     for lesson in sorted(catalog.lessons, key=lambda lesson: lesson.order):
         for number, step in enumerate(lesson.steps, start=1):
             for term in TERMS:
                 if term not in homes and re.search(rf"\b{term}\b", step.concept):
                     homes[term] = TermHome(lesson.order, lesson.slug, number)
-    return homes
+    return MappingProxyType(homes)
 
 
 def known_terms(catalog: Catalog, lesson: Lesson, disclosure: Disclosure) -> list[str]:

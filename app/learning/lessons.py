@@ -233,17 +233,20 @@ def catalog_progress(
     )
 
 
-def lesson_summary(lesson: Lesson, store: ProgressStore, learner: str) -> LessonSummary:
-    """One lesson's line of catalog_progress, read for that lesson alone."""
-    done = store.steps_done(learner, lesson.slug).get(lesson.slug, 0)
+def lesson_summary(lesson: Lesson, records: LessonRecords) -> LessonSummary:
+    """One lesson's line of catalog_progress, from the learner's records of that lesson (which
+    the page has read anyway): every step state marked done counts, as the catalog counts, and
+    the lesson is done by the one rule (`completion.py`), read from the latest answers (an
+    answer to today's question is the latest one, since an older version cannot be answered
+    after it)."""
+    done = sum(1 for step in records.steps.values() if step.done)
     answers = [
-        (a.kind, a.number, a.fingerprint)
-        for a in _first_attempts(store, learner)
-        if a.lesson == lesson.slug
+        (PREDICTION.name, number, step.prediction.fingerprint)
+        for number, step in records.steps.items()
+        if step.prediction is not None
     ]
-    return _summary(
-        lesson, done, store.lesson_myths(learner, lesson.slug), lesson_done(lesson, answers)
-    )
+    answers += [(MYTH.name, number, myth.fingerprint) for number, myth in records.myths.items()]
+    return _summary(lesson, done, records.myths, lesson_done(lesson, answers))
 
 
 # --- answering --------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from app.progress.store import ProgressStore
 @dataclass(frozen=True)
 class ModeRequest:
     """What a mode's page is built for: one lesson and one learner, whose records the store
-    reads only when the page shows them."""
+    reads only when the page shows them, and once per page."""
 
     lesson: Lesson
     store: ProgressStore
@@ -37,6 +37,11 @@ class ModeRequest:
     @cached_property
     def records(self) -> LessonRecords:
         return self.store.lesson_state(self.learner, self.lesson.slug)
+
+    @cached_property
+    def modes(self) -> dict[str, str]:
+        """The last mode the learner used, by lesson slug."""
+        return self.store.lesson_modes(self.learner)
 
     @cached_property
     def disclosure(self) -> Disclosure:
@@ -127,6 +132,8 @@ def myth_busters(request: ModeRequest) -> dict[str, object]:
 
 
 def _exercises(request: ModeRequest) -> dict[str, object]:
+    if not request.disclosure.exercises():  # none open yet: nothing of theirs to read
+        return {"exercises": []}
     state = request.store.exercise_state(request.learner, request.lesson.slug)
     return {"exercises": exercise_views(request.disclosure, state, request.learner)}
 

@@ -120,7 +120,16 @@ class Learning:
             },
         )
 
-    def mode_page(self, slug: str, mode_slug: str, learner: str, guided: bool = False) -> Page:
+    def mode_page(
+        self,
+        slug: str,
+        mode_slug: str,
+        learner: str,
+        request: ModeRequest | None = None,
+        guided: bool = False,
+    ) -> Page:
+        """A mode's page; with `request`, the lesson address's own (what it read to decide a
+        first visit is not read again)."""
         broken = self.catalog.get_broken(slug)  # only under `gradlab serve --reload`
         if broken is not None:
             return Page("lesson_broken.html", {"broken": [broken]})
@@ -130,7 +139,7 @@ class Learning:
             names = ", ".join(m.slug for m in MODES)
             raise UnknownMode(f"There is no “{mode_slug}” mode. The modes are: {names}.")
         previous, following = self.catalog.neighbours(slug)
-        request = ModeRequest(lesson, self.store, learner)
+        request = request or ModeRequest(lesson, self.store, learner)
         context: dict[str, object] = {
             "lesson": lesson,
             "mode": mode.slug,
@@ -138,8 +147,8 @@ class Learning:
             "previous": previous,
             "following": following,
             "titles": {other.slug: other.title for other in self.catalog.lessons},
-            "progress": lesson_summary(lesson, self.store, learner),
-            "switcher": {"modes": list(MODES), "last": self.store.lesson_modes(learner).get(slug)},
+            "progress": lesson_summary(lesson, request.records),
+            "switcher": {"modes": list(MODES), "last": request.modes.get(slug)},
             "steps": step_views(lesson, learner, request.disclosure),
             "disclosure": request.disclosure,
             "reference_notice": REFERENCE_NOTICE,
@@ -151,11 +160,13 @@ class Learning:
 
     def lesson_page(self, slug: str, learner: str) -> Page:
         """The lesson's own address: the guided path on a first visit, else the deep dive."""
-        if self.catalog.get_broken(slug) is None:
-            find_lesson(self.catalog, slug)  # an unknown lesson is refused before any read
-            if first_visit(self.store, learner, slug):
-                return self.mode_page(slug, GUIDED_MODE, learner, guided=True)
-        return self.mode_page(slug, DEFAULT_MODE, learner)
+        if self.catalog.get_broken(slug) is not None:
+            return self.mode_page(slug, DEFAULT_MODE, learner)
+        # An unknown lesson is refused before any read.
+        request = ModeRequest(find_lesson(self.catalog, slug), self.store, learner)
+        if first_visit(request.records, request.modes, slug):
+            return self.mode_page(slug, GUIDED_MODE, learner, request, guided=True)
+        return self.mode_page(slug, DEFAULT_MODE, learner, request)
 
     def review_page(self, learner: str | None) -> Page:
         view = self.practice(learner).view() if learner else QueueView()

@@ -16,6 +16,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
+from app.lessons.memo import per_object
 from app.lessons.numeric import compare
 from app.lessons.schema import (
     PLACEHOLDER,
@@ -86,12 +87,14 @@ def _choices(step: Step, values: dict[str, Plain]) -> tuple[list[Choice], str | 
     return made, answer
 
 
-def instances(step: Step) -> list[Instance]:
+@per_object
+def instances(step: Step) -> tuple[Instance, ...]:
     """Every stored instance of the step (none until `gradlab check --update` wrote them for
-    the step's current params)."""
+    the step's current params). Computed once per step (app/lessons/memo.py): the page, the
+    progress and every answer on a step with variants ask for them."""
     variants = step.variants
     if variants is None or not variants.current:
-        return []
+        return ()
     found = []
     for index, stored in enumerate(variants.instances):
         named = variants.params_of(index) | stored.values
@@ -113,7 +116,7 @@ def instances(step: Step) -> list[Instance]:
                 fill(variants.explanation, named),
             )
         )
-    return found
+    return tuple(found)
 
 
 def asked_tensors(step: Step) -> list[str]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import bindparam, delete, select, update
 
 from app.progress.classes import ClassRecords
 from app.progress.models import (
@@ -51,6 +51,11 @@ class GradeLink:
     platform_id: int
     lineitem_url: str
     sub: str
+
+
+_GRADE_LINK = select(LtiGradeLink.platform_id, LtiGradeLink.lineitem_url, LtiGradeLink.sub).where(
+    LtiGradeLink.learner_id == bindparam("learner"), LtiGradeLink.lesson == bindparam("lesson")
+)
 
 
 @dataclass(frozen=True)
@@ -222,12 +227,10 @@ class LtiRecords(ClassRecords):
             )
 
     def grade_link(self, learner: str, lesson: str) -> GradeLink | None:
+        """Where a launched lesson's score goes; None for a learner not launched into it
+        (asked after every answer: a statement built once)."""
         with self.reading() as connection:
-            row = connection.execute(
-                select(LtiGradeLink).where(
-                    LtiGradeLink.learner_id == learner, LtiGradeLink.lesson == lesson
-                )
-            ).first()
+            row = connection.execute(_GRADE_LINK, {"learner": learner, "lesson": lesson}).first()
         return GradeLink(row.platform_id, row.lineitem_url, row.sub) if row else None
 
     def queue_score(self, platform_id: int, lineitem_url: str, body: str) -> None:

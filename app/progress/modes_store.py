@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, fields
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import BindParameter, bindparam, delete, func, select, update
+from sqlalchemy import BindParameter, Table, bindparam, delete, func, select, update
 
 from app.progress.base import StoreBase
 from app.progress.models import (
@@ -48,6 +48,10 @@ _CARD_OF_ITEM = _CARDS.where(
     ReviewCard.key == bindparam("key"),
 )
 _CARD = _CARDS.add_columns(ReviewCard.learner_id).where(ReviewCard.id == bindparam("card"))
+# The columns to set come with each call's parameters (a miss sets last_miss_at, a rewritten
+# question its fingerprint): one statement, compiled once per set of columns.
+_CARDS_TABLE = cast(Table, ReviewCard.__table__)
+_UPDATE_CARD = update(_CARDS_TABLE).where(_CARDS_TABLE.c.id == bindparam("card_id"))
 _LESSON_MODES = select(LessonMode.lesson, LessonMode.mode).where(LessonMode.learner_id == _LEARNER)
 _FIRST_PREDICTIONS = (
     select(
@@ -203,14 +207,14 @@ class ModesRecords(StoreBase):
         """New memory for a card; a new fingerprint when a miss of a rewritten question
         takes over the card of the old one."""
         changed: dict[str, object] = {
-            name: value
-            for name, value in asdict(memory).items()
-            if name != "last_miss_at" or value is not None
+            field.name: value
+            for field in fields(memory)
+            if (value := getattr(memory, field.name)) is not None or field.name != "last_miss_at"
         }
         if fingerprint is not None:
             changed["fingerprint"] = fingerprint
         with self.writing() as connection:
-            connection.execute(update(ReviewCard).where(ReviewCard.id == card_id).values(changed))
+            connection.execute(_UPDATE_CARD, {**changed, "card_id": card_id})
 
     def record_review_answer(self, learner: str, card_id: int, grade: str) -> None:
         with self.writing() as connection:

@@ -1,0 +1,96 @@
+"""How many SQL statements each request of a load-test round issues, against a budget.
+
+A round is what benchmarks/load_test.py's learners send (catalog, lesson page, progress, a run,
+a prediction, a myth) on the lesson it uses, with the real sandbox behind the run. Every
+statement sent to the app's engine is counted (SQLAlchemy's `before_cursor_execute`), on SQLite
+and on PostgreSQL, for a new learner's first round and for a later one. The counts must equal
+the budgets: a request that reads more than before fails here, and one that reads less asks
+for its budget to be lowered, so that the saving is kept. Counting is exact where timing is
+noisy; docs/performance.md says how to measure the time a change costs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import Engine, event
+
+from app.config import BUNDLED_LESSONS
+from app.main import create_app
+from benchmarks.load_test import LESSON, SNIPPET
+from tests.conftest import make_settings
+
+# Statements per request: (a new learner's first round, a later round).
+BUDGETS: dict[str, tuple[int, int]] = {
+    "GET / (catalog)": (0, 3),
+    "GET /lessons/{slug}": (6, 6),
+    "GET progress": (5, 5),
+    "POST /api/run": (0, 0),
+    "POST prediction, a miss": (9, 8),
+    "POST prediction, right": (6, 6),
+    "POST myth": (8, 7),
+}
+
+
+@pytest.fixture
+def round_client(database_url: str) -> Iterator[TestClient]:
+    """The bundled curriculum with a real sandbox, on SQLite and on PostgreSQL."""
+    settings = make_settings(
+        lessons_dir=BUNDLED_LESSONS, database_url=database_url, sandbox_enabled=True
+    )
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
+
+
+def _the_round(client: TestClient) -> dict[str, Callable[[], httpx.Response]]:
+    """The requests of a load-test round, in its order (the prediction's step fixed where the load
+    test draws one at random, and its choice both wrong and right)."""
+    lesson = client.get(f"/api/lessons/{LESSON}").json()
+    client.cookies.clear()  # the round's learner is new: its first catalog has no cookie
+    step = next(n for n, s in enumerate(lesson["steps"], 1) if s.get("prediction"))
+    asked = client.app.state.catalog.get(LESSON).steps[step - 1].prediction  # type: ignore[attr-defined]
+    wrong = next(text for text in asked.texts if text != asked.answer)
+    api = f"/api/lessons/{LESSON}"
+
+    def predict(choice: str) -> httpx.Response:
+        answer = {"choice": choice, "confidence": "fairly_sure"}
+        return client.post(f"{api}/steps/{step}/prediction", json=answer)
+
+    return {
+        "GET / (catalog)": lambda: client.get("/"),
+        "GET /lessons/{slug}": lambda: client.get(f"/lessons/{LESSON}"),
+        "GET progress": lambda: client.get(f"{api}/progress"),
+        "POST /api/run": lambda: client.post(
+            "/api/run", json={"code": SNIPPET, "lesson": LESSON, "step": step}
+        ),
+        "POST prediction, a miss": lambda: predict(wrong),
+        "POST prediction, right": lambda: predict(asked.answer),
+        "POST myth": lambda: client.post(f"{api}/myths/1/answer", json={"answer": "yes"}),
+    }
+
+
+def _counted(engine: Engine, send: Callable[[], httpx.Response]) -> int:
+    statements: list[str] = []
+
+    def count(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        answer = send()
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    assert answer.status_code == 200, answer.text
+    return len(statements)
+
+
+def test_each_request_of_a_round_stays_within_its_query_budget(round_client: TestClient) -> None:
+    engine = round_client.app.state.store.engine  # type: ignore[attr-defined]
+    requests = _the_round(round_client)
+    first = {name: _counted(engine, send) for name, send in requests.items()}
+    later = {name: _counted(engine, send) for name, send in requests.items()}
+    counts = {name: (first[name], later[name]) for name in requests}
+    assert counts == BUDGETS
