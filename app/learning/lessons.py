@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 from app.errors import PredictionNotCommitted, UnknownStep
 from app.learning import grader
+from app.learning.guided import first_unanswered
 from app.learning.kinds import (
     DRILL,
     MYTH,
@@ -192,7 +193,9 @@ def lesson_progress(
     )
 
 
-def _summary(lesson: Lesson, steps_done: int, myths: dict[int, MythRecord]) -> LessonSummary:
+def _summary(
+    lesson: Lesson, steps_done: int, myths: dict[int, MythRecord], resume: int | None = None
+) -> LessonSummary:
     score = _score(lesson, _current_myths(lesson, myths))
     return LessonSummary(
         steps_done=steps_done,
@@ -200,19 +203,30 @@ def _summary(lesson: Lesson, steps_done: int, myths: dict[int, MythRecord]) -> L
         myths_answered=score.answered,
         myths_correct=score.correct,
         myths_total=len(lesson.myths),
+        resume_step=resume,
     )
+
+
+def _resume(lesson: Lesson, done: set[int]) -> int | None:
+    """A begun lesson's first unanswered step (see app/learning/guided.py)."""
+    return first_unanswered(len(lesson.steps), done) if done else None
 
 
 def catalog_progress(
     catalog: Catalog, store: ProgressStore, learner: str | None
 ) -> CatalogProgress:
-    done = store.steps_done(learner) if learner else {}
+    done = store.done_steps(learner) if learner else {}
     by_lesson: dict[str, dict[int, MythRecord]] = {}
     for (slug, number), answer in (store.myth_answers(learner) if learner else {}).items():
         by_lesson.setdefault(slug, {})[number] = answer
     return CatalogProgress(
         lessons={
-            lesson.slug: _summary(lesson, done.get(lesson.slug, 0), by_lesson.get(lesson.slug, {}))
+            lesson.slug: _summary(
+                lesson,
+                len(steps := done.get(lesson.slug, set())),
+                by_lesson.get(lesson.slug, {}),
+                _resume(lesson, steps),
+            )
             for lesson in catalog.lessons
         }
     )

@@ -246,6 +246,9 @@ class LessonSummary(BaseModel):
     myths_answered: int
     myths_correct: int
     myths_total: int
+    # A begun lesson's first unanswered step (where its address opens); None before the first
+    # answer and once every step is answered.
+    resume_step: int | None = None
 
 
 class CatalogProgress(BaseModel):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from app.errors import UnknownMode
 from app.learning.exercises import ExercisePractice
-from app.learning.guided import GUIDED_MODE, first_visit
+from app.learning.guided import GUIDED_MODE, first_visit, resume_at
 from app.learning.jargon import known_terms
 from app.learning.lessons import (
     LessonAnswers,
@@ -119,7 +119,9 @@ class Learning:
             },
         )
 
-    def mode_page(self, slug: str, mode_slug: str, learner: str, guided: bool = False) -> Page:
+    def mode_page(
+        self, slug: str, mode_slug: str, learner: str, guided: bool = False, resume: int = 0
+    ) -> Page:
         broken = self.catalog.get_broken(slug)  # only under `gradlab serve --reload`
         if broken is not None:
             return Page("lesson_broken.html", {"broken": [broken]})
@@ -142,18 +144,22 @@ class Learning:
             "steps": step_views(lesson, learner, request.disclosure),
             "disclosure": request.disclosure,
             "reference_notice": REFERENCE_NOTICE,
-            "guided": guided,  # a first visit's page: see app/learning/guided.py
+            "guided": guided,  # the lesson's address as the guided path (app/learning/guided.py)
+            "resume": resume,  # on a return to a begun lesson: the first unanswered step
             "known_terms": known_terms(self.catalog, lesson, request.disclosure),
         }
         context.update(mode.context(request))
         return Page(mode.template, context)
 
     def lesson_page(self, slug: str, learner: str) -> Page:
-        """The lesson's own address: the guided path on a first visit, else the deep dive."""
+        """The lesson's own address: the guided path on a first visit and, on a return, at the
+        first unanswered step; the deep dive once all are answered or once it was chosen."""
         if self.catalog.get_broken(slug) is None:
-            find_lesson(self.catalog, slug)  # an unknown lesson is refused before any read
+            total = len(find_lesson(self.catalog, slug).steps)  # an unknown one: refused first
             if first_visit(self.store, learner, slug):
                 return self.mode_page(slug, GUIDED_MODE, learner, guided=True)
+            if step := resume_at(self.store, learner, slug, total):
+                return self.mode_page(slug, GUIDED_MODE, learner, guided=True, resume=step)
         return self.mode_page(slug, DEFAULT_MODE, learner)
 
     def review_page(self, learner: str | None) -> Page:
