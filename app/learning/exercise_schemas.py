@@ -35,6 +35,13 @@ class ExerciseVerdict(BaseModel):
     reasons_html: list[str] = Field(description="What differs from the goal; empty when passed")
     hint: ExerciseHintOut | None = Field(description="The next hint, after a miss; never the line")
     result: RunResult
+    comes_back: str | None = Field(
+        default=None,
+        description="When this check answered the exercise's due review item: when it returns",
+    )
+    due_count: int | None = Field(
+        default=None, description="With comes_back: the review items due now"
+    )
 
 
 class CodePart(BaseModel):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from app import rendering
 from app.errors import AnswerError, NotAChoice, PredictionNotCommitted, UnknownExercise
@@ -23,8 +24,9 @@ from app.learning.exercise_schemas import (
     ExerciseVerdict,
     LessonLink,
 )
-from app.learning.kinds import choice_order
+from app.learning.kinds import EXERCISE, choice_order
 from app.learning.questions import disclosure_of, find_lesson
+from app.learning.queue import ReviewQueue
 from app.learning.runs import Runs
 from app.lessons.behaviour import GoalGrad
 from app.lessons.disclosure import Disclosure
@@ -32,6 +34,7 @@ from app.lessons.exercises import goal, parts, program
 from app.lessons.loader import Catalog
 from app.lessons.schema import Exercise, Lesson
 from app.modes.exercises import grade_diagnosis, hint_after, judge_exercise
+from app.modes.scheduler import describe_wait
 from app.progress.exercises_store import CODE, DIAGNOSIS
 from app.progress.records import ExerciseRecord
 from app.progress.store import ProgressStore
@@ -139,9 +142,7 @@ class ExercisePractice:
         result = await self.runs.run(program(exercise, body.lines), self.learner)
         verdict = judge_exercise(exercise, result)
         answer = json.dumps(body.lines)
-        await self.store.writer(
-            self.store.record_exercise, self.learner, slug, number, CODE, answer, verdict.passed
-        )
+        reviewed = await self.store.writer(self._record_check, slug, number, answer, verdict.passed)
         hint = None if verdict.passed else hint_after(exercise, record.misses + 1)
         return ExerciseVerdict(
             passed=verdict.passed,
@@ -152,7 +153,21 @@ class ExercisePractice:
             if hint
             else None,
             result=result,
+            comes_back=describe_wait(reviewed[0], reviewed[1]) if reviewed else None,
+            due_count=reviewed[2] if reviewed else None,
         )
+
+    def _record_check(
+        self, slug: str, number: int, answer: str, passed: bool
+    ) -> tuple[datetime, datetime, int] | None:
+        """Keep the check; a miss (it brings a hint) enters the review queue, and a check of a
+        due review item answers it. Returns (when it comes back, now, items due) for that."""
+        moment = datetime.now(UTC)
+        queue = ReviewQueue(self.store, self.catalog, self.learner)
+        with self.store.together():  # the check and its review card: one transaction
+            self.store.record_exercise(self.learner, slug, number, CODE, answer, passed)
+            memory = queue.note_check(slug, EXERCISE, str(number), passed, moment)
+        return (memory.due, moment, queue.view(moment).due_total) if memory else None
 
     def diagnose(self, slug: str, number: int, body: DiagnosisBody) -> DiagnosisReveal:
         """Grade the diagnosis by its text, keep it, and reveal it with the code to fix."""

@@ -99,11 +99,14 @@ class ExerciseRecord:
 
 @dataclass(frozen=True)
 class LessonCounts:
-    """Per lesson, across its records: steps done; drills right and pitfalls fixed."""
+    """Per lesson, across its records: steps done; drills right, pitfalls fixed, exercises
+    attempted and solved."""
 
     steps_done: int = 0
     drills_right: int = 0
     pitfalls_fixed: int = 0
+    exercises_attempted: int = 0
+    exercises_solved: int = 0
 
 
 @dataclass(frozen=True)

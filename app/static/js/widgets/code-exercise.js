@@ -5,6 +5,7 @@
 // the code to fix (where its blanks are) arrives with the diagnosis's reveal.
 //
 //   mountExercises(root, slug)   wire every .exercise[data-exercise] under root
+//   mountCodeExercise(item, {lesson, onAnswer})   a review item's exercise (widgets/registry.js)
 //
 // Everything that is not an explicit *_html field from the server goes in with textContent.
 
@@ -79,7 +80,7 @@ function showCheck(verdict, hints, result) {
   hints.append(item);
 }
 
-async function startWork(exercise, slug, parts) {
+async function startWork(exercise, slug, parts, onCheck) {
   const number = exercise.dataset.exercise;
   const work = exercise.querySelector(".exercise-work");
   const check = work.querySelector(".exercise-check");
@@ -102,6 +103,7 @@ async function startWork(exercise, slug, parts) {
     if (!result) return;
     if (result.passed) exercise.dataset.solved = "true";
     showCheck(verdict, hints, result);
+    onCheck?.(result);
   };
   work.hidden = false;
   editors = await drawParts(work, parts, number, run);
@@ -140,10 +142,24 @@ function startDiagnosis(exercise, slug) {
   }
 }
 
-function mountExercise(exercise, slug) {
+function mountExercise(exercise, slug, onCheck) {
   const parts = JSON.parse(exercise.querySelector(".exercise-work").dataset.parts || "[]");
-  if (parts.length) startWork(exercise, slug, parts);
+  if (parts.length) startWork(exercise, slug, parts, onCheck);
   else startDiagnosis(exercise, slug);
+}
+
+/** A review item of code to write (data-widget="code"): its card, checked by running it; the
+ *  check of a due item answers it (the server reschedules it), told once through onAnswer. */
+export function mountCodeExercise(item, {lesson, onAnswer} = {}) {
+  const exercise = item.querySelector(".exercise[data-exercise]");
+  if (!exercise) return null;
+  let told = false;
+  mountExercise(exercise, lesson, (result) => {
+    if (told || !result.comes_back) return;
+    told = true;
+    onAnswer?.(result, {data: {correct: result.passed, comes_back: result.comes_back, due_count: result.due_count}});
+  });
+  return exercise;
 }
 
 export function mountExercises(root, slug) {
