@@ -30,10 +30,10 @@ from app.learning.queue import ReviewQueue
 from app.learning.runs import Runs
 from app.lessons.behaviour import GoalGrad
 from app.lessons.disclosure import Disclosure
-from app.lessons.exercises import goal, parts, program
+from app.lessons.exercises import goal, graded_programs, parts, program, without_probe
 from app.lessons.loader import Catalog
 from app.lessons.schema import Exercise, Lesson
-from app.modes.exercises import grade_diagnosis, hint_after, judge_exercise
+from app.modes.exercises import grade_diagnosis, hint_after, judge_exercise, miss_case
 from app.modes.scheduler import describe_wait
 from app.progress.exercises_store import CODE, DIAGNOSIS
 from app.progress.records import ExerciseRecord
@@ -139,11 +139,16 @@ class ExercisePractice:
             raise AnswerError(
                 f"This exercise has {exercise.blanks} blank(s) to fill; {len(body.lines)} sent"
             )
-        result = await self.runs.run(program(exercise, body.lines), self.learner)
-        verdict = judge_exercise(exercise, result)
+        results = [
+            await self.runs.run(code, self.learner)
+            for code in graded_programs(exercise, body.lines)
+        ]
+        verdict = judge_exercise(exercise, results)
         answer = json.dumps(body.lines)
         reviewed = await self.store.writer(self._record_check, slug, number, answer, verdict.passed)
-        hint = None if verdict.passed else hint_after(exercise, record.misses + 1)
+        case = miss_case(exercise, results[0])
+        hint = None if verdict.passed else hint_after(exercise, record.misses + 1, case)
+        result = without_probe(results[0])
         return ExerciseVerdict(
             passed=verdict.passed,
             reasons_html=[str(rendering.markdown(reason)) for reason in verdict.reasons],

@@ -39,7 +39,7 @@ def test_a_line_is_written_checked_and_fixed(page: Page, bundled_server: LiveSer
     verdict = exercise.locator(".exercise-verdict")
     expect(verdict).to_contain_text("Not yet.")
     expect(verdict).to_contain_text("should print")
-    expect(exercise.locator(".exercise-hints")).to_contain_text("Hint 1: Where to start")
+    expect(exercise.locator(".exercise-hints")).to_contain_text("Hint 1: About the gradient")
     write(page, "#exercise-1", "torch.autograd.backward(loss)")
     page.keyboard.press("Control+Enter")  # runs the check from the editor
     expect(verdict).to_contain_text("Right!")
