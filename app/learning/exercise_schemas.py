@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from app.learning.schemas import Confidence
 from app.sandbox.result import RunResult
 
 Lines = Annotated[str, Field(max_length=4000)]
@@ -22,6 +23,9 @@ class ExerciseBody(BaseModel):
 
 class DiagnosisBody(BaseModel):
     choice: str = Field(max_length=2000, description="The diagnosis picked, by its text")
+    confidence: Confidence | None = Field(
+        default=None, description="How sure the learner is; required, as for a prediction"
+    )
 
 
 class ExerciseHintOut(BaseModel):

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 
 from app import rendering
 from app.errors import AnswerError, NotAChoice, PredictionNotCommitted, UnknownExercise
+from app.learning import grader
 from app.learning.exercise_schemas import (
     CodePart,
     DiagnosisBody,
@@ -180,10 +181,13 @@ class ExercisePractice:
         diagnosis = exercise.diagnosis
         if diagnosis is None:
             raise UnknownExercise(f"Exercise {number} of {slug!r} asks no diagnosis")
+        confidence = grader.require_confidence(body.confidence)
         correct = grade_diagnosis(exercise, body.choice)
         if correct is None:
             raise NotAChoice("That is not one of the diagnoses")
-        self.store.record_exercise(self.learner, slug, number, DIAGNOSIS, body.choice, correct)
+        self.store.record_exercise(
+            self.learner, slug, number, DIAGNOSIS, body.choice, correct, confidence
+        )
         picked = diagnosis.choice(body.choice)
         why = picked.why if picked is not None and not correct else None
         return DiagnosisReveal(

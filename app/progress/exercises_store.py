@@ -14,7 +14,14 @@ CODE, DIAGNOSIS = "code", "diagnosis"
 
 class ExerciseRecords(StoreBase):
     def record_exercise(
-        self, learner: str, lesson: str, exercise: int, part: str, answer: str, passed: bool
+        self,
+        learner: str,
+        lesson: str,
+        exercise: int,
+        part: str,
+        answer: str,
+        passed: bool,
+        confidence: str | None = None,
     ) -> None:
         self.add_row(
             learner,
@@ -24,6 +31,7 @@ class ExerciseRecords(StoreBase):
             part=part,
             answer=answer,
             passed=passed,
+            confidence=confidence,
         )
 
     def exercise_state(self, learner: str, lesson: str) -> dict[int, ExerciseRecord]:
@@ -34,7 +42,12 @@ class ExerciseRecords(StoreBase):
             seen = state.get(row.exercise, ExerciseRecord())
             if row.part == DIAGNOSIS:
                 if seen.diagnosis is None:
-                    seen = replace(seen, diagnosis=row.answer, diagnosed_right=row.passed)
+                    seen = replace(
+                        seen,
+                        diagnosis=row.answer,
+                        diagnosed_right=row.passed,
+                        diagnosis_confidence=row.confidence,
+                    )
             else:
                 seen = replace(
                     seen,

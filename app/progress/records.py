@@ -95,6 +95,7 @@ class ExerciseRecord:
     misses: int = 0
     diagnosis: str | None = None
     diagnosed_right: bool = False
+    diagnosis_confidence: str | None = None  # how sure the learner was of it
 
 
 @dataclass(frozen=True)

@@ -79,6 +79,9 @@ def test_on_a_phone_the_bug_is_named_then_fixed(browser, bundled_server: LiveSer
         )
         expect(exercise.locator(".exercise-work")).to_be_hidden()  # no blank before the diagnosis
         exercise.get_by_role("button", name="No path", exact=False).click()
+        expect(exercise.locator(".exercise-reveal")).to_contain_text("First say how sure you are")
+        exercise.get_by_label("Certain").check()
+        exercise.get_by_role("button", name="No path", exact=False).click()
         reveal = exercise.locator(".exercise-reveal")
         expect(reveal).to_contain_text("Not that one.")
         expect(reveal.get_by_role("link", name="Graphs used twice", exact=False)).to_be_visible()

@@ -2,7 +2,8 @@
 // code", which posts the lines to POST /api/lessons/{slug}/exercises/{n}. The server runs the
 // filled code in the sandbox and grades what it does; a miss comes back with what differs and
 // the next hint. An exercise that asks a diagnosis first shows its buggy code and its choices;
-// the code to fix (where its blanks are) arrives with the diagnosis's reveal.
+// the code to fix (where its blanks are) arrives with the diagnosis's reveal. A diagnosis asks
+// how sure the learner is first (its confidence fieldset), as a prediction does.
 //
 //   mountExercises(root, slug)   wire every .exercise[data-exercise] under root
 //   mountCodeExercise(item, {lesson, onAnswer})   a review item's exercise (widgets/registry.js)
@@ -117,8 +118,9 @@ function startDiagnosis(exercise, slug) {
   const buttons = [...box.querySelectorAll("button.choice")];
   for (const button of buttons) {
     button.addEventListener("click", async () => {
+      // The box holds the confidence fieldset: how sure is asked first, as for a prediction.
       const sent = await sendAnswer({
-        holder: button, feedback: reveal, what: "Sending your diagnosis",
+        holder: box, feedback: reveal, what: "Sending your diagnosis",
         url: lessonUrl(slug, "exercises", exercise.dataset.exercise, "diagnosis"),
         body: {choice: button.dataset.choice},
       });
@@ -128,6 +130,8 @@ function startDiagnosis(exercise, slug) {
         other.disabled = true;
         other.setAttribute("aria-pressed", String(other === button));
       }
+      const fieldset = box.querySelector("fieldset.confidence");
+      if (fieldset) fieldset.disabled = true;
       const link = el("a", {href: answer.source.url}, answer.source.title);
       showVerdict(reveal, answer.correct ? "right" : "wrong");
       const told = [el("p", {class: "feedback-title"}, answer.correct ? "Right diagnosis." : "Not that one.")];
