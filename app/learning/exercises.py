@@ -33,7 +33,7 @@ from app.lessons.behaviour import GoalGrad
 from app.lessons.disclosure import Disclosure
 from app.lessons.exercises import goal, graded_programs, parts, program, without_probe
 from app.lessons.loader import Catalog
-from app.lessons.schema import Exercise, Lesson
+from app.lessons.schema import Exercise, HintCase, Lesson
 from app.modes.exercises import grade_diagnosis, hint_after, judge_exercise, miss_case
 from app.modes.scheduler import describe_wait
 from app.progress.exercises_store import CODE, DIAGNOSIS
@@ -146,9 +146,9 @@ class ExercisePractice:
         ]
         verdict = judge_exercise(exercise, results)
         answer = json.dumps(body.lines)
-        reviewed = await self.store.writer(self._record_check, slug, number, answer, verdict.passed)
-        case = miss_case(exercise, results[0])
-        hint = None if verdict.passed else hint_after(exercise, record.misses + 1, case)
+        case = None if verdict.passed else miss_case(exercise, results[0])
+        reviewed = await self.store.writer(self._record_check, slug, number, answer, case)
+        hint = hint_after(exercise, record.misses_by.get(case, 0) + 1, case) if case else None
         result = without_probe(results[0])
         return ExerciseVerdict(
             passed=verdict.passed,
@@ -164,14 +164,16 @@ class ExercisePractice:
         )
 
     def _record_check(
-        self, slug: str, number: int, answer: str, passed: bool
+        self, slug: str, number: int, answer: str, miss: HintCase | None
     ) -> tuple[datetime, datetime, int] | None:
-        """Keep the check; a miss (it brings a hint) enters the review queue, and a check of a
-        due review item answers it. Returns (when it comes back, now, items due) for that."""
+        """Keep the check and what a miss was about (None: it passed); a miss (it brings a
+        hint) enters the review queue, and a check of a due review item answers it. Returns
+        (when it comes back, now, items due) for that."""
+        passed = miss is None
         moment = datetime.now(UTC)
         queue = ReviewQueue(self.store, self.catalog, self.learner)
         with self.store.together():  # the check and its review card: one transaction
-            self.store.record_exercise(self.learner, slug, number, CODE, answer, passed)
+            self.store.record_exercise(self.learner, slug, number, CODE, answer, passed, miss=miss)
             memory = queue.note_check(slug, EXERCISE, str(number), passed, moment)
         return (memory.due, moment, queue.view(moment).due_total) if memory else None
 

@@ -77,9 +77,9 @@ def miss_case(exercise: Exercise, result: RunResult) -> HintCase:
 
 
 def hint_after(exercise: Exercise, misses: int, case: HintCase) -> ExerciseHint | None:
-    """The hint for a learner's `misses`-th miss, about what it did (`case`): the hints for
-    that case and the plain ones, in order (the last one again after that). Its level is its
-    place among all the exercise's hints, so each hint has its own."""
+    """The hint for a learner's `misses`-th miss of this kind (`case`: what the run did): the
+    hints for that case and the plain ones, in order (the last one again after that). Its
+    level is its place among all the exercise's hints, so each hint has its own."""
     if misses < 1:
         return None
     hints = exercise.hint_list

@@ -22,6 +22,7 @@ class ExerciseRecords(StoreBase):
         answer: str,
         passed: bool,
         confidence: str | None = None,
+        miss: str | None = None,
     ) -> None:
         self.add_row(
             learner,
@@ -32,6 +33,7 @@ class ExerciseRecords(StoreBase):
             answer=answer,
             passed=passed,
             confidence=confidence,
+            miss=miss,
         )
 
     def exercise_state(self, learner: str, lesson: str) -> dict[int, ExerciseRecord]:
@@ -54,6 +56,10 @@ class ExerciseRecords(StoreBase):
                     solved=seen.solved or row.passed,
                     checks=seen.checks + 1,
                     misses=seen.misses + (not row.passed),
+                    misses_by={
+                        **seen.misses_by,
+                        **({row.miss: seen.misses_by.get(row.miss, 0) + 1} if row.miss else {}),
+                    },
                 )
             state[row.exercise] = seen
         return state

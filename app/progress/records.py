@@ -96,6 +96,8 @@ class ExerciseRecord:
     diagnosis: str | None = None
     diagnosed_right: bool = False
     diagnosis_confidence: str | None = None  # how sure the learner was of it
+    # Missed checks by what they were about (error, output, grads): the hint ladder of each.
+    misses_by: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

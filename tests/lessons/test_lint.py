@@ -482,9 +482,7 @@ FAULTS.append(
     (
         "an exercise card that names its diagnosis's answer",
         lambda a, b: a.update(
-            exercises=[
-                diagnosed("A graph nobody walks backwards", "Name the bug, then fix it.")
-            ]
+            exercises=[diagnosed("A graph nobody walks backwards", "Name the bug, then fix it.")]
         ),
         "first-steps",
         "exercise 1",

@@ -63,6 +63,25 @@ def test_a_hint_is_chosen_by_what_the_run_did(
     assert hint["title"] == title and about in hint["text_html"], hint
 
 
+def test_each_kind_of_miss_climbs_its_own_ladder(grading: TestClient) -> None:
+    _new_learner(grading)
+    levels = [
+        check(grading, WHAT_IS_GRAD, lines)["hint"]
+        for lines in (
+            "loss.backward()\nloss.backward()",  # an error: its first hint
+            "loss.backward()\nprint(loss)",  # then a wrong output: its own first hint
+            "loss.backward",  # a wrong `.grad`: its first hint
+            "(2 * loss).backward()",  # a wrong `.grad` again: the next one for it, a plain one
+        )
+    ]
+    assert [(hint["level"], hint["title"]) for hint in levels] == [  # type: ignore[index]
+        (2, "About the error"),
+        (3, "About the output"),
+        (1, "About the gradient"),
+        (4, "Look closer"),
+    ]
+
+
 def test_a_goal_written_into_grad_fails(grading: TestClient) -> None:
     _new_learner(grading)
     verdict = check(grading, WHAT_IS_GRAD, "w.grad = torch.tensor(20.)")
