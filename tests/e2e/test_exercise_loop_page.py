@@ -31,8 +31,8 @@ def test_step_by_step_opens_the_exercise_on_the_screen_of_its_step(
 
 
 def test_a_missed_exercise_is_written_again_in_review(
-    page: Page, bundled_server: LiveServer
-) -> None:
+    page: Page, bundled_server: LiveServer, shot
+) -> None:  # type: ignore[no-untyped-def]
     read_ahead(page, f"{bundled_server.url}/lessons/what-is-grad/deep-dive")
     write(page, "#exercise-1", "loss.backward")
     page.locator("#exercise-1").get_by_role("button", name="Check my code").click()
@@ -47,3 +47,4 @@ def test_a_missed_exercise_is_written_again_in_review(
     expect(item.locator(".exercise-verdict")).to_contain_text("Right!")
     expect(item.locator(".review-when")).to_contain_text("Well done: it comes back")
     expect(item.locator(".review-next")).to_be_visible()
+    shot("review-code-exercise")

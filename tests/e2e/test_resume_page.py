@@ -12,8 +12,8 @@ SLUG = "what-is-grad"
 
 
 def test_returning_to_a_begun_lesson_opens_at_its_first_unanswered_step(
-    page: Page, bundled_server: LiveServer
-) -> None:
+    page: Page, bundled_server: LiveServer, shot
+) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{bundled_server.url}/lessons/{SLUG}")  # the first visit: step 1
     expect(page.locator(".step[data-step='1'] .prediction-question")).to_be_visible()
     lesson = BUNDLED.get(SLUG)
@@ -30,6 +30,8 @@ def test_returning_to_a_begun_lesson_opens_at_its_first_unanswered_step(
     page.goto(bundled_server.url)
     card = page.locator(".lesson-card", has_text=lesson.title)
     expect(card.locator(".lesson-resume")).to_have_text("Continue at step 3")
+    card.scroll_into_view_if_needed()
+    shot("catalog-continue", full_page=False)
     card.get_by_role("link").click()
     step = page.locator(".step[data-step='3']")
     expect(step).to_be_visible()
@@ -37,6 +39,7 @@ def test_returning_to_a_begun_lesson_opens_at_its_first_unanswered_step(
     expect(page.locator(".step[data-step='1']")).to_be_hidden()
     expect(page.locator(".sbs-current")).to_have_text("3")
     expect(page.get_by_text("Welcome back: you continue at step 3")).to_be_visible()
+    shot("guided-resume", full_page=False)
 
     # The lesson's own address, without the card's anchor, opens there too.
     page.goto(f"{bundled_server.url}/lessons/{SLUG}")
