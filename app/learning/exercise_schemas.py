@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from app.learning.schemas import Confidence
 from app.sandbox.result import RunResult
 
 Lines = Annotated[str, Field(max_length=4000)]
@@ -22,6 +23,9 @@ class ExerciseBody(BaseModel):
 
 class DiagnosisBody(BaseModel):
     choice: str = Field(max_length=2000, description="The diagnosis picked, by its text")
+    confidence: Confidence | None = Field(
+        default=None, description="How sure the learner is; required, as for a prediction"
+    )
 
 
 class ExerciseHintOut(BaseModel):
@@ -35,6 +39,13 @@ class ExerciseVerdict(BaseModel):
     reasons_html: list[str] = Field(description="What differs from the goal; empty when passed")
     hint: ExerciseHintOut | None = Field(description="The next hint, after a miss; never the line")
     result: RunResult
+    comes_back: str | None = Field(
+        default=None,
+        description="When this check answered the exercise's due review item: when it returns",
+    )
+    due_count: int | None = Field(
+        default=None, description="With comes_back: the review items due now"
+    )
 
 
 class CodePart(BaseModel):

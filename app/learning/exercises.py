@@ -11,9 +11,11 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from app import rendering
 from app.errors import AnswerError, NotAChoice, PredictionNotCommitted, UnknownExercise
+from app.learning import grader
 from app.learning.exercise_schemas import (
     CodePart,
     DiagnosisBody,
@@ -23,15 +25,17 @@ from app.learning.exercise_schemas import (
     ExerciseVerdict,
     LessonLink,
 )
-from app.learning.kinds import choice_order
+from app.learning.kinds import EXERCISE, choice_order
 from app.learning.questions import disclosure_of, find_lesson
+from app.learning.queue import ReviewQueue
 from app.learning.runs import Runs
 from app.lessons.behaviour import GoalGrad
 from app.lessons.disclosure import Disclosure
-from app.lessons.exercises import goal, parts, program
+from app.lessons.exercises import goal, graded_programs, parts, program, without_probe
 from app.lessons.loader import Catalog
-from app.lessons.schema import Exercise, Lesson
-from app.modes.exercises import grade_diagnosis, hint_after, judge_exercise
+from app.lessons.schema import Exercise, HintCase, Lesson
+from app.modes.exercises import grade_diagnosis, hint_after, judge_exercise, miss_case
+from app.modes.scheduler import describe_wait
 from app.progress.exercises_store import CODE, DIAGNOSIS
 from app.progress.records import ExerciseRecord
 from app.progress.store import ProgressStore
@@ -136,13 +140,16 @@ class ExercisePractice:
             raise AnswerError(
                 f"This exercise has {exercise.blanks} blank(s) to fill; {len(body.lines)} sent"
             )
-        result = await self.runs.run(program(exercise, body.lines), self.learner)
-        verdict = judge_exercise(exercise, result)
+        results = [
+            await self.runs.run(code, self.learner)
+            for code in graded_programs(exercise, body.lines)
+        ]
+        verdict = judge_exercise(exercise, results)
         answer = json.dumps(body.lines)
-        await self.store.writer(
-            self.store.record_exercise, self.learner, slug, number, CODE, answer, verdict.passed
-        )
-        hint = None if verdict.passed else hint_after(exercise, record.misses + 1)
+        case = None if verdict.passed else miss_case(exercise, results[0])
+        reviewed = await self.store.writer(self._record_check, slug, number, answer, case)
+        hint = hint_after(exercise, record.misses_by.get(case, 0) + 1, case) if case else None
+        result = without_probe(results[0])
         return ExerciseVerdict(
             passed=verdict.passed,
             reasons_html=[str(rendering.markdown(reason)) for reason in verdict.reasons],
@@ -152,7 +159,23 @@ class ExercisePractice:
             if hint
             else None,
             result=result,
+            comes_back=describe_wait(reviewed[0], reviewed[1]) if reviewed else None,
+            due_count=reviewed[2] if reviewed else None,
         )
+
+    def _record_check(
+        self, slug: str, number: int, answer: str, miss: HintCase | None
+    ) -> tuple[datetime, datetime, int] | None:
+        """Keep the check and what a miss was about (None: it passed); a miss (it brings a
+        hint) enters the review queue, and a check of a due review item answers it. Returns
+        (when it comes back, now, items due) for that."""
+        passed = miss is None
+        moment = datetime.now(UTC)
+        queue = ReviewQueue(self.store, self.catalog, self.learner)
+        with self.store.together():  # the check and its review card: one transaction
+            self.store.record_exercise(self.learner, slug, number, CODE, answer, passed, miss=miss)
+            memory = queue.note_check(slug, EXERCISE, str(number), passed, moment)
+        return (memory.due, moment, queue.view(moment).due_total) if memory else None
 
     def diagnose(self, slug: str, number: int, body: DiagnosisBody) -> DiagnosisReveal:
         """Grade the diagnosis by its text, keep it, and reveal it with the code to fix."""
@@ -160,10 +183,13 @@ class ExercisePractice:
         diagnosis = exercise.diagnosis
         if diagnosis is None:
             raise UnknownExercise(f"Exercise {number} of {slug!r} asks no diagnosis")
+        confidence = grader.require_confidence(body.confidence)
         correct = grade_diagnosis(exercise, body.choice)
         if correct is None:
             raise NotAChoice("That is not one of the diagnoses")
-        self.store.record_exercise(self.learner, slug, number, DIAGNOSIS, body.choice, correct)
+        self.store.record_exercise(
+            self.learner, slug, number, DIAGNOSIS, body.choice, correct, confidence
+        )
         picked = diagnosis.choice(body.choice)
         why = picked.why if picked is not None and not correct else None
         return DiagnosisReveal(

@@ -1,11 +1,13 @@
-"""A learner's first visit to a lesson: the guided path instead of the deep dive.
+"""Which page a lesson's address opens: the guided path, where the learner left it.
 
-A lesson's address (`/lessons/<slug>`) opens the whole lesson (the deep dive) for a learner who
-has begun it, and the guided path (step by step, the mental model first, the other modes tucked
-away) for one who has not. "Has begun" is read from what the learner already did there, so the
-page that decides writes nothing: an answer or a run in one of its steps, a myth answered, the
-lesson read ahead, or a mode of it opened (a mode page remembers itself when shown, and
-`/lessons/<slug>/deep-dive` is one of them: one click, and the deep dive stays the default).
+A lesson's address (`/lessons/<slug>`) opens the guided path (step by step, the mental model
+first, the other modes tucked away) on a first visit, and on a return to a begun lesson at its
+first unanswered step (a step is answered once its prediction is committed, or, when it asks
+none, once its code ran). It opens the whole lesson (the deep dive) once every step is
+answered, or for a learner who chose the whole lesson: read it ahead, or opened the deep dive
+(a mode page remembers itself when shown, and `/lessons/<slug>/deep-dive` is one of them: one
+click, and the deep dive stays the default). All of it is read from what the learner already
+did there, so the page that decides writes nothing.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from app.progress.records import LessonRecords
 
 GUIDED_MODE = "step-by-step"  # the mode the guided path is drawn with
+WHOLE_MODE = "deep-dive"  # the whole lesson: once chosen, the address keeps opening it
 
 
 def first_visit(records: LessonRecords, modes: dict[str, str], slug: str) -> bool:
@@ -21,3 +24,16 @@ def first_visit(records: LessonRecords, modes: dict[str, str], slug: str) -> boo
     if records.steps or records.myths or records.read_ahead:
         return False
     return slug not in modes
+
+
+def first_unanswered(total: int, done: set[int]) -> int | None:
+    """The number of the first step not done yet, or None when every one is."""
+    return next((number for number in range(1, total + 1) if number not in done), None)
+
+
+def resume_at(records: LessonRecords, modes: dict[str, str], slug: str, total: int) -> int | None:
+    """Where the lesson's address opens the guided path for this learner (1 on a first visit),
+    or None when it opens the whole lesson. From the records and modes the page reads anyway."""
+    if records.read_ahead or modes.get(slug) == WHOLE_MODE:
+        return None
+    return first_unanswered(total, {n for n, step in records.steps.items() if step.done})

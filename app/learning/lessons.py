@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from app.errors import PredictionNotCommitted, UnknownStep
 from app.learning import grader
 from app.learning.completion import done_by, lesson_done
+from app.learning.guided import first_unanswered
 from app.learning.kinds import (
     DRILL,
     MYTH,
@@ -195,7 +196,11 @@ def lesson_progress(
 
 
 def _summary(
-    lesson: Lesson, steps_done: int, myths: dict[int, MythRecord], done: bool
+    lesson: Lesson,
+    steps_done: int,
+    myths: dict[int, MythRecord],
+    done: bool,
+    resume: int | None = None,
 ) -> LessonSummary:
     score = _score(lesson, _current_myths(lesson, myths))
     return LessonSummary(
@@ -205,6 +210,7 @@ def _summary(
         myths_answered=score.answered,
         myths_correct=score.correct,
         myths_total=len(lesson.myths),
+        resume_step=resume,
     )
 
 
@@ -212,10 +218,15 @@ def _first_attempts(store: ProgressStore, learner: str) -> list[FirstAttempt]:
     return store.first_attempts(None, prediction=PREDICTION.name, myth=MYTH.name, learner=learner)
 
 
+def _resume(lesson: Lesson, done: set[int]) -> int | None:
+    """A begun lesson's first unanswered step (see app/learning/guided.py)."""
+    return first_unanswered(len(lesson.steps), done) if done else None
+
+
 def catalog_progress(
     catalog: Catalog, store: ProgressStore, learner: str | None
 ) -> CatalogProgress:
-    done = store.steps_done(learner) if learner else {}
+    done = store.done_steps(learner) if learner else {}
     by_lesson: dict[str, dict[int, MythRecord]] = {}
     for (slug, number), answer in (store.myth_answers(learner) if learner else {}).items():
         by_lesson.setdefault(slug, {})[number] = answer
@@ -224,9 +235,10 @@ def catalog_progress(
         lessons={
             lesson.slug: _summary(
                 lesson,
-                done.get(lesson.slug, 0),
+                len(steps := done.get(lesson.slug, set())),
                 by_lesson.get(lesson.slug, {}),
                 lesson.slug in finished.get(learner or "", set()),
+                _resume(lesson, steps),
             )
             for lesson in catalog.lessons
         }

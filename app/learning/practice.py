@@ -23,6 +23,7 @@ from app.learning.runs import Runs
 from app.learning.schemas import (
     CalibrationOut,
     CalibrationRow,
+    CertainMiss,
     DrillFeedback,
     FixOut,
     FixVerdict,
@@ -92,14 +93,16 @@ def calibration_of(catalog: Catalog, store: ProgressStore, learner: str | None) 
         if step.prediction is not None
     }
     firsts = store.first_predictions(learner) if learner else []
-    counted = [
-        (first.confidence, first.correct)
+    kept = [
+        first
         for first in firsts
         if first.fingerprint is not None
         and not first.seen_answers  # given after reading ahead: says nothing of the learner
         and current.get((first.lesson, first.step)) == first.fingerprint
     ]
+    counted = [(first.confidence, first.correct) for first in kept]
     rows = calibration(counted)
+    missed = {(f.lesson, f.step) for f in kept if f.confidence == "certain" and not f.correct}
     return CalibrationOut(
         levels=[
             CalibrationRow(
@@ -110,12 +113,25 @@ def calibration_of(catalog: Catalog, store: ProgressStore, learner: str | None) 
                 percent=row.percent,
                 verdict=row.verdict.value,
                 finding=row.finding,
+                needed=row.needed,
             )
             for row in rows
         ],
         advice=advice(rows),
         min_answers=MIN_ANSWERS,
         based_on=len(counted),
+        certain_misses=[
+            CertainMiss(
+                lesson=lesson.slug,
+                lesson_title=lesson.title,
+                step=number,
+                title=step.title,
+                link=f"/lessons/{lesson.slug}/step-by-step#step-{number}",
+            )
+            for lesson in catalog.lessons  # in the path's order
+            for number, step in enumerate(lesson.steps, start=1)
+            if (lesson.slug, number) in missed
+        ],
     )
 
 

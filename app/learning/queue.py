@@ -130,6 +130,31 @@ class ReviewQueue:
         else:
             self.store.update_review_card(card.id, memory, prompt.fingerprint)
 
+    def note_check(
+        self, lesson: str, kind: QuestionKind, key: str, passed: bool, at: datetime
+    ) -> Memory | None:
+        """A check of written code (graded by a run on its own page): a due card of it is
+        reviewed (passed: `good`, else `again`) and its new schedule returned; otherwise a miss
+        enters the queue as any miss does, and a pass changes nothing."""
+        at = utc(at)
+        prompt = self._prompt_of(lesson, kind, key)
+        card = self._card(lesson, kind, key)
+        if (
+            prompt is not None
+            and card is not None
+            and card.fingerprint == prompt.fingerprint
+            and utc(card.memory.due) <= at
+        ):
+            grade = Grade.good if passed else Grade.again
+            memory = review(_memory(card), grade, at)
+            missed = card.memory.last_miss_at if passed else at
+            self.store.update_review_card(card.id, _stored(memory, missed))
+            self.store.record_review_answer(self.learner, card.id, grade.value)
+            return memory
+        if not passed:
+            self.note_miss(lesson, kind, key, at)
+        return None
+
     def note_flashcard(self, lesson: str, card_id: str, grade_given: Grade, now: datetime) -> None:
         """A self-graded flashcard: `again` and `hard` queue it; a queued card is reviewed."""
         prompt = self._prompt_of(lesson, FLASHCARD, card_id)

@@ -67,7 +67,8 @@ MODES: list[Mode] = [
         "Step by step",
         "One step per screen; predict to unlock the next.",
         "modes/step_by_step.html",
-        asks=(PREDICTION, VALUE),
+        mode_pages.deep_dive,  # its exercises, each on the screen of the step it follows
+        asks=(PREDICTION, VALUE, EXERCISE),
         script="pages/step-by-step.js",
         editor=True,
     ),

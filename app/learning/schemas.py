@@ -250,6 +250,9 @@ class LessonSummary(BaseModel):
     myths_answered: int
     myths_correct: int
     myths_total: int
+    # A begun lesson's first unanswered step (where its address opens); None before the first
+    # answer and once every step is answered.
+    resume_step: int | None = None
 
 
 class CatalogProgress(BaseModel):
@@ -303,6 +306,17 @@ class CalibrationRow(BaseModel):
         description="What this level's answers support; judged only with enough answers"
     )
     finding: str = Field(description="This level's verdict in a sentence")
+    needed: int = Field(description="More answers this level needs before it is judged")
+
+
+class CertainMiss(BaseModel):
+    """A question answered "certain", first time, and missed: the ones worth a second look."""
+
+    lesson: str
+    lesson_title: str
+    step: int
+    title: str = Field(description="The step's title")
+    link: str = Field(description="The step on the step-by-step page")
 
 
 class CalibrationOut(BaseModel):
@@ -311,4 +325,7 @@ class CalibrationOut(BaseModel):
     min_answers: int = Field(description="Answers a level needs before it is judged")
     based_on: int = Field(
         description="First answers counted: questions as they are now, never after a reveal"
+    )
+    certain_misses: list[CertainMiss] = Field(
+        default_factory=list, description="Counted answers given as certain and wrong"
     )

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from app.errors import UnknownMode
 from app.learning.exercises import ExercisePractice
-from app.learning.guided import GUIDED_MODE, first_visit
+from app.learning.guided import GUIDED_MODE, first_visit, resume_at
 from app.learning.jargon import known_terms
 from app.learning.lessons import (
     LessonAnswers,
@@ -127,6 +127,7 @@ class Learning:
         learner: str,
         request: ModeRequest | None = None,
         guided: bool = False,
+        resume: int = 0,
     ) -> Page:
         """A mode's page; with `request`, the lesson address's own (what it read to decide a
         first visit is not read again)."""
@@ -152,20 +153,25 @@ class Learning:
             "steps": step_views(lesson, learner, request.disclosure),
             "disclosure": request.disclosure,
             "reference_notice": REFERENCE_NOTICE,
-            "guided": guided,  # a first visit's page: see app/learning/guided.py
+            "guided": guided,  # the lesson's address as the guided path (app/learning/guided.py)
+            "resume": resume,  # on a return to a begun lesson: the first unanswered step
             "known_terms": known_terms(self.catalog, lesson, request.disclosure),
         }
         context.update(mode.context(request))
         return Page(mode.template, context)
 
     def lesson_page(self, slug: str, learner: str) -> Page:
-        """The lesson's own address: the guided path on a first visit, else the deep dive."""
+        """The lesson's own address: the guided path on a first visit and, on a return, at the
+        first unanswered step; the deep dive once all are answered or once it was chosen."""
         if self.catalog.get_broken(slug) is not None:
             return self.mode_page(slug, DEFAULT_MODE, learner)
         # An unknown lesson is refused before any read.
-        request = ModeRequest(find_lesson(self.catalog, slug), self.store, learner)
+        lesson = find_lesson(self.catalog, slug)
+        request = ModeRequest(lesson, self.store, learner)
         if first_visit(request.records, request.modes, slug):
             return self.mode_page(slug, GUIDED_MODE, learner, request, guided=True)
+        if step := resume_at(request.records, request.modes, slug, len(lesson.steps)):
+            return self.mode_page(slug, GUIDED_MODE, learner, request, guided=True, resume=step)
         return self.mode_page(slug, DEFAULT_MODE, learner, request)
 
     def review_page(self, learner: str | None) -> Page:

@@ -22,8 +22,8 @@ from typing import TypeVar
 
 from app.config import Settings, load_settings
 from app.errors import SandboxUnavailable
-from app.lessons.behaviour import Verdict, judge, snippet_problems
-from app.lessons.exercises import goal, program, unfilled
+from app.lessons.behaviour import Verdict, snippet_problems
+from app.lessons.exercises import graded_programs, judge_runs
 from app.lessons.lint import Finding, lint_catalog, plain, step_label
 from app.lessons.loader import Catalog, LessonError, load_catalog
 from app.lessons.numeric import compare
@@ -109,12 +109,16 @@ async def exercise_problems(exercise: Exercise, run: Runner) -> list[str]:
     """The reference solution must pass the grading a learner's lines get; the code with its
     blanks empty, and the buggy code a diagnosis shows, must fail it (or the exercise grades
     nothing); a hint must not write out a line of the solution."""
-    programs = {"the reference solution": program(exercise, exercise.solution)}
-    programs["the code with its blanks empty"] = unfilled(exercise)
+    fills = {"the reference solution": exercise.solution}
+    fills["the code with its blanks empty"] = [""] * exercise.blanks
     if exercise.buggy is not None:
-        programs["the buggy code"] = program(exercise, exercise.buggy)
-    results = await asyncio.gather(*(run(code) for code in programs.values()))
-    verdicts = dict(zip(programs, (judge(goal(exercise), r) for r in results), strict=True))
+        fills["the buggy code"] = exercise.buggy
+    runs = {which: graded_programs(exercise, lines) for which, lines in fills.items()}
+    results = await asyncio.gather(*(run(code) for codes in runs.values() for code in codes))
+    each = iter(results)
+    verdicts = {
+        which: judge_runs(exercise, [next(each) for _ in codes]) for which, codes in runs.items()
+    }
     problems = []
     reference = verdicts.pop("the reference solution")
     if not reference.passed:
@@ -125,8 +129,8 @@ async def exercise_problems(exercise: Exercise, run: Runner) -> list[str]:
         if verdict.passed
     ]
     lines = {line.strip() for fill in exercise.solution for line in fill.splitlines()}
-    for number, text in enumerate(exercise.hints, start=1):
-        written = sorted(line for line in lines if len(line) > 3 and line in text)
+    for number, hint in enumerate(exercise.hint_list, start=1):
+        written = sorted(line for line in lines if len(line) > 3 and line in hint.text)
         if written:
             problems.append(f"hint {number} writes the solution out: {written[0]!r}")
     return problems

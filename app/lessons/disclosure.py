@@ -171,7 +171,7 @@ def exercise_texts(number: int, exercise: Exercise) -> list[tuple[str, str]]:
     found = [(where, f"{exercise.title} {exercise.task}"), (f"{where} code", exercise.code)]
     if exercise.output:
         found.append((f"{where} goal output", exercise.output))
-    found += [(f"{where} hint {n}", text) for n, text in enumerate(exercise.hints, start=1)]
+    found += [(f"{where} hint {n}", h.text) for n, h in enumerate(exercise.hint_list, start=1)]
     if exercise.diagnosis is not None:
         choices = " ".join(exercise.diagnosis.texts)
         found.append((f"{where} diagnosis", f"{exercise.diagnosis.question} {choices}"))

@@ -9,15 +9,18 @@ so all of them run exactly the same program around the blanks.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from app.lessons.behaviour import Goal
-from app.lessons.schema import BLANK, Exercise, Gradcheck
+from app.lessons.behaviour import Goal, Verdict, judge
+from app.lessons.schema import BLANK, Exercise, Gradcheck, Probe, Rerun
+from app.sandbox.result import RunResult
 
 # What a blank holds when it is left empty: the code still parses, and does nothing there.
 EMPTY = "pass"
 GRADCHECK_PASSED = "gradcheck: passed\n"
+PROBE_MARK = "gradlab-probe:"  # the probe's report on stderr
 
 
 @dataclass(frozen=True)
@@ -85,19 +88,104 @@ else:
 """
 
 
-def program(exercise: Exercise, lines: list[str]) -> str:
+def program(
+    exercise: Exercise,
+    lines: list[str],
+    given: Callable[[str], str] = lambda text: text,
+) -> str:
     """The exercise's code with its blanks filled by `lines` (one entry per blank, each one or
-    more lines, re-indented to the blank), and its gradcheck harness."""
+    more lines, re-indented to the blank), and its gradcheck harness; `given` rewrites the
+    given code around the blanks (the grading's rerun and probe)."""
     if len(lines) != exercise.blanks:
         raise ValueError(f"{exercise.blanks} blank(s) to fill, {len(lines)} given")
     filled = iter(lines)
     code = "".join(
-        part.text if part.kind == "code" else _indented(next(filled), part.indent)
+        given(part.text) if part.kind == "code" else _indented(next(filled), part.indent)
         for part in parts(exercise)
     )
     if exercise.gradcheck is not None:
         code += harness(exercise.gradcheck)
     return code
+
+
+def _rerun_values(rerun: Rerun) -> Callable[[str], str]:
+    def replaced(text: str) -> str:
+        for old, new in rerun.replace.items():
+            text = text.replace(old, new)
+        return text
+
+    return replaced
+
+
+def _watched(probe: Probe) -> Callable[[str], str]:
+    """The given code with the probe's watch after its line (at that line's indentation)."""
+
+    def watched(text: str) -> str:
+        out = []
+        for line in text.splitlines(keepends=True):
+            out.append(line)
+            if line.strip() == probe.after.strip():
+                indent = line[: len(line) - len(line.lstrip())]
+                out.append(_indented(probe.watch, indent))
+        return "".join(out)
+
+    return watched
+
+
+def _report(probe: Probe) -> str:
+    """Code after the program: the probe's value, on stderr (stdout is graded byte for byte)."""
+    return (
+        f"\nimport sys as _gradlab_sys\n"
+        f"print({PROBE_MARK!r}, repr({probe.value}), file=_gradlab_sys.stderr)\n"
+    )
+
+
+def graded_programs(exercise: Exercise, lines: list[str]) -> list[str]:
+    """What the grading runs: the filled code (with the probe, if any), then, with a rerun,
+    the filled code again with the rerun's values. A learner sees the first one's run."""
+    first = (
+        program(exercise, lines, _watched(exercise.probe)) + _report(exercise.probe)
+        if exercise.probe is not None
+        else program(exercise, lines)
+    )
+    if exercise.rerun is None:
+        return [first]
+    return [first, program(exercise, lines, _rerun_values(exercise.rerun))]
+
+
+def probe_value(result: RunResult) -> str | None:
+    """What the probe reported after the run (None: the run did not get that far)."""
+    found = [line for line in result.stderr.splitlines() if line.startswith(PROBE_MARK)]
+    return found[-1][len(PROBE_MARK) :].strip() if found else None
+
+
+def without_probe(result: RunResult) -> RunResult:
+    """The run as the learner sees it: without the probe's report."""
+    kept = [line for line in result.stderr.splitlines(keepends=True) if PROBE_MARK not in line]
+    return result.model_copy(update={"stderr": "".join(kept)})
+
+
+def _values(rerun: Rerun) -> str:
+    return ", ".join(f"`{new}` for `{old}`" for old, new in rerun.replace.items())
+
+
+def judge_runs(exercise: Exercise, results: list[RunResult]) -> Verdict:
+    """The filled code's runs (graded_programs) against the goal: the first must do what the
+    goal says, the probe must find its behaviour, and the rerun must do what its own goal says
+    (so the `.grad` values follow the values, as only the mechanism makes them)."""
+    verdict = judge(goal(exercise), results[0])
+    if not verdict.passed:
+        return verdict
+    probe = exercise.probe
+    if probe is not None and probe_value(results[0]) != probe.expect:
+        return Verdict(False, [probe.miss])
+    rerun = exercise.rerun
+    if rerun is not None:
+        again = judge(Goal(rerun.output, dict(rerun.grads), exercise.none_matters), results[1])
+        if not again.passed:
+            told = f"The grading ran your code again with other values ({_values(rerun)}):"
+            return Verdict(False, [told, *again.reasons])
+    return verdict
 
 
 def unfilled(exercise: Exercise) -> str:

@@ -27,6 +27,7 @@ from pydantic import BaseModel
 
 from app.lessons.lint_cards import card_problems
 from app.lessons.lint_disclosure import (
+    diagnosis_card_leaks,
     myth_patterns,
     question_leaks,
     repeated_examples,
@@ -289,6 +290,9 @@ def lint_lesson(lesson: Lesson, slugs: set[str]) -> list[Finding]:
         ]
         findings += _choice_problems(lesson, number, step)
     findings += [Finding(lesson.slug, where, problem) for where, problem in card_problems(lesson)]
+    findings += [
+        Finding(lesson.slug, where, problem) for where, problem in diagnosis_card_leaks(lesson)
+    ]
     answers = {myth.answer for myth in lesson.myths}
     if len(lesson.myths) >= 3 and len(answers) == 1:
         findings.append(

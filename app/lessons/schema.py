@@ -36,7 +36,7 @@ from app.lessons.schema_base import (
     ValueMisconception,
     ValuePrediction,
 )
-from app.lessons.schema_exercises import BLANK, Exercise, Gradcheck
+from app.lessons.schema_exercises import BLANK, Exercise, Gradcheck, Hint, HintCase, Probe, Rerun
 from app.lessons.schema_variants import (
     PLACEHOLDER,
     MisconceptionRule,
@@ -60,6 +60,8 @@ __all__ = [
     "ExpectedError",
     "GradValue",
     "Gradcheck",
+    "Hint",
+    "HintCase",
     "Lesson",
     "Level",
     "MentalModel",
@@ -68,6 +70,8 @@ __all__ = [
     "Overview",
     "Pitfall",
     "Plain",
+    "Probe",
+    "Rerun",
     "Slug",
     "Snippet",
     "Step",

@@ -2,8 +2,16 @@
 those numbers do and do not support.
 
 Each level makes a claim about how often it is right (`CLAIMS`). A level is judged only once it
-has `MIN_ANSWERS` first answers; below that it is "too few", whatever its percentage. The summary
-never says confidence and results agree unless every level judged does.
+has `MIN_ANSWERS` first answers; below that it is "too few", whatever its percentage, and the
+finding says how many more answers it needs. The summary never says confidence and results
+agree unless every level judged does.
+
+Why 25 (docs/learning.md, "Progress and calibration", has the whole argument): the share right
+at one level, from n answers, is known to within ±1.96·sqrt(p(1−p)/n) at 95 %. The levels'
+typical rates lie about 20 points apart (a guess near 50 %, fairly sure near 70 %, certain near
+90 %), so the interval must be at most ±20 points where it is widest, at p = 0.5:
+1.96 · 0.5 / sqrt(n) ≤ 0.20 gives n ≥ (1.96 · 0.5 / 0.20)² = 24.01, so 25. Eight answers
+leave ±35 points: six right of eight (75 %) fits anything from 45 % to 100 %.
 """
 
 from __future__ import annotations
@@ -12,8 +20,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 LEVELS = (("certain", "Certain"), ("fairly_sure", "Fairly sure"), ("guess", "Guess"))
-# Below this many answers at a level, its percentage says more about luck than about the learner.
-MIN_ANSWERS = 5
+# Below this many answers at a level, its percentage says more about luck than about the learner:
+# the 95 % interval of a share is at most ±20 points from 25 answers on (see the docstring).
+MIN_ANSWERS = 25
 # The share of answers right that each level claims, as (at least, at most), in percent.
 CLAIMS = {"certain": (80, 100), "fairly_sure": (55, 90), "guess": (0, 70)}
 _MEANS = {
@@ -43,6 +52,11 @@ class LevelStats:
         return round(100 * self.right / self.answered) if self.answered else None
 
     @property
+    def needed(self) -> int:
+        """How many more answers this level needs before it is judged."""
+        return max(0, MIN_ANSWERS - self.answered)
+
+    @property
     def verdict(self) -> Verdict:
         if not self.answered:
             return Verdict.none
@@ -63,11 +77,12 @@ class LevelStats:
         claim = f"“{self.label.lower()}” should mean {_MEANS[self.level]}"
         match self.verdict:
             case Verdict.none:
-                return f"{self.label}: no answers yet."
+                return f"{self.label}: no answers yet; it is judged from {MIN_ANSWERS} answers on."
             case Verdict.too_few:
+                more = "1 more answer" if self.needed == 1 else f"{self.needed} more answers"
                 return (
                     f"{self.label}: {self.right} of {self.answered} right, too few answers to "
-                    f"judge yet (at least {MIN_ANSWERS} are needed)."
+                    f"judge yet: {more} needed (at least {MIN_ANSWERS} at a level)."
                 )
             case Verdict.overconfident:
                 return f"{self.label}: {counts}, but {claim}: overconfident."

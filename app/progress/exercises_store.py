@@ -14,7 +14,15 @@ CODE, DIAGNOSIS = "code", "diagnosis"
 
 class ExerciseRecords(StoreBase):
     def record_exercise(
-        self, learner: str, lesson: str, exercise: int, part: str, answer: str, passed: bool
+        self,
+        learner: str,
+        lesson: str,
+        exercise: int,
+        part: str,
+        answer: str,
+        passed: bool,
+        confidence: str | None = None,
+        miss: str | None = None,
     ) -> None:
         self.add_row(
             learner,
@@ -24,6 +32,8 @@ class ExerciseRecords(StoreBase):
             part=part,
             answer=answer,
             passed=passed,
+            confidence=confidence,
+            miss=miss,
         )
 
     def exercise_state(self, learner: str, lesson: str) -> dict[int, ExerciseRecord]:
@@ -34,13 +44,22 @@ class ExerciseRecords(StoreBase):
             seen = state.get(row.exercise, ExerciseRecord())
             if row.part == DIAGNOSIS:
                 if seen.diagnosis is None:
-                    seen = replace(seen, diagnosis=row.answer, diagnosed_right=row.passed)
+                    seen = replace(
+                        seen,
+                        diagnosis=row.answer,
+                        diagnosed_right=row.passed,
+                        diagnosis_confidence=row.confidence,
+                    )
             else:
                 seen = replace(
                     seen,
                     solved=seen.solved or row.passed,
                     checks=seen.checks + 1,
                     misses=seen.misses + (not row.passed),
+                    misses_by={
+                        **seen.misses_by,
+                        **({row.miss: seen.misses_by.get(row.miss, 0) + 1} if row.miss else {}),
+                    },
                 )
             state[row.exercise] = seen
         return state

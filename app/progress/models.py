@@ -194,6 +194,10 @@ class ExerciseAttempt(LearnerRecord, Base):
     part: Mapped[str] = mapped_column(String(16))  # code | diagnosis
     answer: Mapped[str] = mapped_column(Text)  # the lines (JSON) or the diagnosis chosen
     passed: Mapped[bool] = mapped_column(Boolean)
+    # How sure the learner was of a diagnosis (guess | fairly_sure | certain); None for code.
+    confidence: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    # What a missed check was about (error | output | grads): it picks the hint; None otherwise.
+    miss: Mapped[str | None] = mapped_column(String(16), nullable=True)
 
 
 class ReviewCard(LearnerRecord, Fingerprinted, Base):

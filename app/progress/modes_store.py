@@ -6,7 +6,7 @@ from dataclasses import asdict, fields
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import BindParameter, Table, bindparam, delete, func, select, update
+from sqlalchemy import BindParameter, Table, bindparam, case, delete, func, select, update
 
 from app.progress.base import StoreBase
 from app.progress.models import (
@@ -133,7 +133,8 @@ class ModesRecords(StoreBase):
         return state
 
     def mode_summary(self, learner: str) -> dict[str, LessonCounts]:
-        """Per lesson: drills answered right and pitfalls fixed."""
+        """Per lesson: drills answered right, pitfalls fixed, and exercises attempted (their
+        code checked at least once) and solved (a check passed)."""
         with self.reading() as connection:
             drills = connection.execute(
                 select(DrillAttempt.lesson, func.count(func.distinct(DrillAttempt.drill)))
@@ -145,13 +146,30 @@ class ModesRecords(StoreBase):
                 .where(PitfallCheck.learner_id == learner, PitfallCheck.passed.is_(True))
                 .group_by(PitfallCheck.lesson)
             ).all()
+            exercises = connection.execute(
+                select(
+                    ExerciseAttempt.lesson,
+                    ExerciseAttempt.exercise,
+                    func.max(case((ExerciseAttempt.passed.is_(True), 1), else_=0)),
+                )
+                .where(ExerciseAttempt.learner_id == learner, ExerciseAttempt.part == "code")
+                .group_by(ExerciseAttempt.lesson, ExerciseAttempt.exercise)
+            ).all()
         right = {lesson: count for lesson, count in drills}
         done = {lesson: count for lesson, count in fixed}
+        tried: dict[str, int] = {}
+        solved: dict[str, int] = {}
+        for lesson, _, passed in exercises:
+            tried[lesson] = tried.get(lesson, 0) + 1
+            solved[lesson] = solved.get(lesson, 0) + bool(passed)
         return {
             lesson: LessonCounts(
-                drills_right=right.get(lesson, 0), pitfalls_fixed=done.get(lesson, 0)
+                drills_right=right.get(lesson, 0),
+                pitfalls_fixed=done.get(lesson, 0),
+                exercises_attempted=tried.get(lesson, 0),
+                exercises_solved=solved.get(lesson, 0),
             )
-            for lesson in right.keys() | done.keys()
+            for lesson in right.keys() | done.keys() | tried.keys()
         }
 
     def first_predictions(self, learner: str) -> list[FirstPrediction]:

@@ -95,15 +95,21 @@ class ExerciseRecord:
     misses: int = 0
     diagnosis: str | None = None
     diagnosed_right: bool = False
+    diagnosis_confidence: str | None = None  # how sure the learner was of it
+    # Missed checks by what they were about (error, output, grads): the hint ladder of each.
+    misses_by: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class LessonCounts:
-    """Per lesson, across its records: steps done; drills right and pitfalls fixed."""
+    """Per lesson, across its records: steps done; drills right, pitfalls fixed, exercises
+    attempted and solved."""
 
     steps_done: int = 0
     drills_right: int = 0
     pitfalls_fixed: int = 0
+    exercises_attempted: int = 0
+    exercises_solved: int = 0
 
 
 @dataclass(frozen=True)

@@ -114,6 +114,7 @@ _LESSON_DONE = (
     select(StepState.lesson, func.count()).where(*_DONE, StepState.lesson == _LESSON)
 ).group_by(StepState.lesson)
 _ALL_DONE = select(StepState.lesson, func.count()).where(*_DONE).group_by(StepState.lesson)
+_DONE_STEPS = select(StepState.lesson, StepState.step).where(*_DONE)
 
 
 class ProgressStore(ModesRecords, ExerciseRecords, SharesRecords, LtiRecords):
@@ -251,6 +252,14 @@ class ProgressStore(ModesRecords, ExerciseRecords, SharesRecords, LtiRecords):
                     _LESSON_DONE, {"learner": learner, "lesson": lesson}
                 ).all()
         return {lesson: count for lesson, count in done}
+
+    def done_steps(self, learner: str) -> dict[str, set[int]]:
+        """Per lesson: the numbers of the steps that are done."""
+        found: dict[str, set[int]] = {}
+        with self.reading() as connection:
+            for lesson, step in connection.execute(_DONE_STEPS, {"learner": learner}):
+                found.setdefault(lesson, set()).add(step)
+        return found
 
 
 def _plain(value: object) -> object:

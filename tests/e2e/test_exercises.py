@@ -39,7 +39,7 @@ def test_a_line_is_written_checked_and_fixed(page: Page, bundled_server: LiveSer
     verdict = exercise.locator(".exercise-verdict")
     expect(verdict).to_contain_text("Not yet.")
     expect(verdict).to_contain_text("should print")
-    expect(exercise.locator(".exercise-hints")).to_contain_text("Hint 1: Where to start")
+    expect(exercise.locator(".exercise-hints")).to_contain_text("Hint 1: About the gradient")
     write(page, "#exercise-1", "torch.autograd.backward(loss)")
     page.keyboard.press("Control+Enter")  # runs the check from the editor
     expect(verdict).to_contain_text("Right!")
@@ -78,6 +78,9 @@ def test_on_a_phone_the_bug_is_named_then_fixed(browser, bundled_server: LiveSer
             "total.backward(retain_graph=True)"
         )
         expect(exercise.locator(".exercise-work")).to_be_hidden()  # no blank before the diagnosis
+        exercise.get_by_role("button", name="No path", exact=False).click()
+        expect(exercise.locator(".exercise-reveal")).to_contain_text("First say how sure you are")
+        exercise.get_by_label("Certain").check()
         exercise.get_by_role("button", name="No path", exact=False).click()
         reveal = exercise.locator(".exercise-reveal")
         expect(reveal).to_contain_text("Not that one.")

@@ -265,7 +265,12 @@ def test_the_progress_page_draws_calibration(page: Page, server: LiveServer, sho
     expect(page.locator(".queue-stats")).to_contain_text(
         "1 scheduled for later (next in 10 minutes)"
     )
+    expect(certain).to_contain_text("24 more answers needed")
     shot("modes-progress")
+    miss = page.locator(".certain-misses a")
+    expect(miss).to_have_text("First steps with .grad, step 1: Squares")
+    miss.click()
+    expect(page.locator(".step[data-step='1'] .prediction-feedback")).to_contain_text("Not quite.")
 
 
 def test_the_cheat_sheet_prints_without_navigation_or_buttons(

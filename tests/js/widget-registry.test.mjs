@@ -9,7 +9,7 @@ import {WIDGETS, widgetFor} from "../../static/js/widgets/registry.js";
 const item = (dataset) => ({dataset});
 
 test("an item that names its widget gets that widget, whatever its kind", () => {
-  for (const name of ["choice", "yes-no", "value", "card"]) {
+  for (const name of ["choice", "yes-no", "value", "card", "code"]) {
     assert.equal(widgetFor(item({widget: name, kind: "myth"})), WIDGETS[name]);
   }
 });

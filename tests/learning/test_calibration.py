@@ -79,6 +79,7 @@ def test_certain_0_of_2_is_too_few_to_judge_not_agreement() -> None:
     certain = next(row for row in rows if row.level == "certain")
     assert certain.verdict is Verdict.too_few
     assert f"at least {MIN_ANSWERS}" in certain.finding and "0 of 2 right" in certain.finding
+    assert f"{MIN_ANSWERS - 2} more answers needed" in certain.finding
     assert "agree" not in said and "match" not in said
     assert "too few answers to judge" in said and str(MIN_ANSWERS) in said
 
@@ -91,7 +92,7 @@ def test_both_cases_together_name_the_overconfidence_and_the_thin_level() -> Non
 
 
 def test_guesses_mostly_right_are_underconfidence_and_a_kept_claim_matches() -> None:
-    attempts = [("guess", n < 8) for n in range(10)] + [("certain", n < 9) for n in range(10)]
+    attempts = [("guess", n < 24) for n in range(30)] + [("certain", n < 27) for n in range(30)]
     rows, said = _summary(attempts)
     verdicts = {row.level: row.verdict for row in rows}
     assert verdicts == {
@@ -104,7 +105,7 @@ def test_guesses_mostly_right_are_underconfidence_and_a_kept_claim_matches() -> 
 
 
 def test_agreement_only_when_every_judged_level_keeps_its_claim() -> None:
-    attempts = [("certain", n < 9) for n in range(10)] + [("guess", n < 2) for n in range(6)]
+    attempts = [("certain", n < 27) for n in range(30)] + [("guess", n < 8) for n in range(25)]
     _, said = _summary(attempts)
     assert said == "When you say “Certain” and “Guess”, your results match."
 
@@ -117,3 +118,53 @@ def test_the_progress_page_shows_each_levels_finding(client: TestClient) -> None
     assert certain["verdict"] == "too_few"
     page = page_text(client.get("/progress").text)
     assert "too few answers to judge" in page and "agree" not in page
+
+
+def test_eight_guesses_mostly_right_are_not_yet_underconfidence() -> None:
+    rows, said = _summary([("guess", n < 7) for n in range(8)])
+    guess = next(row for row in rows if row.level == "guess")
+    assert guess.verdict is Verdict.too_few and guess.needed == MIN_ANSWERS - 8
+    assert "underconfident" not in guess.finding and "more often" not in said
+    assert f"{MIN_ANSWERS - 8} more answers needed" in guess.finding
+    one_short = next(r for r in calibration([("guess", True)] * (MIN_ANSWERS - 1)) if r.answered)
+    assert "1 more answer needed" in one_short.finding
+
+
+def test_the_minimum_keeps_the_95_percent_interval_within_20_points() -> None:
+    """The arithmetic docs/learning.md gives: at p = 0.5, the widest case."""
+    half_width = 1.96 * (0.5 * 0.5 / MIN_ANSWERS) ** 0.5
+    assert half_width <= 0.20 < 1.96 * (0.5 * 0.5 / (MIN_ANSWERS - 1)) ** 0.5
+
+
+def test_progress_says_how_many_more_answers_and_lists_the_certain_misses(
+    client: TestClient,
+) -> None:
+    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "certain"})
+    out = client.get("/api/progress/calibration").json()
+    certain = next(row for row in out["levels"] if row["level"] == "certain")
+    assert certain["needed"] == MIN_ANSWERS - 1
+    link = "/lessons/first-steps/step-by-step#step-1"
+    assert out["certain_misses"] == [
+        {
+            "lesson": "first-steps",
+            "lesson_title": "First steps with .grad",
+            "step": 1,
+            "title": "Squares",
+            "link": link,
+        }
+    ]
+    html = client.get("/progress").text
+    page = page_text(html)
+    assert f"too few to judge: {MIN_ANSWERS - 1} more answers needed" in page
+    assert "Certain, and missed" in page and f'href="{link}"' in html
+    assert client.get(link.split("#")[0]).status_code == 200
+
+
+def test_a_right_answer_or_a_missed_guess_is_not_a_certain_miss(client: TestClient) -> None:
+    client.post(f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "guess"})
+    client.post(
+        f"{LESSON}/steps/1/prediction",
+        json={"choice": "tensor([4., 6.])", "confidence": "certain"},
+    )  # a later attempt, after the reveal: not counted
+    assert client.get("/api/progress/calibration").json()["certain_misses"] == []
+    assert "Certain, and missed" not in client.get("/progress").text

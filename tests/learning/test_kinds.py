@@ -94,8 +94,10 @@ def test_the_reviewed_kinds() -> None:
         MYTH,
         DRILL,
         FLASHCARD,
+        EXERCISE,
     }
-    # A typed value is reviewed as its step's drill; a fix is practice, not recall.
+    # A typed value is reviewed as its step's drill; a fix is practice, not recall (an
+    # exercise is reviewed by writing it again, graded by a run: tests/routes/test_exercise_loop.py).
     assert VALUE.prompt(LESSON, "1", "ada") is None
     assert FIX.prompt(LESSON, "1", "ada") is None
 

@@ -123,3 +123,34 @@ def test_a_blank_is_filled_at_its_own_indentation() -> None:
         "for i in range(2):\n    if i:\n        print(i)\nprint(i)\n"
     )
     assert program(shaped, ["   "]) == "for i in range(2):\n    pass\nprint(i)\n"
+
+
+RERUN = {"replace": {"tensor(3.0,": "tensor(-2.0,"}, "grads": {"x": -4.0}}
+PROBE = {
+    "after": "y = x * x",
+    "watch": "_walks = []\ny.grad_fn.register_hook(lambda *_: _walks.append(1))\n",
+    "value": "len(_walks)",
+    "expect": "1",
+    "miss": "The graph of `y` must be walked.",
+}
+
+
+def test_the_reference_must_meet_the_rerun_and_the_probe_too(sandbox: SandboxHarness) -> None:
+    assert problems(sandbox, rerun=RERUN, probe=PROBE) == []
+    wrong_rerun = problems(sandbox, rerun={**RERUN, "grads": {"x": 4.0}})
+    assert len(wrong_rerun) == 1
+    assert wrong_rerun[0].startswith("the reference solution fails its own grading: ")
+    assert "ran your code again with other values" in wrong_rerun[0]
+    wrong_probe = problems(sandbox, probe={**PROBE, "expect": "2"})
+    assert wrong_probe == [
+        "the reference solution fails its own grading: The graph of `y` must be walked."
+    ]
+
+
+def test_the_schema_refuses_a_rerun_or_probe_that_names_no_given_code() -> None:
+    with pytest.raises(ValidationError, match="is not once in the given code"):
+        Exercise.model_validate(exercise(rerun={"replace": {"tensor(4.0,": "x"}}))
+    with pytest.raises(ValidationError, match="is not a line of the code"):
+        Exercise.model_validate(exercise(probe={**PROBE, "after": "z = 1"}))
+    with pytest.raises(ValidationError, match="when"):
+        Exercise.model_validate(exercise(hints=[{"text": "Look.", "when": "style"}]))

@@ -455,6 +455,63 @@ FAULTS: list[tuple[str, Plant, str, str, str]] = [
 ]
 
 
+def diagnosed(title: str, task: str) -> Data:
+    """Code to write that asks its bug named first: the answer is that nothing walks back."""
+    return {
+        "title": title,
+        "task": task,
+        "code": "import torch\nx = torch.tensor(3.0, requires_grad=True)\ny = x * x\n____\n",
+        "solution": ["y.backward()"],
+        "grads": {"x": 6.0},
+        "hints": ["What walks the recorded graph back to `x`?"],
+        "buggy": ["y.sum()"],
+        "source": "first-steps",
+        "diagnosis": {
+            "question": "Why is `x.grad` empty?",
+            "choices": [
+                "Nothing ever walks the graph backwards from `y`",
+                {"text": "The gradient is cleared at the end", "why": "Nothing clears it."},
+            ],
+            "answer": "Nothing ever walks the graph backwards from `y`",
+            "explanation": "No backward pass runs.",
+        },
+    }
+
+
+FAULTS.append(
+    (
+        "an exercise card that names its diagnosis's answer",
+        lambda a, b: a.update(
+            exercises=[diagnosed("A graph nobody walks backwards", "Name the bug, then fix it.")]
+        ),
+        "first-steps",
+        "exercise 1",
+        "its title names the diagnosis's answer before it is committed: 'backward', 'graph', 'walk'",
+    )
+)
+FAULTS.append(
+    (
+        "an exercise task that names its diagnosis's answer",
+        lambda a, b: a.update(
+            exercises=[diagnosed("An empty gradient", "Make something walk the graph.")]
+        ),
+        "first-steps",
+        "exercise 1",
+        "its task names the diagnosis's answer before it is committed: 'graph', 'walk'",
+    )
+)
+
+
+def test_an_exercise_card_that_keeps_its_diagnosis_open_passes() -> None:
+    first, second = curriculum()
+    first["exercises"] = [diagnosed("An empty gradient", "Name the bug, then fix it.")]
+    assert [f for f in lint(first, second) if f.where.startswith("exercise")] == []
+    capstone = Lesson.model_validate(
+        parse_yaml((BUNDLED_LESSONS / "grad-deep-dive.yaml").read_text())
+    )
+    assert [f for f in lint_catalog([capstone]) if "diagnosis's answer" in f.problem] == []
+
+
 @pytest.mark.parametrize(
     ("plant", "lesson", "where", "problem"),
     [(plant, lesson, where, problem) for _, plant, lesson, where, problem in FAULTS],

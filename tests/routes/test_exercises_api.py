@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 
 from app.config import BUNDLED_LESSONS
 from app.main import create_app
+from app.progress.models import ExerciseAttempt
 from tests.catalogs import BUNDLED, page_text
 from tests.conftest import make_settings
 from tests.learning.test_store_off_the_loop import calls_on_loop, writes_on_loop  # noqa: F401
@@ -117,8 +119,18 @@ def test_the_bug_is_named_before_it_is_fixed(lab: TestClient) -> None:
     page = page_text(lab.get("/lessons/grad-deep-dive").text)
     assert "total.backward(retain_graph=True)" in page  # the bug, shown in place
     misread = "A gradient edited afterwards: the optimizer changes `w.grad` before it steps"
-    reveal = lab.post(f"{CAPSTONE}/diagnosis", json={"choice": misread}).json()
+    unsure = lab.post(f"{CAPSTONE}/diagnosis", json={"choice": misread})
+    assert unsure.status_code == 422 and "how sure you are" in unsure.json()["detail"]
+    body = {"choice": misread, "confidence": "certain"}
+    reveal = lab.post(f"{CAPSTONE}/diagnosis", json=body).json()
     assert reveal["correct"] is False and "momentum" in reveal["why_html"]
+    with lab.app.state.store.engine.connect() as connection:  # type: ignore[attr-defined]
+        kept = connection.execute(
+            select(ExerciseAttempt.confidence).where(
+                ExerciseAttempt.part == "diagnosis", ExerciseAttempt.answer == misread
+            )
+        ).all()
+    assert [row.confidence for row in kept] == ["certain"]  # stored with the diagnosis
     assert reveal["answer"].startswith("A path walked more than once")
     assert reveal["source"] == {
         "slug": "graphs-used-twice",
@@ -129,9 +141,10 @@ def test_the_bug_is_named_before_it_is_fixed(lab: TestClient) -> None:
     assert check(lab, CAPSTONE, "total.backward(retain_graph=True)")["passed"] is False
     assert check(lab, CAPSTONE, "loss.backward()")["passed"] is True
     assert check(lab, CAPSTONE, "opt.zero_grad(); loss.backward()")["passed"] is True
-    not_one = lab.post(f"{CAPSTONE}/diagnosis", json={"choice": "a typo"})
+    not_one = lab.post(f"{CAPSTONE}/diagnosis", json={"choice": "a typo", "confidence": "guess"})
     assert not_one.status_code == 422 and not_one.json()["type"] == "/problems/not-a-choice"
-    assert lab.post(f"{WHAT_IS_GRAD}/diagnosis", json={"choice": "x"}).status_code == 404
+    none = {"choice": "x", "confidence": "guess"}
+    assert lab.post(f"{WHAT_IS_GRAD}/diagnosis", json=none).status_code == 404
 
 
 def test_an_escape_is_refused_as_any_snippet_is(lab: TestClient) -> None:
@@ -185,7 +198,8 @@ def test_exercise_answers_touch_the_store_off_the_loop(
     calls_on_loop.clear()
     right = "A path walked more than once"
     choice = next(c for c in DIAGNOSES if c.startswith(right))
-    assert lab.post(f"{CAPSTONE}/diagnosis", json={"choice": choice}).json()["correct"] is True
+    body = {"choice": choice, "confidence": "fairly_sure"}
+    assert lab.post(f"{CAPSTONE}/diagnosis", json=body).json()["correct"] is True
     assert check(lab, CAPSTONE, "loss.backward()")["passed"] is True
     assert writes_on_loop == []
     assert [name for name in calls_on_loop if "exercise" in name] == []

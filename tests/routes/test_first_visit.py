@@ -1,6 +1,7 @@
 """A learner's first visit to a lesson opens the guided path (step by step, the mental model
-first, the other modes folded away); once they have begun it, the lesson's address opens the
-deep dive, which is always one link away."""
+first, the other modes folded away); once every step is answered, or the whole lesson was
+chosen, the lesson's address opens the deep dive, which is always one link away. A return to a
+begun lesson: tests/routes/test_resume.py."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def test_the_deep_dive_is_one_link_away_and_stays_the_default_once_opened(
     assert DEEP_DIVE in client.get("/lessons/first-steps").text
 
 
-def test_after_an_answer_the_lesson_opens_the_deep_dive(client: TestClient) -> None:
+def test_once_every_step_is_answered_the_lesson_opens_the_deep_dive(client: TestClient) -> None:
     client.post(
         f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "fairly_sure"}
     )
@@ -42,9 +43,12 @@ def test_after_an_answer_the_lesson_opens_the_deep_dive(client: TestClient) -> N
     assert GUIDED in client.get("/lessons/second-steps").text  # per lesson
 
 
-def test_a_myth_answered_or_reading_ahead_ends_the_first_visit(client: TestClient) -> None:
+def test_a_myth_answered_ends_the_first_visit_and_reading_ahead_opens_the_whole_lesson(
+    client: TestClient,
+) -> None:
     client.post(f"{LESSON}/myths/1/answer", json={"answer": "no"})
-    assert DEEP_DIVE in client.get("/lessons/first-steps").text
+    page = client.get("/lessons/first-steps").text  # begun: back at its unanswered step
+    assert "Welcome back: you continue at step 1" in page and 'data-resume="1"' in page
     client.post("/lessons/second-steps/read-ahead", follow_redirects=False)
     assert DEEP_DIVE in client.get("/lessons/second-steps").text
 

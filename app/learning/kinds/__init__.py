@@ -8,7 +8,7 @@ other module compares a kind's name (tests/learning/test_kinds.py keeps it so).
 from __future__ import annotations
 
 from app.learning.kinds.drill import DRILL, drill_fingerprint
-from app.learning.kinds.exercise import EXERCISE
+from app.learning.kinds.exercise import EXERCISE, exercise_fingerprint
 from app.learning.kinds.fix import FIX
 from app.learning.kinds.flashcard import FLASHCARD, flashcard_fingerprint
 from app.learning.kinds.kind import Answer, Prompt, QuestionKind, Review, Widget
@@ -32,6 +32,7 @@ __all__ = [
     "Widget",
     "choice_order",
     "drill_fingerprint",
+    "exercise_fingerprint",
     "find_kind",
     "flashcard_fingerprint",
     "myth_fingerprint",

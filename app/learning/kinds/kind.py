@@ -17,16 +17,45 @@ from typing import Literal
 
 from app.learning import grader
 from app.learning.grader import Graded
-from app.lessons.schema import Lesson
+from app.lessons.behaviour import GoalGrad
+from app.lessons.exercises import goal, parts
+from app.lessons.schema import Exercise, Lesson
 from app.lessons.variants import Instance
 from app.modes.drills import Drill
 from app.modes.flashcards import Flashcard
 from app.modes.scheduler import Grade
+from app.progress.records import ExerciseRecord
 
 # How a learner answers: a choice among texts, yes or no, a typed `.grad`, a card turned over
 # and rated, or code edited and run. Templates render one macro per widget; scripts dispatch
 # on the `data-widget` attribute.
 Widget = Literal["choice", "yes-no", "value", "card", "code"]
+
+
+@dataclass(frozen=True)
+class ExerciseCard:
+    """Code to write as a review item draws it (the card of app/templates/_exercise.html):
+    the code to fix at once, its goal, and no record (it is written again from scratch)."""
+
+    number: int
+    exercise: Exercise
+    goal_output: str
+    goal_grads: list[GoalGrad]
+    parts: list[dict[str, str]]
+    record: ExerciseRecord = field(default_factory=ExerciseRecord)
+    buggy_code: None = None  # a diagnosis is asked on the exercise's page only
+    source: None = None
+    choices: tuple[()] = ()
+
+    @classmethod
+    def of(cls, exercise: Exercise, number: int) -> ExerciseCard:
+        wanted = goal(exercise)
+        drawn = [{"kind": p.kind, "text": p.text, "indent": p.indent} for p in parts(exercise)]
+        return cls(number, exercise, wanted.output, wanted.wanted(), drawn)
+
+    @property
+    def parts_json(self) -> str:
+        return json.dumps(self.parts)
 
 
 @dataclass(frozen=True)
@@ -46,6 +75,7 @@ class Prompt:
     card: Flashcard | None = None
     instance: Instance | None = None  # a prediction asked on a variant instance
     drill: Drill | None = None  # a drill as asked (on this return's instance, if any)
+    exercise: ExerciseCard | None = None  # code to write, drawn as its card
 
     @property
     def link(self) -> str:

@@ -88,8 +88,14 @@ export function initStepByStep(article) {
   const match = /^#step-(\d+)$/.exec(location.hash);
   const linked = match && Number(match[1]) >= 1 && Number(match[1]) <= total ? Number(match[1]) - 1 : -1;
 
+  // A return to a begun lesson at its own address: the server names the first unanswered step
+  // (app/learning/guided.py), and the page opens there, its heading in view.
+  const resume = Number(root.dataset.resume || 0);
+  const resumed = linked < 0 && resume >= 1 && resume <= total ? resume - 1 : -1;
+
   nav.hidden = false;
-  show(Math.max(linked, 0), {focus: false});
+  if (resumed >= 0) show(resumed);
+  else show(Math.max(linked, 0), {focus: false});
   const lesson = initLesson(article);
   // Once saved progress is back: resume where the learner stopped (or at the linked step).
   lesson.restored.then(() => {
@@ -97,7 +103,8 @@ export function initStepByStep(article) {
       if (prediction && prediction.dataset.committed === "true") committed.add(i);
     });
     const firstOpen = steps.findIndex((_, i) => !isOpen(i));
-    if (linked >= 0 && reachable(linked)) show(linked, {focus: false});
+    const wanted = linked >= 0 ? linked : resumed;
+    if (wanted >= 0 && reachable(wanted)) show(wanted, {focus: false});
     else show(firstOpen >= 0 ? firstOpen : 0, {focus: false});
   });
   return {show, finish, lesson};

@@ -3,8 +3,10 @@ import {bindLessonNavigation} from "../lesson-nav.js";
 import {start} from "../modes/step-by-step.js";
 import {addShareButtons} from "../share-button.js";
 import {addReportLinks} from "../report-problem.js";
+import {startExercises} from "../widgets/code-exercise.js";
 
 bindLessonNavigation();
 start();
+startExercises();
 addShareButtons();
 addReportLinks();

@@ -2,9 +2,11 @@
 // code", which posts the lines to POST /api/lessons/{slug}/exercises/{n}. The server runs the
 // filled code in the sandbox and grades what it does; a miss comes back with what differs and
 // the next hint. An exercise that asks a diagnosis first shows its buggy code and its choices;
-// the code to fix (where its blanks are) arrives with the diagnosis's reveal.
+// the code to fix (where its blanks are) arrives with the diagnosis's reveal. A diagnosis asks
+// how sure the learner is first (its confidence fieldset), as a prediction does.
 //
 //   mountExercises(root, slug)   wire every .exercise[data-exercise] under root
+//   mountCodeExercise(item, {lesson, onAnswer})   a review item's exercise (widgets/registry.js)
 //
 // Everything that is not an explicit *_html field from the server goes in with textContent.
 
@@ -79,7 +81,7 @@ function showCheck(verdict, hints, result) {
   hints.append(item);
 }
 
-async function startWork(exercise, slug, parts) {
+async function startWork(exercise, slug, parts, onCheck) {
   const number = exercise.dataset.exercise;
   const work = exercise.querySelector(".exercise-work");
   const check = work.querySelector(".exercise-check");
@@ -102,6 +104,7 @@ async function startWork(exercise, slug, parts) {
     if (!result) return;
     if (result.passed) exercise.dataset.solved = "true";
     showCheck(verdict, hints, result);
+    onCheck?.(result);
   };
   work.hidden = false;
   editors = await drawParts(work, parts, number, run);
@@ -115,8 +118,9 @@ function startDiagnosis(exercise, slug) {
   const buttons = [...box.querySelectorAll("button.choice")];
   for (const button of buttons) {
     button.addEventListener("click", async () => {
+      // The box holds the confidence fieldset: how sure is asked first, as for a prediction.
       const sent = await sendAnswer({
-        holder: button, feedback: reveal, what: "Sending your diagnosis",
+        holder: box, feedback: reveal, what: "Sending your diagnosis",
         url: lessonUrl(slug, "exercises", exercise.dataset.exercise, "diagnosis"),
         body: {choice: button.dataset.choice},
       });
@@ -126,6 +130,8 @@ function startDiagnosis(exercise, slug) {
         other.disabled = true;
         other.setAttribute("aria-pressed", String(other === button));
       }
+      const fieldset = box.querySelector("fieldset.confidence");
+      if (fieldset) fieldset.disabled = true;
       const link = el("a", {href: answer.source.url}, answer.source.title);
       showVerdict(reveal, answer.correct ? "right" : "wrong");
       const told = [el("p", {class: "feedback-title"}, answer.correct ? "Right diagnosis." : "Not that one.")];
@@ -140,10 +146,24 @@ function startDiagnosis(exercise, slug) {
   }
 }
 
-function mountExercise(exercise, slug) {
+function mountExercise(exercise, slug, onCheck) {
   const parts = JSON.parse(exercise.querySelector(".exercise-work").dataset.parts || "[]");
-  if (parts.length) startWork(exercise, slug, parts);
+  if (parts.length) startWork(exercise, slug, parts, onCheck);
   else startDiagnosis(exercise, slug);
+}
+
+/** A review item of code to write (data-widget="code"): its card, checked by running it; the
+ *  check of a due item answers it (the server reschedules it), told once through onAnswer. */
+export function mountCodeExercise(item, {lesson, onAnswer} = {}) {
+  const exercise = item.querySelector(".exercise[data-exercise]");
+  if (!exercise) return null;
+  let told = false;
+  mountExercise(exercise, lesson, (result) => {
+    if (told || !result.comes_back) return;
+    told = true;
+    onAnswer?.(result, {data: {correct: result.passed, comes_back: result.comes_back, due_count: result.due_count}});
+  });
+  return exercise;
 }
 
 export function mountExercises(root, slug) {
