@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 
 from app.cli import main
 from app.learning.lti.grades import lesson_score, score_body
-from app.modes.calibration import LevelStats, advice
+from app.modes.calibration import MIN_ANSWERS, LevelStats, advice
 from tests.conftest import FIXTURE_LESSONS
 
 LESSON = "first-steps"
@@ -114,7 +114,8 @@ def test_the_dashboard_tells_the_teacher_about_the_class_not_the_learner(
     client: TestClient,
 ) -> None:
     class_id, join, instructor = _class(client)
-    for n in range(5):  # five right guesses: the class is underconfident when guessing
+    # Right guesses, as many as a level needs to be judged: the class is underconfident.
+    for n in range(MIN_ANSWERS):
         _learner(client, join, f"Learner {n}")
         client.post(PREDICTION, json={"choice": RIGHT, "confidence": "guess"})
     _instructor(client, instructor)
@@ -129,9 +130,9 @@ def test_the_dashboard_tells_the_teacher_about_the_class_not_the_learner(
 def test_advice_to_a_teacher_never_speaks_to_a_learner() -> None:
     cases = [
         [],
-        [LevelStats("certain", "Certain", 10, 2)],  # overconfident
-        [LevelStats("guess", "Guess", 10, 10)],  # underconfident
-        [LevelStats("fairly_sure", "Fairly sure", 10, 7)],  # matches
+        [LevelStats("certain", "Certain", MIN_ANSWERS, 5)],  # overconfident
+        [LevelStats("guess", "Guess", MIN_ANSWERS, MIN_ANSWERS)],  # underconfident
+        [LevelStats("fairly_sure", "Fairly sure", MIN_ANSWERS, 18)],  # matches
         [LevelStats("certain", "Certain", 2, 1)],  # too few
     ]
     for levels in cases:
