@@ -96,3 +96,15 @@ def test_each_request_of_a_round_stays_within_its_query_budget(round_client: Tes
     later = {name: _counted(engine, send) for name, send in requests.items()}
     counts = {name: (first[name], later[name]) for name in requests}
     assert counts == BUDGETS
+
+
+def test_the_budgets_in_the_docs_are_these() -> None:
+    """docs/performance.md lists the budgets, in this order: a list in the docs is tested."""
+    from app.config import PROJECT_ROOT
+
+    text = (PROJECT_ROOT / "docs" / "performance.md").read_text()
+    table = text.split("The budgets today, first round / later round:")[1].split("\n\n")[1]
+    listed = [
+        tuple(int(n) for n in row.rsplit("|", 2)[1].split("/")) for row in table.splitlines()[2:]
+    ]
+    assert listed == list(BUDGETS.values())
