@@ -156,7 +156,12 @@ def _check(args: argparse.Namespace) -> int:
         from app.lessons.update import run_update
 
         return run_update(lessons_dir=args.lessons_dir, only=args.lesson)
-    return run_check(lessons_dir=args.lessons_dir, only=args.lesson, verbose=args.verbose)
+    return run_check(
+        lessons_dir=args.lessons_dir,
+        only=args.lesson,
+        verbose=args.verbose,
+        inventory=args.inventory,
+    )
 
 
 def _new(args: argparse.Namespace) -> int:
@@ -279,6 +284,11 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--lessons-dir", default=None, help="default: GRADLAB_LESSONS_DIR")
     check.add_argument("--lesson", action="append", help="check only this slug (repeatable)")
     check.add_argument("-v", "--verbose", action="store_true")
+    check.add_argument(
+        "--inventory",
+        action="store_true",
+        help="check the concept inventory (inventory.yaml beside the lessons); alone, only it",
+    )
     check.add_argument(
         "--update",
         action="store_true",
