@@ -1,4 +1,5 @@
-"""The `gradlab` command: serve, check, new, schema, migrate, shares, class, stats, reports, lti."""
+"""The `gradlab` command: serve, check, new, schema, migrate, shares, class, stats, reports,
+inventory, lti."""
 
 from __future__ import annotations
 
@@ -299,9 +300,10 @@ def main(argv: list[str] | None = None) -> int:
     _add_schema(commands)
     _add_settings_doc(commands)
     _add_shares(commands)
-    from app import lti_cli, teaching_cli
+    from app import inventory_cli, lti_cli, teaching_cli
 
     teaching_cli.add_commands(commands)
+    inventory_cli.add_commands(commands)
     lti_cli.add_commands(commands)
     migrate = commands.add_parser(
         "migrate", help="bring the database (GRADLAB_DATABASE_URL) to the newest schema"

@@ -18,6 +18,7 @@ from datetime import datetime
 from functools import cached_property
 
 from app.errors import InvalidText, NotFound
+from app.learning.inventory import ClassGain
 from app.learning.kinds import (
     MYTH,
     PREDICTION,
@@ -104,6 +105,7 @@ class Dashboard:
     calibration_advice: str
     left_out: int  # first attempts at questions since rewritten
     reports: list[Report] = field(default_factory=list)
+    gain: ClassGain | None = None  # the concept inventory's, when the lessons have one
 
 
 def questions(catalog: Catalog) -> list[Question]:

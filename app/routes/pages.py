@@ -6,6 +6,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.routes.deps import (
+    INVENTORY_KEY,
     LearnerDep,
     LearningDep,
     MaybeLearnerDep,
@@ -21,7 +22,8 @@ router = APIRouter(include_in_schema=False)
 async def catalog_page(
     request: Request, learning: LearningDep, learner: MaybeLearnerDep
 ) -> HTMLResponse:
-    page = await read(learning, learning.catalog_page, learner)
+    flag = request.session.get(INVENTORY_KEY)  # the pre-test taken or skipped: no query
+    page = await read(learning, learning.catalog_page, learner, flag)
     return render_page(request, page)
 
 
