@@ -8,8 +8,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -136,10 +138,14 @@ def test_the_gain_is_the_same_on_the_dashboard_in_the_api_the_csv_and_the_stats(
     # The dashboard.
     page = client.get(f"/classes/{class_run.class_id}").text
     section = page.split('id="gain"')[1].split("</section>")[0]
-    assert f"{CLASS_GAIN:.2f}" in section and f"95 % CI {low:.2f} to {high:.2f}, n = 4" in section
-    assert "35.0 %" in section and "77.5 %" in section
-    assert '<td>In-place changes and the version counter</td><td class="num">0 %</td>' in section
-    assert '<td class="num">75 %</td><td class="num">0.75</td>' in section
+    assert (
+        f"{CLASS_GAIN:.2f}" in section and f"95&nbsp;% CI {low:.2f} to {high:.2f}, n = 4" in section
+    )
+    assert "35.0&nbsp;%" in section and "77.5&nbsp;%" in section
+    assert (
+        '<td>In-place changes and the version counter</td><td class="num">0&nbsp;%</td>' in section
+    )
+    assert '<td class="num">75&nbsp;%</td><td class="num">0.75</td>' in section
     # The CSV.
     csv_text = client.get(f"/classes/{class_run.class_id}/gain.csv").text
     rows = {(r["scope"], r["name"]): r for r in csv.DictReader(io.StringIO(csv_text))}
@@ -258,7 +264,7 @@ def test_the_catalog_offers_the_pre_test_until_decided(sqlite_bundled: TestClien
     take(client, "pre", 2)
     assert "Take the pre-test" not in client.get("/").text
     progress = client.get("/progress").text
-    assert "Pre-test: <strong>10 %</strong>" in progress and "take it now" in progress
+    assert "Pre-test: <strong>10&nbsp;%</strong>" in progress and "take it now" in progress
 
 
 def test_forms_are_counterbalanced_and_fixed_per_learner() -> None:
@@ -284,3 +290,40 @@ def test_reading_the_inventory_writes_nothing(class_run: ClassRun) -> None:
     for path in ["/classes/{}", "/api/classes/{}/gain", "/classes/{}/gain.csv"]:
         assert teacher.get(path.format(class_run.class_id)).status_code == 200, path
     assert _snapshot(client) == before
+
+
+def _queries_of_catalog(client: TestClient) -> int:
+    """How many SQL statements `GET /` runs for this client's learner."""
+    from sqlalchemy import event
+
+    engine = client.app.state.store.engine  # type: ignore[attr-defined]
+    seen: list[str] = []
+
+    def count(*args: object) -> None:
+        seen.append(str(args[2]))
+
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        assert client.get("/").status_code == 200
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    return len(seen)
+
+
+def test_the_offer_costs_no_query_once_decided(tmp_path: Path) -> None:
+    without = tmp_path / "lessons"
+    shutil.copytree(BUNDLED_LESSONS, without, ignore=shutil.ignore_patterns("inventory.yaml"))
+    with TestClient(create_app(make_settings(lessons_dir=without))) as plain:
+        client_learner(plain)
+        plain.post("/api/lessons/what-is-grad/mode", json={"mode": "deep-dive"})
+        baseline = _queries_of_catalog(plain)
+    with TestClient(create_app(make_settings(lessons_dir=BUNDLED_LESSONS))) as client:
+        take(client, "pre", 3)  # decided: the cookie says so
+        client.post("/api/lessons/what-is-grad/mode", json={"mode": "deep-dive"})
+        assert _queries_of_catalog(client) == baseline
+        client.cookies.clear()  # undecided, with a row: one query of their phases
+        client_learner(client)
+        client.post("/api/lessons/what-is-grad/mode", json={"mode": "deep-dive"})
+        assert _queries_of_catalog(client) == baseline + 1
+        client.post("/inventory/skip")  # "not now": decided again
+        assert _queries_of_catalog(client) == baseline
