@@ -165,6 +165,11 @@ def test_the_gain_is_the_same_on_the_dashboard_in_the_api_the_csv_and_the_stats(
     by_concept = {c["concept"]: c for c in stats["gain"]["concepts"]}
     assert by_concept["in-place-and-versions"]["gain"] == pytest.approx(0.75)
     assert len(stats["items"]) == 40 and {f["form"] for f in stats["forms"]} == {"A", "B"}
+    assert gradlab(["inventory", "stats", "--format", "csv", "--class", class_run.class_id]) == 0
+    lines = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    overall = next(r for r in lines if r["section"] == "gain")
+    assert float(overall["gain_or_disc"]) == pytest.approx(CLASS_GAIN, abs=1e-4)
+    assert overall["n"] == "4" and sum(r["section"] == "item" for r in lines) == 40
     assert gradlab(["inventory", "stats", "--class", class_run.class_id]) == 0
     table = capsys.readouterr().out
     assert f"class-average normalized gain {CLASS_GAIN:.2f}" in table
