@@ -3,16 +3,16 @@ visit, the post-test once the path is finished (or when asked for), each graded 
 with no feedback until the end; a learner's gain on /progress, a class's on its dashboard.
 
 "The path is finished" is the project's notion of a lesson done, for every lesson: each of its
-steps done (the catalog's "steps done of total"). The pre-test's offer on the catalog is
-skipped for a learner who decided (took it or said "not now": the page's cookie says so) at no
-cost; for another learner it costs one query of their inventory phases.
+steps done (the catalog's "steps done of total"). The catalog's offer (the pre-test, then
+the post-test once the path is finished) costs no query for a learner whose cookie says what
+they took or that they said "not now"; for another learner, one query of their phases.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -49,34 +49,33 @@ from app.learning.inventory_schemas import (
     MyInventoryOut,
     TestScoreOut,
 )
-from app.lessons.inventory import Inventory
+from app.lessons.inventory import FORMS, Inventory
 from app.lessons.loader import Catalog
 from app.progress.classes import ClassInfo
 from app.progress.inventory_store import POST, PRE, InventoryRecord, StoredInventoryAnswer
 from app.progress.store import ProgressStore
 
-# What the signed cookie keeps of the learner's decision (the routes' INVENTORY_KEY).
-TAKEN = "taken"
+# What the signed cookie keeps of the learner's decision (the routes' INVENTORY_KEY): the phase
+# last taken, or "not now" on a date.
 SKIPPED = "skipped:"  # + the date; the offer comes back SKIP_DAYS later
 SKIP_DAYS = 3
 
 
-def decided(flag: object, today: date) -> bool:
-    """Has the learner decided about the pre-test (taken it, or said "not now" lately)?"""
-    if flag == TAKEN:
-        return True
-    if isinstance(flag, str) and flag.startswith(SKIPPED):
-        try:
-            skipped = date.fromisoformat(flag.removeprefix(SKIPPED))
-        except ValueError:
-            return False
-        return today - skipped < timedelta(days=SKIP_DAYS)
-    return False
+def skipped_lately(flag: object, today: date) -> bool:
+    """Did the learner say "not now" to the pre-test less than SKIP_DAYS ago?"""
+    if not isinstance(flag, str) or not flag.startswith(SKIPPED):
+        return False
+    try:
+        skipped = date.fromisoformat(flag.removeprefix(SKIPPED))
+    except ValueError:
+        return False
+    return today - skipped < timedelta(days=SKIP_DAYS)
 
 
 @dataclass(frozen=True)
 class Offer:
-    """What the catalog says about the inventory to this learner (None: nothing)."""
+    """What the catalog offers of the inventory: the pre-test, or the post-test once the path
+    is finished."""
 
     phase: str
     minutes: int
@@ -96,18 +95,30 @@ class InventoryTests:
 
     # --- a learner ---------------------------------------------------------------------------
     def path_finished(self, learner: str) -> bool:
-        done = self.store.steps_done(learner)
-        return all(done.get(lesson.slug, 0) >= len(lesson.steps) for lesson in self.catalog.lessons)
+        return finished(self.catalog, self.store.steps_done(learner))
 
-    def offer(self, learner: str | None, decided: bool) -> Offer | None:
-        """The pre-test's offer on the catalog: to a learner who has not decided (a new
-        visitor, or one whose cookie says neither taken nor "not now")."""
+    def offer(
+        self, learner: str | None, flag: object, done: Mapping[str, int], today: date
+    ) -> Offer | None:
+        """The catalog's offer: the pre-test to a learner who has not taken it (nor said "not
+        now" lately), the post-test to one who took the pre-test and has finished the path.
+        `flag` is what the cookie says (the phase last taken, or "not now"), `done` the steps
+        done per lesson the catalog read anyway: a learner whose cookie tells costs no query."""
         inventory = self.catalog.inventory
-        if inventory is None or decided:
+        if inventory is None or flag == POST or skipped_lately(flag, today):
             return None
-        if learner is not None and PRE in self.store.inventory_phases(learner):
-            return None
-        return Offer(PRE, inventory.minutes, len(inventory.form("A")))
+        if flag == PRE:
+            taken = {PRE}
+        elif learner is None:
+            taken = set()
+        else:
+            taken = self.store.inventory_phases(learner)
+        items = len(inventory.form(FORMS[0]))
+        if PRE not in taken:
+            return Offer(PRE, inventory.minutes, items)
+        if POST not in taken and finished(self.catalog, done):
+            return Offer(POST, inventory.minutes, items)
+        return None
 
     def test(self, learner: str, phase: str) -> InventoryTestOut:
         """This learner's form of the test, without answers or whys."""
@@ -324,6 +335,11 @@ class InventoryTests:
         for band in found.bands:
             writer.writerow(["band", band.label, band.learners, "", "", "", "", ""])
         return out.getvalue()
+
+
+def finished(catalog: Catalog, done: Mapping[str, int]) -> bool:
+    """Has the learner finished the path: every step of every lesson done?"""
+    return all(done.get(lesson.slug, 0) >= len(lesson.steps) for lesson in catalog.lessons)
 
 
 def _rounded(value: float | None) -> float | None:

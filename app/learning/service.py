@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from app.errors import UnknownMode
 from app.learning.exercises import ExercisePractice
 from app.learning.guided import GUIDED_MODE, first_visit
-from app.learning.inventory_tests import InventoryTests, decided
+from app.learning.inventory_tests import InventoryTests
 from app.learning.jargon import known_terms
 from app.learning.lessons import (
     LessonAnswers,
@@ -112,7 +112,8 @@ class Learning:
         """The catalog; `inventory_flag` is what the cookie says of the pre-test's offer."""
         progress = catalog_progress(self.catalog, self.store, learner)
         due = self.practice(learner).view().due_total if learner else 0
-        today = now().date()
+        done = {slug: summary.steps_done for slug, summary in progress.lessons.items()}
+        offer = self.inventory.offer(learner, inventory_flag, done, now().date())
         return Page(
             "catalog.html",
             {
@@ -120,7 +121,7 @@ class Learning:
                 "progress": progress.lessons,
                 "due": due,
                 "broken": self.catalog.broken,  # empty unless `gradlab serve --reload`
-                "inventory_offer": self.inventory.offer(learner, decided(inventory_flag, today)),
+                "inventory_offer": offer,
             },
         )
 

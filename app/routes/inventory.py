@@ -25,7 +25,7 @@ from app.learning.inventory_schemas import (
     MyInventoryOut,
     Phase,
 )
-from app.learning.inventory_tests import SKIPPED, TAKEN
+from app.learning.inventory_tests import SKIPPED
 from app.routes.deps import (
     INVENTORY_KEY,
     InstructorKeysDep,
@@ -65,7 +65,7 @@ async def answer_inventory(
 ) -> InventoryResultOut:
     """Record a test once: its result by concept (after the post-test, every answer and why)."""
     result = await write(learning.inventory.submit, learner, phase, body)
-    request.session[INVENTORY_KEY] = TAKEN  # the catalog stops offering it, at no cost
+    request.session[INVENTORY_KEY] = phase  # the catalog knows what to offer, at no cost
     return result
 
 

@@ -332,3 +332,22 @@ def test_the_offer_costs_no_query_once_decided(tmp_path: Path) -> None:
         assert _queries_of_catalog(client) == baseline + 1
         client.post("/inventory/skip")  # "not now": decided again
         assert _queries_of_catalog(client) == baseline
+
+
+def test_the_catalog_offers_the_post_test_once_the_path_is_finished(
+    sqlite_bundled: TestClient,
+) -> None:
+    client = sqlite_bundled
+    take(client, "pre", 5)
+    assert "Take the post-test" not in client.get("/").text
+    learner = client_learner(client)
+    store = client.app.state.store  # type: ignore[attr-defined]
+    for lesson in CATALOG.lessons:  # every step of every lesson done: the path is finished
+        for step in range(1, len(lesson.steps) + 1):
+            store.mark_done(learner, lesson.slug, step)
+    assert "You have finished the path: take the post-test" in client.get("/").text
+    assert "You have finished the path" in client.get("/progress").text
+    page = client.get("/inventory/post").text
+    assert "not finished every lesson" not in page
+    take(client, "post", 9)
+    assert "Take the post-test" not in client.get("/").text
