@@ -95,32 +95,52 @@ class TestScore:
         return next(c for c in self.concepts if c.concept == concept)
 
 
+Layout = dict[str, list[tuple[str, list[str]]]]  # form -> [(concept, its items' ids)]
+
+
+def layout_of(inventory: Inventory) -> Layout:
+    """Each form's concepts and their items, read once for many learners' scores."""
+    return {
+        form: [
+            (concept.id, [item.id for item in inventory.asking(concept.id, form)])
+            for concept in inventory.concepts
+        ]
+        for form in FORMS
+    }
+
+
 def score(
-    inventory: Inventory, phase: str, form: str, answers: Iterable[StoredInventoryAnswer]
+    inventory: Inventory,
+    phase: str,
+    form: str,
+    answers: Iterable[StoredInventoryAnswer],
+    layout: Layout | None = None,
 ) -> TestScore:
     """A test's score by concept, over the form's items as the inventory has them now."""
     right = {a.item for a in answers if a.correct and a.phase == phase}
+    concepts = (layout or layout_of(inventory))[form]
     return TestScore(
         phase,
         form,
         [
-            ConceptScore(
-                concept.id,
-                sum(1 for item in inventory.asking(concept.id, form) if item.id in right),
-                len(inventory.asking(concept.id, form)),
-            )
-            for concept in inventory.concepts
+            ConceptScore(concept, sum(1 for i in items if i in right), len(items))
+            for concept, items in concepts
         ],
     )
 
 
 def learner_scores(
-    inventory: Inventory, answers: Sequence[StoredInventoryAnswer]
+    inventory: Inventory,
+    answers: Sequence[StoredInventoryAnswer],
+    layout: Layout | None = None,
 ) -> dict[str, TestScore]:
     """The tests one learner took, by phase."""
     forms = {a.phase: a.form for a in answers}
+    layout = layout or layout_of(inventory)
     return {
-        phase: score(inventory, phase, forms[phase], answers) for phase in PHASES if phase in forms
+        phase: score(inventory, phase, forms[phase], answers, layout)
+        for phase in PHASES
+        if phase in forms
     }
 
 
@@ -177,6 +197,7 @@ class HeldMisconception:
 
     item: str
     concept: str
+    concept_name: str
     question: str
     choice: str
     why: str | None
@@ -220,11 +241,16 @@ def bootstrap_interval(
     if len(matched) < 2:
         return None
     rng = random.Random(seed)  # noqa: S311 - a statistic, not a secret: reproducible on purpose
-    pairs = [(m.pre.percent, m.post.percent) for m in matched]
+    pre = [m.pre.percent for m in matched]
+    post = [m.post.percent for m in matched]
+    places = range(len(matched))
     draws = []
     for _ in range(resamples):
-        sample = [pairs[rng.randrange(len(pairs))] for _ in pairs]
-        found = gain(_mean([p for p, _ in sample]), _mean([q for _, q in sample]))
+        picked = rng.choices(places, k=len(places))
+        found = gain(
+            sum(map(pre.__getitem__, picked)) / len(picked),
+            sum(map(post.__getitem__, picked)) / len(picked),
+        )
         if found is not None:
             draws.append(found)
     if not draws:
@@ -243,8 +269,9 @@ def matched_learners(
     for answer in answers:
         by_learner[answer.learner].append(answer)
     matched, pre_only, post_only = [], 0, 0
+    layout = layout_of(inventory)
     for learner in learners:
-        tests = learner_scores(inventory, by_learner.get(learner, []))
+        tests = learner_scores(inventory, by_learner.get(learner, []), layout)
         if PRE in tests and POST in tests:
             matched.append(Matched(learner, tests[PRE], tests[POST]))
         elif PRE in tests:
@@ -272,6 +299,7 @@ def held_misconceptions(
             HeldMisconception(
                 item_id,
                 item.concept,
+                inventory.concept(item.concept).name,
                 item.prediction.question,
                 choice,
                 picked.why if picked else None,

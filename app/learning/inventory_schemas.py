@@ -108,6 +108,7 @@ class BandOut(BaseModel):
 class HeldOut(BaseModel):
     item: str
     concept: str
+    concept_name: str
     question: str
     choice: str
     why: str | None

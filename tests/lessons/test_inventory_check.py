@@ -177,3 +177,10 @@ def test_gradlab_check_inventory_prints_the_concepts_and_fails_on_a_lie(
     assert check_in_thread(lessons_dir=str(folder), inventory=True) == 1
     err = capsys.readouterr().err
     assert "FAIL inventory.yaml: item version-counter (form A): the answer '0 0'" in err
+
+
+def test_gradlab_check_with_a_lesson_and_the_inventory(capsys: pytest.CaptureFixture[str]) -> None:
+    assert check_in_thread(only=["what-is-grad"], inventory=True) == 0
+    out = capsys.readouterr().out
+    assert "inventory: form A: 20 items, form B: 20 items; no item repeats" in out
+    assert "1 lessons, " in out and "all true" in out
