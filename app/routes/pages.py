@@ -47,10 +47,11 @@ async def read_ahead(
 
 @router.post("/progress/reset")
 async def reset_progress_form(
-    learning: LearningDep, learner: MaybeLearnerDep, write: WriterDep
+    request: Request, learning: LearningDep, learner: MaybeLearnerDep, write: WriterDep
 ) -> RedirectResponse:
     """The catalog's "Reset my progress" button: works without JavaScript."""
     await write(learning.reset, learner)
+    request.session.pop(INVENTORY_KEY, None)  # the tests went too: offer the pre-test again
     return RedirectResponse("/", status_code=303)
 
 

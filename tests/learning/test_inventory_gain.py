@@ -351,3 +351,14 @@ def test_the_catalog_offers_the_post_test_once_the_path_is_finished(
     assert "not finished every lesson" not in page
     take(client, "post", 9)
     assert "Take the post-test" not in client.get("/").text
+
+
+def test_a_reset_forgets_the_tests_and_offers_the_pre_test_again(
+    sqlite_bundled: TestClient,
+) -> None:
+    client = sqlite_bundled
+    take(client, "pre", 4)
+    assert "Take the pre-test" not in client.get("/").text
+    assert client.post("/progress/reset", follow_redirects=False).status_code == 303
+    assert client.get("/api/progress/inventory").json()["next"] == "pre"
+    assert "Take the pre-test" in client.get("/").text
