@@ -23,9 +23,11 @@ from app.lessons.inventory import Inventory
 from app.lessons.loader import load_catalog
 from app.main import create_app
 from tests.conftest import make_settings
+from tests.learning.test_store_off_the_loop import calls_on_loop, writes_on_loop
 
 CATALOG = load_catalog(BUNDLED_LESSONS)
 INVENTORY: Inventory = CATALOG.inventory  # type: ignore[assignment]
+__all__ = ["calls_on_loop", "writes_on_loop"]  # fixtures, used by name
 # Four learners with both tests: items right, in the form's file order (2 per concept).
 PRE_RIGHT = [4, 6, 8, 10]  # of 20: 20, 30, 40, 50 %  -> average 35 %
 POST_RIGHT = [12, 14, 16, 20]  # 60, 70, 80, 100 %      -> average 77.5 %
@@ -362,3 +364,24 @@ def test_a_reset_forgets_the_tests_and_offers_the_pre_test_again(
     assert client.post("/progress/reset", follow_redirects=False).status_code == 303
     assert client.get("/api/progress/inventory").json()["next"] == "pre"
     assert "Take the pre-test" in client.get("/").text
+
+
+def test_no_inventory_request_writes_on_the_loop(
+    class_run: ClassRun, calls_on_loop: list[str], writes_on_loop: list[str]
+) -> None:
+    client = class_run.client
+    client.cookies.clear()
+    for path in ["/", "/inventory/pre", "/api/inventory/pre", "/api/progress/inventory"]:
+        assert client.get(path).status_code == 200, path
+    take(client, "pre", 5)
+    take(client, "post", 8)
+    for path in ["/progress", "/inventory/post", "/api/progress/inventory"]:
+        assert client.get(path).status_code == 200, path
+    teacher = as_instructor(class_run)
+    for path in ["/classes/{}", "/api/classes/{}/gain", "/classes/{}/gain.csv"]:
+        assert teacher.get(path.format(class_run.class_id)).status_code == 200, path
+    assert writes_on_loop == []
+    if not client.app.state.store.reads_in_place:  # type: ignore[attr-defined]
+        assert calls_on_loop == []  # PostgreSQL: not a single call on the loop
+    else:
+        assert "inventory_answers_of" in calls_on_loop  # SQLite reads in place
