@@ -71,6 +71,7 @@ def _pre_test(learner: Page, url: str, size: str) -> None:
     learner.goto(url + "/")
     offer = learner.locator(".inventory-offer")
     expect(offer).to_contain_text("20 questions, about 10 minutes")
+    _shoot(learner, f"catalog-offer-{size}")
     offer.get_by_role("link", name="Take the pre-test").click()
     expect(learner.get_by_role("heading", level=1)).to_contain_text("the pre-test")
     # Sending with a choice but no confidence is refused on the page, nothing sent.
@@ -105,6 +106,11 @@ def _post_test(learner: Page, url: str, size: str) -> None:
     expect(reveals.first).to_contain_text("The answer:")
     reveals.first.scroll_into_view_if_needed()
     _shoot(learner, f"post-result-{size}")
+    learner.goto(url + "/progress")
+    mine = learner.locator(".inventory-progress")
+    expect(mine.locator(".inventory-gain tbody tr")).to_have_count(10)
+    mine.scroll_into_view_if_needed()
+    _shoot(learner, f"progress-gain-{size}")
 
 
 def _join(page: Page, join: str, name: str) -> None:
