@@ -317,7 +317,8 @@ class InventoryTests:
         )
 
     def gain_csv(self, info: ClassInfo) -> str:
-        """The class's gain as a spreadsheet: the class, then each concept, then each band."""
+        """The class's gain as a spreadsheet: the class (learners with both tests), each
+        concept, each band of individual gains, then how many members took which test."""
         found = self.class_gain(info)
         out = io.StringIO()
         writer = csv.writer(out)
@@ -334,6 +335,12 @@ class InventoryTests:
             writer.writerow(["concept", *row])
         for band in found.bands:
             writer.writerow(["band", band.label, band.learners, "", "", "", "", ""])
+        for label, count in (
+            ("members", found.learners),
+            ("pre-test only", found.pre_only),
+            ("post-test only", found.post_only),
+        ):
+            writer.writerow(["count", label, count, "", "", "", "", ""])
         return out.getvalue()
 
 

@@ -155,6 +155,9 @@ def test_the_gain_is_the_same_on_the_dashboard_in_the_api_the_csv_and_the_stats(
     assert rows[("class", "")]["learners"] == "4"
     assert rows[("concept", "custom-functions")]["gain"] == "0.2500"
     assert rows[("concept", "what-grad-holds")]["gain"] == ""
+    assert rows[("band", "medium (0.3 to 0.7)")]["learners"] == "3"
+    assert rows[("count", "members")]["learners"] == "6"
+    assert rows[("count", "pre-test only")]["learners"] == "1"
     # `gradlab inventory stats`, for the class.
     monkeypatch.setenv("GRADLAB_DATABASE_URL", class_run.database_url)
     monkeypatch.setenv("GRADLAB_LESSONS_DIR", str(BUNDLED_LESSONS))
