@@ -237,12 +237,15 @@ def class_average_gain(matched: Sequence[Matched]) -> float | None:
 def bootstrap_interval(
     matched: Sequence[Matched], resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
 ) -> tuple[float, float] | None:
-    """A 95 % percentile bootstrap interval of the class-average gain, resampling learners."""
+    """A 95 % percentile bootstrap interval of the class-average gain, resampling learners
+    (with a fixed seed, over their scores in sorted order: reproducible)."""
     if len(matched) < 2:
         return None
     rng = random.Random(seed)  # noqa: S311 - a statistic, not a secret: reproducible on purpose
-    pre = [m.pre.percent for m in matched]
-    post = [m.post.percent for m in matched]
+    # In a fixed order: the same learners' scores give the same interval, however listed.
+    pairs = sorted((m.pre.percent, m.post.percent) for m in matched)
+    pre = [p for p, _ in pairs]
+    post = [q for _, q in pairs]
     places = range(len(matched))
     draws = []
     for _ in range(resamples):

@@ -71,6 +71,7 @@ def test_the_interval_is_reproducible_and_holds_the_gain() -> None:
     low, high = found.interval  # type: ignore[misc]
     assert found.gain is not None and low < found.gain < high
     assert high - low < 0.5
+    assert bootstrap_interval(matched[::-1]) == found.interval  # the order does not matter
     assert bootstrap_interval(matched[:1]) is None  # one learner: no interval
 
 
