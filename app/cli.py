@@ -1,4 +1,5 @@
-"""The `gradlab` command: serve, check, new, schema, migrate, shares, class, stats, reports, lti."""
+"""The `gradlab` command: serve, check, new, schema, migrate, shares, class, stats, reports,
+inventory, lti."""
 
 from __future__ import annotations
 
@@ -174,7 +175,12 @@ def _check(args: argparse.Namespace) -> int:
         from app.lessons.update import run_update
 
         return run_update(lessons_dir=args.lessons_dir, only=args.lesson)
-    return run_check(lessons_dir=args.lessons_dir, only=args.lesson, verbose=args.verbose)
+    return run_check(
+        lessons_dir=args.lessons_dir,
+        only=args.lesson,
+        verbose=args.verbose,
+        inventory=args.inventory,
+    )
 
 
 def _new(args: argparse.Namespace) -> int:
@@ -292,6 +298,11 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--lesson", action="append", help="check only this slug (repeatable)")
     check.add_argument("-v", "--verbose", action="store_true")
     check.add_argument(
+        "--inventory",
+        action="store_true",
+        help="check the concept inventory (inventory.yaml beside the lessons); alone, only it",
+    )
+    check.add_argument(
         "--update",
         action="store_true",
         help="run every snippet and write its real output, grads and error into the file",
@@ -301,9 +312,10 @@ def main(argv: list[str] | None = None) -> int:
     _add_schema(commands)
     _add_settings_doc(commands)
     _add_shares(commands)
-    from app import lti_cli, teaching_cli
+    from app import inventory_cli, lti_cli, teaching_cli
 
     teaching_cli.add_commands(commands)
+    inventory_cli.add_commands(commands)
     lti_cli.add_commands(commands)
     migrate = commands.add_parser(
         "migrate", help="bring the database (GRADLAB_DATABASE_URL) to the newest schema"

@@ -102,6 +102,13 @@ class UnknownExercise(NotFound):
     title = "The lesson has no such exercise"
 
 
+class NoInventory(NotFound):
+    """This gradlab's lessons come without a concept inventory (no inventory.yaml)."""
+
+    slug = "no-inventory"
+    title = "There is no concept inventory here"
+
+
 class AnswerError(Problem):
     """The answer does not fit the question (no rating, no value, not yes or no, ...)."""
 
@@ -113,6 +120,14 @@ class AnswerError(Problem):
 class NotAChoice(AnswerError):
     slug = "not-a-choice"
     title = "That is not one of the choices"
+
+
+class NotInThisForm(AnswerError):
+    """An inventory answer to an item this learner's test does not ask (another form's, an
+    unknown one, or the same item twice)."""
+
+    slug = "not-in-this-form"
+    title = "That item is not in this test"
 
 
 class InvalidText(Problem):
@@ -142,6 +157,22 @@ class NotDue(Problem):
 
     slug = "not-due"
     title = "This item was answered already; it is scheduled for later"
+    status = 409
+
+
+class InventoryOutOfOrder(Problem):
+    """The post-test was asked for before the pre-test was taken."""
+
+    slug = "inventory-out-of-order"
+    title = "Take the pre-test first"
+    status = 409
+
+
+class InventoryTaken(Problem):
+    """This learner has taken this test already: each is taken once."""
+
+    slug = "inventory-taken"
+    title = "This test was taken already"
     status = 409
 
 

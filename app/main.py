@@ -21,7 +21,19 @@ from app.lessons.reload import LiveCatalog, log_broken
 from app.modes.scheduler import describe_wait
 from app.progress.database import make_engine, prepare_schema
 from app.progress.store import ProgressStore
-from app.routes import api, classes, dev, exercises, learning, lti, modes, pages, review, shares
+from app.routes import (
+    api,
+    classes,
+    dev,
+    exercises,
+    inventory,
+    learning,
+    lti,
+    modes,
+    pages,
+    review,
+    shares,
+)
 from app.web import page_speed, problems, templates
 from app.web.body_limit import BodyLimitMiddleware
 from app.web.client_address import ClientAddressMiddleware, NewLearnerLimit
@@ -177,6 +189,7 @@ def _install_routes(app: FastAPI, catalog: Catalog, *, with_dev: bool) -> None:
     app.include_router(review.router)
     app.include_router(shares.router)
     app.include_router(classes.router)
+    app.include_router(inventory.router)
     app.include_router(lti.router)
     if with_dev:
         app.include_router(dev.router)

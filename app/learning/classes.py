@@ -19,6 +19,7 @@ from functools import cached_property
 
 from app.errors import InvalidText, NotFound
 from app.learning.completion import done_by
+from app.learning.inventory import ClassGain
 from app.learning.kinds import (
     MYTH,
     PREDICTION,
@@ -131,6 +132,8 @@ class Dashboard:
         """Reports about a question no card shows (no first attempt yet, or gone)."""
         carded = {row.question.key for row in self.items}
         return [r for r in self.reports if r.question is None or r.question.key not in carded]
+
+    gain: ClassGain | None = None  # the concept inventory's, when the lessons have one
 
 
 def questions(catalog: Catalog) -> list[Question]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from app.errors import UnknownMode
 from app.learning.exercises import ExercisePractice
 from app.learning.guided import GUIDED_MODE, first_visit, resume_at
+from app.learning.inventory_tests import InventoryTests
 from app.learning.jargon import known_terms
 from app.learning.lessons import (
     LessonAnswers,
@@ -88,6 +89,7 @@ class Learning:
         self.runs = Runs(sandbox)
         self.shares = shares  # made once per app: its hourly counts outlive a catalog reload
         self.teaching = Teaching(catalog, store)
+        self.inventory = InventoryTests(catalog, store)
         self.lti = LtiLaunches(catalog, store, public_url, secret, public_url_set)
         self.sitting_size = sitting_size  # the most items one review sitting asks
 
@@ -107,9 +109,12 @@ class Learning:
         return ExercisePractice(self.catalog, self.store, self.runs, learner)
 
     # --- pages ----------------------------------------------------------------------------------
-    def catalog_page(self, learner: str | None) -> Page:
+    def catalog_page(self, learner: str | None, inventory_flag: object = None) -> Page:
+        """The catalog; `inventory_flag` is what the cookie says of the pre-test's offer."""
         progress = catalog_progress(self.catalog, self.store, learner)
         due = self.practice(learner).view().due_total if learner else 0
+        done = {slug: summary.steps_done for slug, summary in progress.lessons.items()}
+        offer = self.inventory.offer(learner, inventory_flag, done, now().date())
         return Page(
             "catalog.html",
             {
@@ -117,6 +122,7 @@ class Learning:
                 "progress": progress.lessons,
                 "due": due,
                 "broken": self.catalog.broken,  # empty unless `gradlab serve --reload`
+                "inventory_offer": offer,
             },
         )
 
@@ -199,6 +205,7 @@ class Learning:
             "reviewed_today": practice.reviewed_today() if practice else 0,
             "now": now(),
             "classes": self.teaching.memberships(learner),
+            "inventory": self.inventory.mine(learner) if self.catalog.inventory else None,
         }
         return Page("modes/progress.html", context)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Mapping
+from dataclasses import replace
 
 from app.errors import NotFound
 from app.learning.class_schemas import (
@@ -43,6 +44,8 @@ from app.learning.classes import (
     instance_stats,
     item_rows,
 )
+from app.learning.inventory_schemas import ClassGainOut
+from app.learning.inventory_tests import InventoryTests
 from app.learning.questions import find_lesson
 from app.lessons.loader import Catalog
 from app.progress.classes import ClassInfo
@@ -55,6 +58,7 @@ class Teaching:
     def __init__(self, catalog: Catalog, store: ProgressStore) -> None:
         self.catalog = catalog
         self.store = store
+        self.inventory = InventoryTests(catalog, store)
 
     # --- learners ----------------------------------------------------------------------------
     def class_to_join(self, token: str) -> ClassInfo:
@@ -123,7 +127,20 @@ class Teaching:
         return kept is not None and hmac.compare_digest(kept, key)
 
     def dashboard(self, class_id: str, keys: Mapping[str, str]) -> Dashboard:
-        return dashboard(self.catalog, self.store, self.taught(class_id, keys))
+        info = self.taught(class_id, keys)
+        board = dashboard(self.catalog, self.store, info)
+        if self.catalog.inventory is None:
+            return board
+        return replace(board, gain=self.inventory.class_gain(info))
+
+    def gain(self, class_id: str, keys: Mapping[str, str]) -> ClassGainOut:
+        """The class's matched learning gain on the concept inventory."""
+        return self.inventory.class_gain_out(self.taught(class_id, keys))
+
+    def gain_csv(self, class_id: str, keys: Mapping[str, str]) -> str:
+        info = self.taught(class_id, keys)
+        self.inventory.inventory  # noqa: B018 - refuses (404) without an inventory
+        return self.inventory.gain_csv(info)
 
     def dashboard_json(self, class_id: str, keys: Mapping[str, str]) -> DashboardOut:
         return dashboard_out(self.dashboard(class_id, keys))

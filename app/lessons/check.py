@@ -24,6 +24,7 @@ from app.config import Settings, load_settings
 from app.errors import SandboxUnavailable
 from app.lessons.behaviour import Verdict, snippet_problems
 from app.lessons.exercises import graded_programs, judge_runs
+from app.lessons.inventory_check import check_inventory, summary
 from app.lessons.lint import Finding, lint_catalog, plain, step_label
 from app.lessons.loader import Catalog, LessonError, load_catalog
 from app.lessons.numeric import compare
@@ -232,22 +233,26 @@ def load_selected(
 
 
 def run_check(
-    lessons_dir: str | None = None, only: list[str] | None = None, verbose: bool = False
+    lessons_dir: str | None = None,
+    only: list[str] | None = None,
+    verbose: bool = False,
+    inventory: bool = False,
 ) -> int:
+    """Check the lessons `only` names (all without it) and, when all are checked or with
+    `inventory`, the concept inventory; with `inventory` alone, only the inventory."""
     loaded = load_selected(lessons_dir, only)
     if loaded is None:
         return 1
     settings, catalog, lessons = loaded
-    installed = _installed_torch()
-    for lesson in lessons:
-        if lesson.torch_version != installed:
-            print(
-                f"note: {lesson.slug} was verified against torch {lesson.torch_version}; "
-                f"torch {installed} is installed: checking against {installed}"
-            )
+    if inventory and not only:
+        return run_inventory_check(settings, catalog)
+    with_inventory = inventory or not only
+    _note_torch_versions(lessons)
     try:
         failures = unfinished_failures(catalog, lessons)
         failures += asyncio.run(check_lessons(lessons, settings))
+        if with_inventory and catalog.inventory is not None:
+            failures += asyncio.run(_inventory_failures(catalog, settings))
     except SandboxUnavailable as exc:
         print(f"FAIL: the sandbox cannot run snippets: {exc}", file=sys.stderr)
         return 1
@@ -269,8 +274,54 @@ def run_check(
                 f"{len(lesson.snippets())} snippets, {bad} problems"
             )
     instances = sum(v.count for lesson in lessons for _, _, v in variant_steps(lesson))
+    if with_inventory and catalog.inventory is not None and not failures:
+        print("\n".join(summary(catalog.inventory)))
     print(
         f"{len(lessons)} lessons, {snippets} snippets and {instances} variant instances checked: "
+        f"{'all true' if not failures else f'{len(failures)} problems'}"
+    )
+    return 1 if failures else 0
+
+
+def _note_torch_versions(lessons: list[Lesson]) -> None:
+    installed = _installed_torch()
+    for lesson in lessons:
+        if lesson.torch_version != installed:
+            print(
+                f"note: {lesson.slug} was verified against torch {lesson.torch_version}; "
+                f"torch {installed} is installed: checking against {installed}"
+            )
+
+
+async def _inventory_failures(catalog: Catalog, settings: Settings) -> list[Failure]:
+    inventory = catalog.inventory
+    if inventory is None:
+        return []
+
+    async def work(run: Runner) -> list[Failure]:
+        return await check_inventory(inventory, catalog.lessons, run)
+
+    return await with_sandbox(settings, work)
+
+
+def run_inventory_check(settings: Settings, catalog: Catalog) -> int:
+    """`gradlab check --inventory`: the concept inventory alone (its items run in the
+    sandbox; the lessons are read, not run, to find a repeated example)."""
+    if catalog.inventory is None:
+        print("FAIL: no lessons folder has an inventory.yaml", file=sys.stderr)
+        return 1
+    try:
+        failures = asyncio.run(_inventory_failures(catalog, settings))
+    except SandboxUnavailable as exc:
+        print(f"FAIL: the sandbox cannot run snippets: {exc}", file=sys.stderr)
+        return 1
+    for failure in failures:
+        print(f"FAIL {failure}", file=sys.stderr)
+    if not failures:
+        print("\n".join(summary(catalog.inventory)))
+    items = len(catalog.inventory.items)
+    print(
+        f"inventory: {items} items checked: "
         f"{'all true' if not failures else f'{len(failures)} problems'}"
     )
     return 1 if failures else 0

@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from app.lessons.inventory import INVENTORY_FILE, Inventory
 from app.lessons.schema import Lesson
 
 MAX_LESSON_BYTES = 1_000_000
@@ -99,27 +100,7 @@ def _format_validation_error(path: Path, error: ValidationError, data: Any) -> s
 
 def load_lesson(path: Path) -> Lesson:
     """Parse and validate one lesson file."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise LessonError(f"{path}: cannot read the file: {exc.strerror}") from exc
-    if len(raw) > MAX_LESSON_BYTES:
-        raise LessonError(f"{path}: the file is larger than {MAX_LESSON_BYTES} bytes")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise LessonError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
-    try:
-        data = parse_yaml(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise LessonError(f"{path}: not valid YAML{where}: {problem}") from exc
-    if not isinstance(data, dict):
-        raise LessonError(
-            f"{path}: a lesson file must be a mapping of fields, not {type(data).__name__}"
-        )
+    data = _read_mapping(path, "a lesson file")
     if data.get("format") not in (None, 1):
         raise LessonError(
             f"{path}: format: this gradlab reads lesson format 1, the file says {data['format']!r}"
@@ -154,6 +135,8 @@ class Catalog:
     lessons: tuple[Lesson, ...]
     paths: Mapping[str, Path] = field(default_factory=dict)
     broken: tuple[BrokenLesson, ...] = ()
+    # The concept inventory (app/lessons/inventory.py), when a lessons folder has one.
+    inventory: Inventory | None = None
 
     def get(self, slug: str) -> Lesson | None:
         return next((lesson for lesson in self.lessons if lesson.slug == slug), None)
@@ -195,15 +178,75 @@ def _link_problems(lessons: Iterable[Lesson], slugs: set[str]) -> dict[str, list
     return problems
 
 
+def _folders(directories: Path | Sequence[Path]) -> list[Path]:
+    return [directories] if isinstance(directories, Path) else list(directories)
+
+
 def lesson_files(directories: Path | Sequence[Path]) -> list[Path]:
-    """Every `*.yaml` lesson file in the folders (lesson packs), pack by pack."""
-    folders = [directories] if isinstance(directories, Path) else list(directories)
+    """Every `*.yaml` lesson file in the folders (lesson packs), pack by pack; the concept
+    inventory (`inventory.yaml`) beside them is not a lesson."""
     files: list[Path] = []
-    for folder in folders:
+    for folder in _folders(directories):
         if not folder.is_dir():
             raise LessonError(f"{folder}: the lessons directory does not exist")
-        files.extend(sorted(folder.glob("*.yaml")))
+        files.extend(path for path in sorted(folder.glob("*.yaml")) if path.name != INVENTORY_FILE)
     return files
+
+
+def inventory_file(directories: Path | Sequence[Path]) -> Path | None:
+    """The concept inventory: `inventory.yaml` in the first lessons folder that has one."""
+    return next(
+        (
+            folder / INVENTORY_FILE
+            for folder in _folders(directories)
+            if (folder / INVENTORY_FILE).is_file()
+        ),
+        None,
+    )
+
+
+def _read_mapping(path: Path, what: str) -> dict[Any, Any]:
+    """A YAML file of at most MAX_LESSON_BYTES that holds a mapping, or LessonError."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise LessonError(f"{path}: cannot read the file: {exc.strerror}") from exc
+    if len(raw) > MAX_LESSON_BYTES:
+        raise LessonError(f"{path}: the file is larger than {MAX_LESSON_BYTES} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LessonError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
+    try:
+        data = parse_yaml(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise LessonError(f"{path}: not valid YAML{where}: {problem}") from exc
+    if not isinstance(data, dict):
+        raise LessonError(f"{path}: {what} must be a mapping of fields, not {type(data).__name__}")
+    return data
+
+
+def load_inventory(path: Path, slugs: set[str] | None = None) -> Inventory:
+    """Parse and validate the concept inventory; with `slugs`, every concept's lessons must
+    be among them."""
+    data = _read_mapping(path, "the concept inventory")
+    try:
+        inventory = Inventory.model_validate(data)
+    except ValidationError as exc:
+        message = _format_validation_error(path, exc, data)
+        raise LessonError(message.replace("invalid lesson", "invalid concept inventory")) from exc
+    missing = [
+        f"{path}: concepts: {concept.id}: no lesson {slug!r}"
+        for concept in inventory.concepts
+        for slug in concept.lessons
+        if slugs is not None and slug not in slugs
+    ]
+    if missing:
+        raise LessonError("\n".join(missing))
+    return inventory
 
 
 def load_catalog(directories: Path | Sequence[Path], *, keep_broken: bool = False) -> Catalog:
@@ -233,7 +276,14 @@ def load_catalog(directories: Path | Sequence[Path], *, keep_broken: bool = Fals
     for slug, problems in _link_problems(lessons.values(), set(lessons) | set(broken)).items():
         broken[slug] = BrokenLesson(slug, paths.pop(slug), "\n".join(problems))
         del lessons[slug]
+    inventory = None
+    found = inventory_file(directories)
+    if found is not None:
+        try:
+            inventory = load_inventory(found, set(lessons) | set(broken))
+        except LessonError as exc:
+            broken[INVENTORY_FILE] = BrokenLesson(found.stem, found, str(exc))
     if broken and not keep_broken:
         raise LessonError("\n".join(item.problem for item in broken.values()))
     ordered = sorted(lessons.values(), key=lambda lesson: (lesson.order, lesson.slug))
-    return Catalog(tuple(ordered), paths, tuple(broken.values()))
+    return Catalog(tuple(ordered), paths, tuple(broken.values()), inventory)

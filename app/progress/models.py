@@ -300,6 +300,30 @@ class QuestionReport(LearnerRecord, Fingerprinted, Base):
     text: Mapped[str] = mapped_column(Text)
 
 
+# --- the concept inventory: a test before the path and after it ------------------------------
+
+
+class InventoryAnswer(Base):
+    """One answer of a learner's concept-inventory test (`phase` pre or post). Kept apart from
+    the lessons' questions: no review card, calibration, item statistic or grade reads it. A
+    learner takes each phase once (the unique key)."""
+
+    __tablename__ = "inventory_answers"
+    __table_args__ = (UniqueConstraint("learner_id", "phase", "item", name="uq_inventory_answer"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"))
+    phase: Mapped[str] = mapped_column(String(8))  # pre | post
+    form: Mapped[str] = mapped_column(String(1))  # A | B
+    item: Mapped[str] = mapped_column(String(64))
+    choice: Mapped[str] = mapped_column(Text)
+    correct: Mapped[bool] = mapped_column(Boolean)
+    confidence: Mapped[str] = mapped_column(String(16))
+    # The version of the item answered (app/lessons/inventory.py, Item.fingerprint).
+    fingerprint: Mapped[str] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
 # --- LTI 1.3: course sites that launch gradlab ------------------------------------------------
 
 

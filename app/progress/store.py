@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import BindParameter, Connection, bindparam, delete, func, select
 
 from app.progress.exercises_store import ExerciseRecords
+from app.progress.inventory_store import InventoryRecords
 from app.progress.lti_store import LtiRecords
 from app.progress.models import (
     Base,
@@ -117,9 +118,10 @@ _ALL_DONE = select(StepState.lesson, func.count()).where(*_DONE).group_by(StepSt
 _DONE_STEPS = select(StepState.lesson, StepState.step).where(*_DONE)
 
 
-class ProgressStore(ModesRecords, ExerciseRecords, SharesRecords, LtiRecords):
+class ProgressStore(ModesRecords, ExerciseRecords, InventoryRecords, SharesRecords, LtiRecords):
     """Steps, predictions, typed values and myth answers (here), the learning modes and the
-    review queue (ModesRecords), exercises (ExerciseRecords), shared snippets (SharesRecords),
+    review queue (ModesRecords), exercises (ExerciseRecords), the concept inventory
+    (InventoryRecords), shared snippets (SharesRecords),
     classes and LTI (LtiRecords), connections and learners (StoreBase)."""
 
     # --- recording ---------------------------------------------------------------------------
@@ -180,6 +182,7 @@ class ProgressStore(ModesRecords, ExerciseRecords, SharesRecords, LtiRecords):
             for model in (StepState, PredictionAttempt, ValueAttempt, MythAnswer, ReadAhead):
                 connection.execute(delete(model).where(model.learner_id == learner))
             self.reset_modes(learner)
+            self.reset_inventory(learner)
 
     def forget_learner(self, learner: str) -> None:
         """Delete everything kept about a learner, their row and class memberships included."""

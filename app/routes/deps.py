@@ -22,6 +22,9 @@ from app.web.templates import templates
 
 LEARNER_KEY = "learner"
 INSTRUCTOR_KEY = "teach"  # class id -> the instructor key its link had (app/learning/teaching)
+INVENTORY_KEY = (
+    "inventory"  # the pre-test taken, or skipped on a date (app/learning/inventory_tests)
+)
 P = ParamSpec("P")
 T = TypeVar("T")
 

@@ -3,7 +3,7 @@ Each route parses, calls the learning core once, and returns what it gives."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Request, Response
 
 from app.errors import (
     STORE,
@@ -26,6 +26,7 @@ from app.learning.schemas import (
     ValueFeedback,
 )
 from app.routes.deps import (
+    INVENTORY_KEY,
     AnswersDep,
     LearnerDep,
     LearningDep,
@@ -111,8 +112,9 @@ async def get_progress(learning: LearningDep, learner: MaybeLearnerDep) -> Catal
 
 @router.post("/api/progress/reset", status_code=204, responses=responses(*STORE))
 async def reset_progress(
-    learning: LearningDep, learner: MaybeLearnerDep, write: WriterDep
+    request: Request, learning: LearningDep, learner: MaybeLearnerDep, write: WriterDep
 ) -> Response:
     """Forget everything this learner did."""
     await write(learning.reset, learner)
+    request.session.pop(INVENTORY_KEY, None)  # the tests went too: offer the pre-test again
     return Response(status_code=204)

@@ -6,6 +6,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.routes.deps import (
+    INVENTORY_KEY,
     LearnerDep,
     LearningDep,
     MaybeLearnerDep,
@@ -22,7 +23,8 @@ router = APIRouter(include_in_schema=False)
 async def catalog_page(
     request: Request, learning: LearningDep, learner: MaybeLearnerDep
 ) -> HTMLResponse:
-    page = await read(learning, learning.catalog_page, learner)
+    flag = request.session.get(INVENTORY_KEY)  # the pre-test taken or skipped: no query
+    page = await read(learning, learning.catalog_page, learner, flag)
     return render_page(request, page)
 
 
@@ -46,10 +48,11 @@ async def read_ahead(
 
 @router.post("/progress/reset")
 async def reset_progress_form(
-    learning: LearningDep, learner: MaybeLearnerDep, write: WriterDep
+    request: Request, learning: LearningDep, learner: MaybeLearnerDep, write: WriterDep
 ) -> RedirectResponse:
     """The catalog's "Reset my progress" button: works without JavaScript."""
     await write(learning.reset, learner)
+    request.session.pop(INVENTORY_KEY, None)  # the tests went too: offer the pre-test again
     return RedirectResponse("/", status_code=303)
 
 

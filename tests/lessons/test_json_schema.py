@@ -11,12 +11,12 @@ import pytest
 from app.cli import main
 from app.config import BUNDLED_LESSONS, LESSON_SCHEMA
 from app.lessons.json_schema import lesson_json_schema, schema_text
-from app.lessons.loader import parse_yaml
+from app.lessons.loader import lesson_files, parse_yaml
 from app.lessons.scaffold import scaffold_text
 from tests.conftest import FIXTURE_LESSONS
 
 COMMITTED = LESSON_SCHEMA
-LESSONS = sorted(BUNDLED_LESSONS.glob("*.yaml")) + sorted(FIXTURE_LESSONS.glob("*.yaml"))
+LESSONS = lesson_files(BUNDLED_LESSONS) + sorted(FIXTURE_LESSONS.glob("*.yaml"))
 
 
 def test_the_committed_schema_is_current(capsys) -> None:  # type: ignore[no-untyped-def]

@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from app.config import BUNDLED_LESSONS
-from app.lessons.loader import LessonError, load_catalog, load_lesson, parse_yaml
+from app.lessons.loader import LessonError, lesson_files, load_catalog, load_lesson, parse_yaml
 from tests.conftest import FIXTURE_LESSONS
 
 BUNDLED = BUNDLED_LESSONS
@@ -19,7 +19,7 @@ def test_every_bundled_lesson_validates_and_links_resolve() -> None:
     assert orders == sorted(orders)
 
 
-@pytest.mark.parametrize("path", sorted(BUNDLED.glob("*.yaml")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", lesson_files(BUNDLED), ids=lambda p: p.stem)
 def test_bundled_lesson_has_the_full_structure(path: Path) -> None:
     lesson = load_lesson(path)
     assert len(lesson.steps) >= 5
@@ -32,7 +32,7 @@ def test_bundled_lesson_has_the_full_structure(path: Path) -> None:
 def test_most_bundled_lessons_ask_for_a_typed_value() -> None:
     """A typed value is recall, not recognition; a lesson may go without one where every
     value it could ask would copy a choice just revealed (docs/authoring.md)."""
-    lessons = [load_lesson(path) for path in sorted(BUNDLED.glob("*.yaml"))]
+    lessons = [load_lesson(path) for path in lesson_files(BUNDLED)]
     typed = [lesson for lesson in lessons if any(s.value_prediction for s in lesson.steps)]
     assert len(typed) >= len(lessons) * 3 // 4, [lesson.slug for lesson in lessons]
 
@@ -187,7 +187,7 @@ def test_app_refuses_to_start_on_a_broken_lesson(tmp_path: Path) -> None:
         create_app(make_settings(lessons_dir=tmp_path))
 
 
-@pytest.mark.parametrize("path", sorted(BUNDLED.glob("*.yaml")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", lesson_files(BUNDLED), ids=lambda p: p.stem)
 def test_bundled_lessons_name_the_schema_for_editors(path: Path) -> None:
     first = path.read_text().splitlines()[0]
     assert first == "# yaml-language-server: $schema=lesson.schema.json"

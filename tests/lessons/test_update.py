@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from app.config import BUNDLED_LESSONS
-from app.lessons.loader import load_lesson, parse_yaml
+from app.lessons.loader import lesson_files, load_lesson, parse_yaml
 from app.lessons.update import run_update, stable_fragment
 from app.lessons.yaml_edit import dump, round_trip_yaml
 from tests.conftest import FIXTURE_LESSONS
 
-LESSON_FILES = sorted(BUNDLED_LESSONS.glob("*.yaml")) + sorted(FIXTURE_LESSONS.glob("*.yaml"))
+LESSON_FILES = lesson_files(BUNDLED_LESSONS) + sorted(FIXTURE_LESSONS.glob("*.yaml"))
 
 
 @pytest.mark.parametrize("path", LESSON_FILES, ids=lambda p: p.stem)

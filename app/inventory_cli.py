@@ -1,0 +1,204 @@
+"""`gradlab inventory stats`: the concept inventory's items and gain for authors, on the
+database GRADLAB_DATABASE_URL names (every learner, or one class's with --class)."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from typing import Any
+
+from app.config import Settings
+from app.learning.inventory import ClassGain, class_gain, item_stats
+from app.lessons.loader import load_catalog
+from app.progress.store import open_store
+
+DISCRIMINATION = "point-biserial correlation of the item with the rest of its test"
+
+
+def _num(x: float | None, digits: int = 4) -> float | None:
+    return round(x, digits) if x is not None else None
+
+
+def _gain_json(found: ClassGain) -> dict[str, Any]:
+    return {
+        "matched": found.count,
+        "pre_only": found.pre_only,
+        "post_only": found.post_only,
+        "pre": _num(found.pre),
+        "post": _num(found.post),
+        "gain": _num(found.gain),
+        "interval": [_num(x) for x in found.interval] if found.interval else None,
+        "concepts": [
+            {"concept": c.concept, "pre": _num(c.pre), "post": _num(c.post), "gain": _num(c.gain)}
+            for c in found.concepts
+        ],
+        "bands": {band.label: band.learners for band in found.bands},
+    }
+
+
+def _stats(args: argparse.Namespace) -> int:
+    settings = Settings()
+    catalog = load_catalog(settings.lessons_dir)
+    if catalog.inventory is None:
+        print("gradlab inventory: no lessons folder has an inventory.yaml", file=sys.stderr)
+        return 1
+    store = open_store(settings.database_url, settings.migrate)
+    if args.class_id:
+        if store.find_class(args.class_id) is None:
+            print(f"gradlab inventory: no class {args.class_id!r}", file=sys.stderr)
+            return 1
+        learners = [member.learner for member in store.members(args.class_id)]
+        answers = store.inventory_answers_of(learners)
+    else:
+        answers = store.inventory_answers_of(None)
+        learners = sorted({answer.learner for answer in answers})
+    items, forms = item_stats(catalog.inventory, answers)
+    found = class_gain(catalog.inventory, answers, learners)
+    data = {
+        "discrimination": DISCRIMINATION,
+        "items": [
+            {
+                "item": row.item,
+                "form": row.form,
+                "concept": row.concept,
+                "pre_answered": row.pre_answered,
+                "pre_right": _num(row.pre_right),
+                "post_answered": row.post_answered,
+                "post_right": _num(row.post_right),
+                "discrimination": _num(row.discrimination),
+            }
+            for row in items
+        ],
+        "forms": [
+            {
+                "form": f.form,
+                "items": f.items,
+                "pre_difficulty": _num(f.pre_difficulty),
+                "post_difficulty": _num(f.post_difficulty),
+            }
+            for f in forms
+        ],
+        "gain": _gain_json(found),
+    }
+    {"json": _print_json, "csv": _print_csv, "table": _print_table}[args.format](data)
+    return 0
+
+
+def _print_json(data: dict[str, Any]) -> None:
+    print(json.dumps(data, indent=2))
+
+
+def _cell(value: object) -> object:
+    return "" if value is None else value
+
+
+def _print_csv(data: dict[str, Any]) -> None:
+    """One table: `section` says what a row is (item, form, gain, concept)."""
+    writer = csv.writer(sys.stdout)
+    writer.writerow(["section", "name", "form", "concept", "pre", "post", "gain_or_disc", "n"])
+    for row in data["items"]:
+        writer.writerow(
+            [
+                "item",
+                row["item"],
+                row["form"],
+                row["concept"],
+                _cell(row["pre_right"]),
+                _cell(row["post_right"]),
+                _cell(row["discrimination"]),
+                row["pre_answered"] + row["post_answered"],
+            ]
+        )
+    for f in data["forms"]:
+        writer.writerow(
+            [
+                "form",
+                f["form"],
+                f["form"],
+                "",
+                _cell(f["pre_difficulty"]),
+                _cell(f["post_difficulty"]),
+                "",
+                f["items"],
+            ]
+        )
+    gain = data["gain"]
+    writer.writerow(
+        [
+            "gain",
+            "all",
+            "",
+            "",
+            _cell(gain["pre"]),
+            _cell(gain["post"]),
+            _cell(gain["gain"]),
+            gain["matched"],
+        ]
+    )
+    for c in gain["concepts"]:
+        writer.writerow(
+            [
+                "concept",
+                c["concept"],
+                "",
+                c["concept"],
+                _cell(c["pre"]),
+                _cell(c["post"]),
+                _cell(c["gain"]),
+                gain["matched"],
+            ]
+        )
+
+
+def _show(x: float | None, percent: bool = False) -> str:
+    if x is None:
+        return "—"
+    return f"{100 * x:.0f}%" if percent else f"{x:.2f}"
+
+
+def _print_table(data: dict[str, Any]) -> None:
+    print(f"{'item':<32} {'form':<4} {'pre':>5} {'post':>5} {'disc':>6}  concept")
+    for row in data["items"]:
+        print(
+            f"{row['item']:<32} {row['form']:<4} {_show(row['pre_right'], True):>5} "
+            f"{_show(row['post_right'], True):>5} {_show(row['discrimination']):>6}  "
+            f"{row['concept']}"
+        )
+    print(f"discrimination: {data['discrimination']}")
+    for f in data["forms"]:
+        print(
+            f"form {f['form']}: {f['items']} items, mean share right "
+            f"{_show(f['pre_difficulty'], True)} before, {_show(f['post_difficulty'], True)} after"
+        )
+    gain = data["gain"]
+    interval = gain["interval"]
+    shown = f" (95% CI {interval[0]:.2f} to {interval[1]:.2f})" if interval else ""
+    print(
+        f"learners with both tests: {gain['matched']} (pre only {gain['pre_only']}, "
+        f"post only {gain['post_only']})"
+    )
+    if gain["matched"]:
+        print(
+            f"pre {gain['pre']:.1f}%, post {gain['post']:.1f}%, "
+            f"class-average normalized gain {_show(gain['gain'])}{shown}"
+        )
+        for c in gain["concepts"]:
+            print(
+                f"  {c['concept']:<28} pre {c['pre']:5.1f}%  post {c['post']:5.1f}%  "
+                f"gain {_show(c['gain'])}"
+            )
+
+
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    inventory = commands.add_parser("inventory", help="the concept inventory's statistics")
+    actions = inventory.add_subparsers(dest="inventory_command", required=True)
+    stats = actions.add_parser(
+        "stats",
+        help="per item: share right before and after, discrimination; per form: mean "
+        "difficulty; the gain",
+    )
+    stats.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    stats.add_argument("--class", dest="class_id", default=None, help="one class's learners")
+    stats.set_defaults(func=_stats)

@@ -1,0 +1,118 @@
+// The concept inventory's test page: pick a choice and say how sure you are for each question
+// (no verdict yet), then send the whole test at once; the result by concept comes back, and
+// after the post-test every question with its answer and why. The markup of the result mirrors
+// templates/inventory/_result.html.
+
+import {showProblem, showVerdict} from "../widgets/answer.js";
+import {el, focusTarget, networkMessage, plural, postJson, setServerHtml} from "../util.js";
+
+const root = document.querySelector(".inventory[data-url]");
+const form = root?.querySelector(".inventory-form");
+
+function chosen(item) {
+  return item.querySelector(".choice[aria-pressed='true']")?.dataset.choice ?? null;
+}
+
+function confidence(item) {
+  return item.querySelector("fieldset.confidence input[type='radio']:checked")?.value ?? null;
+}
+
+function standing(concept) {
+  if (concept.right === concept.asked) return "you know it";
+  return concept.right ? "partly" : "not yet";
+}
+
+function codeBlock(code) {
+  return el("pre", {class: "highlight code", tabindex: "0", "aria-label": "The question's code"}, el("code", {}, code));
+}
+
+function renderResult(box, result) {
+  const score = result.score;
+  const section = el("section", {class: "inventory-score", "aria-labelledby": "score-title"});
+  section.append(el("h2", {id: "score-title"}, `${score.right} of ${score.asked} right (${Math.round(score.percent)} %)`));
+  const body = el("tbody");
+  for (const c of score.concepts) {
+    body.append(el("tr", {}, el("td", {}, c.name), el("td", {class: "num"}, `${c.right}/${c.asked}`), el("td", {}, standing(c))));
+  }
+  const head = el("thead", {}, el("tr", {},
+    el("th", {scope: "col"}, "Concept"), el("th", {scope: "col", class: "num"}, "Right"), el("th", {scope: "col"}, "Where you stand")));
+  section.append(el("table", {class: "data-table inventory-concepts"}, el("caption", {}, "By concept"), head, body));
+  if (result.skip.length) {
+    const line = el("p", {}, "Lessons you may skip: ");
+    result.skip.forEach((slug, index) => {
+      if (index) line.append(", ");
+      line.append(el("a", {href: `/lessons/${encodeURIComponent(slug)}`}, slug));
+    });
+    line.append(".");
+    section.append(line);
+  } else if (result.phase === "pre") {
+    section.append(el("p", {}, "Every lesson of the path has something for you."));
+  }
+  if (result.items) {
+    section.append(el("h2", {}, "Every question, with its answer"));
+    const list = el("ol", {class: "inventory-reveals"});
+    for (const r of result.items) {
+      const item = el("li", {class: "inventory-reveal verdict", "data-result": r.correct ? "right" : "wrong"},
+        el("p", {class: "feedback-title"}, r.correct ? "Right." : "Not quite."),
+        codeBlock(r.code),
+        el("p", {}, "Your answer: ", el("code", {}, r.choice ?? "none"), ". The answer: ", el("code", {}, r.answer), "."));
+      if (r.why_html) item.append(setServerHtml(el("p", {class: "feedback-why"}), r.why_html));
+      item.append(setServerHtml(el("div"), r.explanation_html));
+      list.append(item);
+    }
+    section.append(list);
+  }
+  section.append(el("p", {}, el("a", {href: "/progress"}, "See it on your progress page"), "."));
+  box.replaceChildren(section);
+}
+
+if (root && form) {
+  const items = [...form.querySelectorAll(".inventory-item")];
+  const count = form.querySelector(".inventory-count");
+  const box = root.querySelector(".inventory-result");
+  const update = () => {
+    const answered = items.filter((item) => chosen(item)).length;
+    count.textContent = `${answered} of ${plural(items.length, "question")} answered.`;
+  };
+  for (const item of items) {
+    const buttons = [...item.querySelectorAll(".choice")];
+    for (const button of buttons) {
+      button.addEventListener("click", () => {
+        for (const other of buttons) other.setAttribute("aria-pressed", String(other === button));
+        item.dataset.answered = "true";
+        update();
+      });
+    }
+  }
+  update();
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const unsure = items.find((item) => chosen(item) && !confidence(item));
+    if (unsure) {
+      showProblem(box, "Say how sure you are (Guess, Fairly sure or Certain) for every question you answered.");
+      unsure.querySelector("fieldset.confidence input")?.focus();
+      return;
+    }
+    const answers = items.filter((item) => chosen(item)).map((item) => (
+      {item: item.dataset.item, choice: chosen(item), confidence: confidence(item)}));
+    if (!answers.length) {
+      showProblem(box, "Answer at least one question before sending the test.");
+      return;
+    }
+    const button = form.querySelector("button[type='submit']");
+    button.disabled = true;
+    root.setAttribute("aria-busy", "true");
+    const response = await postJson(root.dataset.url, {answers}, {waitHost: root});
+    root.removeAttribute("aria-busy");
+    button.disabled = false;
+    if (!response.ok || !response.data) {
+      showProblem(box, networkMessage(response, "Sending your answers"));
+      return;
+    }
+    showVerdict(box, "settled");
+    renderResult(box, response.data);
+    form.hidden = true;
+    root.querySelector(".inventory-skip")?.remove();
+    focusTarget(box);
+  });
+}
