@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from app.learning.registry import MODES
-from tests.conftest import FIXTURE_LESSONS
+from tests.conftest import FIXTURE_LESSONS, in_own_thread
 from tests.live import LiveServer
 
 pytestmark = pytest.mark.slow
@@ -119,4 +119,4 @@ async def _one_room(url: str) -> None:
 
 
 def test_a_class_behind_one_address_is_served_and_abusers_are_held(server: LiveServer) -> None:
-    asyncio.run(_one_room(server.url))
+    in_own_thread(asyncio.run, _one_room(server.url))

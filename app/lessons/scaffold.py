@@ -314,7 +314,10 @@ exercises:
       tensor([2., 4.])
     grads:
       x: [2.0, 4.0]
-    # One more hint with each miss, at most three: they lead to the line, never write it.
+    # One more hint with each miss, at most three: they lead to the line, never write it. A
+    # hint may say which miss it is for (what the run did): an error, the output, the grads:
+    #   - text: "what the error names, in a question"
+    #     when: error
     hints:
       - "TODO: what to compare, or where to look"
     # As in a pitfall: true only when None versus a gradient of zeros is the point.
@@ -322,6 +325,22 @@ exercises:
     # Shown with the reference once the build-up is answered; to show it after step N
     # (its code and goal must not answer a later question): after_step: N
     after_step: null
+    # So that only the mechanism meets the goal (never a .grad written in by hand): a second
+    # run with values of the given code replaced, whose .grad must follow them,
+    # rerun:
+    #   replace: {"[1.0, 2.0]": "[3.0, -1.0]"}
+    #   output: |
+    #     tensor([ 6., -2.])
+    #   grads:
+    #     x: [6.0, -2.0]
+    # and a behaviour checked in the sandbox: `watch` runs after the given line `after`, and
+    # after the run `value` must be `expect` (as repr gives it); `miss` says what it requires.
+    # probe:
+    #   after: "y = (x * x).sum()"
+    #   watch: "walks = []; y.grad_fn.register_hook(lambda *g: walks.append(1))"
+    #   value: "len(walks)"
+    #   expect: "1"
+    #   miss: "what the goal requires of the mechanism"
   # The backward of a custom autograd.Function, graded by torch.autograd.gradcheck on double
   # inputs as well as by the run; and a bug the learner names before fixing it.
   - title: "TODO: what the learner writes, in a few words"

@@ -22,7 +22,7 @@ def test_step_by_step_opens_the_exercise_on_the_screen_of_its_step(
         step.locator(".choices button").first.click()
         expect(step.locator(".prediction-feedback")).not_to_be_empty()
         if number == 1:
-            page.get_by_role("button", name="Next step →").click()
+            page.get_by_role("button", name="Next step").click()
     exercise = page.locator(".step[data-step='2'] #exercise-1")
     expect(exercise).to_be_visible()  # the commit opened it, in place of its note
     write(page, ".step[data-step='2'] #exercise-1", "loss.backward()")

@@ -71,11 +71,24 @@ def test_new_writes_every_section_of_the_format(tmp_path: Path, capsys) -> None:
     assert lesson.slug == "my-lesson"
     # A choice's `because` and a claim are shown commented out: they need real code; an
     # insight's question too: most insights make a cloze card without one; and a variant's
-    # `answer`, which only some variants need.
+    # `answer`, which only some variants need; an exercise's hint for one kind of miss, its
+    # rerun and its probe, which only some exercises need.
     assert _missing_fields(parse_yaml(text)) == [
         "Step.insight_question",
         "Choice.because",
         "Variants.answer",
+        "Exercise.rerun",
+        "Exercise.probe",
+        "Hint.text",
+        "Hint.when",
+        "Rerun.replace",
+        "Rerun.output",
+        "Rerun.grads",
+        "Probe.after",
+        "Probe.watch",
+        "Probe.value",
+        "Probe.expect",
+        "Probe.miss",
         "Claim.says",
         "Claim.code",
     ]

@@ -200,6 +200,7 @@ def test_the_catalog_summarises_progress(client: TestClient) -> None:
         "myths_answered": 1,
         "myths_correct": 1,
         "myths_total": 1,
+        "resume_step": None,  # every step answered: nowhere to resume
     }
 
 

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from app.sandbox.service import Sandbox
-from tests.conftest import SandboxHarness, make_settings
+from tests.conftest import SandboxHarness, in_own_thread, make_settings
 
 
 def test_a_discarded_zygote_is_reaped_off_the_event_loop() -> None:
@@ -42,7 +42,7 @@ def test_a_cancelled_stop_is_not_swallowed() -> None:
         assert not sandbox._starting.cancelled()  # the start it waited for is left alone
         sandbox._starting.cancel()
 
-    asyncio.run(scenario())
+    in_own_thread(asyncio.run, scenario())
 
 
 def test_stopping_after_a_failed_start_still_stops() -> None:
@@ -56,4 +56,4 @@ def test_stopping_after_a_failed_start_still_stops() -> None:
         await sandbox.stop()  # the start's failure is the start's to report
         assert sandbox._zygote is None
 
-    asyncio.run(scenario())
+    in_own_thread(asyncio.run, scenario())
