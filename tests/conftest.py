@@ -142,6 +142,18 @@ def bundled() -> Iterator[TestClient]:
         yield test_client
 
 
+def curriculum_with_sandbox(request: pytest.FixtureRequest) -> Iterator[TestClient]:
+    """For a module fixture parametrised ["sqlite", "postgresql"]: the real curriculum and the
+    real sandbox, on a fresh migrated database of that engine."""
+    if request.param == "sqlite":
+        url = migrated_sqlite_url()
+    else:
+        url = request.getfixturevalue("postgres").new_database(migrated=True)
+    settings = make_settings(sandbox_enabled=True, lessons_dir=BUNDLED_LESSONS, database_url=url)
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
+
+
 @pytest.fixture(scope="session")
 def sandbox_client() -> Iterator[TestClient]:
     """The whole app with a real sandbox behind it."""

@@ -73,3 +73,20 @@ class LiveServer:
             except subprocess.TimeoutExpired:
                 self.kill()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def create_class(server: LiveServer, name: str) -> tuple[str, str]:
+    """A class made the way a teacher makes one (`gradlab class create`) on the server's
+    database: (its join link, its instructor link), under the server's address."""
+    env = {**os.environ, "GRADLAB_DATABASE_URL": server.database_url}
+    out = subprocess.run(
+        [sys.executable, "-m", "app.cli", "class", "create", name],
+        env={**env, "GRADLAB_PUBLIC_URL": server.url},
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    join = next(line.split(": ", 1)[1] for line in out if line.startswith("join: "))
+    teach = next(line.split(": ", 1)[1] for line in out if line.startswith("instructor: "))
+    return join, teach

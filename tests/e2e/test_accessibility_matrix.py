@@ -6,21 +6,18 @@ browser context per (width, scheme) visits them all. Screenshots: the dashboard 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from typing import Any
 
 import httpx
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page, expect
 
-from app.config import BUNDLED_LESSONS, PROJECT_ROOT
+from app.config import BUNDLED_LESSONS
 from app.learning.registry import MODES
 from app.lessons.loader import load_catalog
 from tests.clock import time_passes
 from tests.e2e.conftest import SCREENSHOTS
-from tests.live import LiveServer
+from tests.live import LiveServer, create_class
 
 SLUG = "what-is-grad"
 LESSON = load_catalog(BUNDLED_LESSONS).get(SLUG)
@@ -34,17 +31,8 @@ MATRIX = [(width, scheme) for width in (1280, 390) for scheme in ("light", "dark
 def _class_with_learners(server: LiveServer) -> str:
     """A class whose learners answered (one wrong while certain) and reported a problem; the
     instructor link."""
-    env = {**os.environ, "GRADLAB_DATABASE_URL": server.database_url}
-    out = subprocess.run(
-        [sys.executable, "-m", "app.cli", "class", "create", "Autograd, Thursday"],
-        env={**env, "GRADLAB_PUBLIC_URL": server.url},
-        cwd=PROJECT_ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.splitlines()
-    join = next(line.split("/join/", 1)[1] for line in out if line.startswith("join: "))
-    teach = next(line.split(": ", 1)[1] for line in out if line.startswith("instructor: "))
+    join_link, teach = create_class(server, "Autograd, Thursday")
+    join = join_link.split("/join/", 1)[1]
     for n, choice in enumerate((WRONG, WRONG, FIRST.answer)):
         with httpx.Client(base_url=server.url) as learner:
             joined = learner.post(f"/api/join/{join}", json={"display_name": f"Learner {n}"})

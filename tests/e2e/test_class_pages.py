@@ -3,38 +3,18 @@ headless Chromium against a real server."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page, expect
 
-from app.config import PROJECT_ROOT
 from tests.e2e.conftest import SCREENSHOTS
-from tests.live import LiveServer
+from tests.live import LiveServer, create_class
 
 pytestmark = pytest.mark.browser
 
 
 def _make_class(server: LiveServer) -> tuple[str, str]:
-    env = {
-        **os.environ,
-        "GRADLAB_DATABASE_URL": f"sqlite:///{server.folder / 'live.db'}",
-        "GRADLAB_PUBLIC_URL": server.url,
-    }
-    out = subprocess.run(
-        [sys.executable, "-m", "app.cli", "class", "create", "Autograd, Tuesday"],
-        env=env,
-        cwd=PROJECT_ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.splitlines()
-    join = next(line.split(": ", 1)[1] for line in out if line.startswith("join: "))
-    teach = next(line.split(": ", 1)[1] for line in out if line.startswith("instructor: "))
-    return join, teach
+    return create_class(server, "Autograd, Tuesday")
 
 
 def _no_serious_violations(page: Page) -> None:

@@ -5,17 +5,14 @@ class's gain on its dashboard; at 1280 and 390 px, light and dark, each checked 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page, expect
 
-from app.config import PROJECT_ROOT
 from tests.e2e.conftest import SCREENSHOTS
-from tests.live import LiveServer
+from tests.live import LiveServer, create_class
 
 pytestmark = pytest.mark.browser
 
@@ -42,19 +39,7 @@ def _shoot(page: Page, name: str) -> None:
 
 
 def _make_class(server: LiveServer) -> tuple[str, str]:
-    env = {**os.environ, "GRADLAB_DATABASE_URL": server.database_url}
-    env["GRADLAB_PUBLIC_URL"] = server.url
-    out = subprocess.run(
-        [sys.executable, "-m", "app.cli", "class", "create", "Autograd, inventory"],
-        env=env,
-        cwd=PROJECT_ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.splitlines()
-    join = next(line.split(": ", 1)[1] for line in out if line.startswith("join: "))
-    teach = next(line.split(": ", 1)[1] for line in out if line.startswith("instructor: "))
-    return join, teach
+    return create_class(server, "Autograd, inventory")
 
 
 def _answer_every_item(page: Page, sure: str, pick: int) -> None:

@@ -15,23 +15,19 @@ the state its own test creates can fail in the state another feature leaves behi
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
-from app.config import BUNDLED_LESSONS
 from app.learning.registry import MODES
 from app.lessons.schema import Lesson
-from app.main import create_app
 from app.modes.drills import lesson_drills
 from app.modes.flashcards import lesson_flashcards
 from tests.catalogs import BUNDLED
 from tests.clock import time_passes
-from tests.conftest import make_settings
+from tests.conftest import curriculum_with_sandbox
 
 pytestmark = pytest.mark.slow
 
@@ -44,12 +40,7 @@ RATINGS = ("again", "good", "hard", "easy")
 def journey(request: pytest.FixtureRequest) -> Iterator[Journey]:
     """The real curriculum and the real sandbox, once on each database. The test client raises
     a server-side exception as it happens, so a page that fails names its traceback."""
-    if request.param == "sqlite":
-        url = f"sqlite:///{Path(tempfile.mkdtemp(prefix='gradlab-test-')) / 'progress.db'}"
-    else:
-        url = request.getfixturevalue("postgres").new_database()
-    settings = make_settings(sandbox_enabled=True, lessons_dir=BUNDLED_LESSONS, database_url=url)
-    with TestClient(create_app(settings)) as client:
+    for client in curriculum_with_sandbox(request):
         # Which page renders in which state does not depend on the database: SQLite reads
         # every page after every kind of action; PostgreSQL, the same walk, reads them after
         # each lesson (its queries are the same; rendering them again would only cost time).

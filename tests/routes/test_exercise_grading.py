@@ -5,16 +5,12 @@ hand, or a graph rebuilt instead of walked twice, fails)."""
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
-from app.config import BUNDLED_LESSONS
-from app.main import create_app
-from tests.conftest import make_settings
+from tests.conftest import curriculum_with_sandbox
 from tests.routes.test_exercises_api import WHAT_IS_GRAD, check, reasons
 
 TWICE = "/api/lessons/graphs-used-twice/exercises/1"
@@ -23,13 +19,7 @@ TWICE = "/api/lessons/graphs-used-twice/exercises/1"
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def grading(request: pytest.FixtureRequest) -> Iterator[TestClient]:
     """The real curriculum and the real sandbox, once on each database."""
-    if request.param == "sqlite":
-        url = f"sqlite:///{Path(tempfile.mkdtemp(prefix='gradlab-test-')) / 'progress.db'}"
-    else:
-        url = request.getfixturevalue("postgres").new_database()
-    settings = make_settings(sandbox_enabled=True, lessons_dir=BUNDLED_LESSONS, database_url=url)
-    with TestClient(create_app(settings)) as client:
-        yield client
+    yield from curriculum_with_sandbox(request)
 
 
 def _new_learner(client: TestClient) -> None:

@@ -4,19 +4,15 @@ and gets a hint, a custom backward is graded by gradcheck, a bug is named before
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from app.config import BUNDLED_LESSONS
-from app.main import create_app
 from app.progress.models import ExerciseAttempt
 from tests.catalogs import BUNDLED, page_text
-from tests.conftest import make_settings
+from tests.conftest import curriculum_with_sandbox
 from tests.learning.test_store_off_the_loop import calls_on_loop, writes_on_loop  # noqa: F401
 
 WHAT_IS_GRAD = "/api/lessons/what-is-grad/exercises/1"
@@ -31,12 +27,7 @@ READ = ("what-is-grad", "gradients-accumulate", "turning-gradients-off", "grad-d
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def lab(request: pytest.FixtureRequest) -> Iterator[TestClient]:
     """The real curriculum and the real sandbox, once on each database."""
-    if request.param == "sqlite":
-        url = f"sqlite:///{Path(tempfile.mkdtemp(prefix='gradlab-test-')) / 'progress.db'}"
-    else:
-        url = request.getfixturevalue("postgres").new_database()
-    settings = make_settings(sandbox_enabled=True, lessons_dir=BUNDLED_LESSONS, database_url=url)
-    with TestClient(create_app(settings)) as client:
+    for client in curriculum_with_sandbox(request):
         for slug in READ:  # this learner reads these lessons ahead: their exercises open
             assert client.post(f"/lessons/{slug}/read-ahead").status_code in (200, 303)
         yield client
