@@ -34,7 +34,7 @@ Widget = Literal["choice", "yes-no", "value", "card", "code"]
 
 @dataclass(frozen=True)
 class ExerciseCard:
-    """Code to write as a review item draws it (the card of app/templates/_exercise.html):
+    """Code to write as a review item draws it (the card of templates/_exercise.html):
     the code to fix at once, its goal, and no record (it is written again from scratch)."""
 
     number: int
