@@ -54,18 +54,18 @@ def test_the_bundled_inventory_is_parallel_and_big_enough() -> None:
 
 def test_a_planted_wrong_answer_fails(sandbox: SandboxHarness) -> None:
     data = inventory_data()
-    planted = item(data, "backward-three-times")
+    planted = item(data, "accumulation-and-clearing-a1")
     planted["prediction"]["answer"] = "tensor(4.)"  # a wrong choice: backward adds up to 12
-    inventory = only(data, "backward-three-times", "two-different-backwards")
+    inventory = only(data, "accumulation-and-clearing-a1", "accumulation-and-clearing-b1")
     failures = sandbox.call(inventory_failures(inventory, sandbox.sandbox.run))
     assert [(f.where, f.problem) for f in failures] == [
         (
-            "item backward-three-times (form A)",
+            "item accumulation-and-clearing-a1 (form A)",
             "the answer 'tensor(4.)' is not what the code prints: 'tensor(12.)'",
         ),
         # the right output is now a "wrong" choice: the item would have two answers
         (
-            "item backward-three-times (form A)",
+            "item accumulation-and-clearing-a1 (form A)",
             "the wrong choice 'tensor(12.)' is what the code prints",
         ),
     ]
@@ -73,10 +73,10 @@ def test_a_planted_wrong_answer_fails(sandbox: SandboxHarness) -> None:
 
 def test_an_answer_that_hides_the_error_fails(sandbox: SandboxHarness) -> None:
     data = inventory_data()
-    planted = item(data, "second-backward-refused")
+    planted = item(data, "graphs-used-twice-a1")
     planted["prediction"]["answer"] = "tensor(24.)"
-    planted_b = item(data, "grad-twice-with-retain")
-    inventory = only(data, "second-backward-refused", planted_b["id"])
+    planted_b = item(data, "graphs-used-twice-b1")
+    inventory = only(data, "graphs-used-twice-a1", planted_b["id"])
     failures = sandbox.call(inventory_failures(inventory, sandbox.sandbox.run))
     assert [f.problem for f in failures] == [
         "the code raises RuntimeError, but the answer 'tensor(24.)' does not say so"
@@ -84,7 +84,7 @@ def test_an_answer_that_hides_the_error_fails(sandbox: SandboxHarness) -> None:
 
 
 def test_a_truthful_item_passes(sandbox: SandboxHarness) -> None:
-    inventory = only(inventory_data(), "hook-changes-the-flow", "retain-and-leaf")
+    inventory = only(inventory_data(), "intermediates-and-hooks-a2", "intermediates-and-hooks-b1")
     assert sandbox.call(inventory_failures(inventory, sandbox.sandbox.run)) == []
 
 
@@ -93,11 +93,11 @@ def test_a_lesson_example_copied_is_refused() -> None:
     assert step.snippet is not None
     data = inventory_data()
     # The same code, its lines spaced differently.
-    item(data, "grad-before-backward")["snippet"]["code"] = step.snippet.code.replace("\n", "\n\n")
+    item(data, "what-grad-holds-a1")["snippet"]["code"] = step.snippet.code.replace("\n", "\n\n")
     failures = repeated_examples(Inventory.model_validate(data), CATALOG.lessons)
     assert [(f.where, f.problem.split(":")[0]) for f in failures] == [
         (
-            "item grad-before-backward (form A)",
+            "item what-grad-holds-a1 (form A)",
             "repeats a lesson's example (the same code as what-is-grad step 2 (Calling backward() "
             "on y = x * x))",
         )
@@ -107,13 +107,13 @@ def test_a_lesson_example_copied_is_refused() -> None:
 def test_the_same_operation_on_the_same_numbers_is_refused() -> None:
     data = inventory_data()
     # what-is-grad's step 2 (x = 3, x * x, backward, print) with other names and layout.
-    item(data, "grad-flag-and-none")["snippet"]["code"] = (
+    item(data, "what-grad-holds-b1")["snippet"]["code"] = (
         "import torch\nv = torch.tensor(3.0, requires_grad=True)\nw = v * v\nw.backward()\n"
         "print(v.grad)\n"
     )
     failures = repeated_examples(Inventory.model_validate(data), CATALOG.lessons)
     assert len(failures) == 1
-    assert failures[0].where == "item grad-flag-and-none (form B)"
+    assert failures[0].where == "item what-grad-holds-b1 (form B)"
     assert "the same operations on the same numbers as what-is-grad" in failures[0].problem
 
 
@@ -131,19 +131,24 @@ def test_lints_find_a_thin_inventory_and_a_missing_why() -> None:
     data["items"] = [
         i for i in data["items"] if i["concept"] in {c["id"] for c in data["concepts"]}
     ]
-    dropped = {"grad-of-cubes", "grad-of-weighted-sum", "leaf-and-result", "clone-is-not-a-leaf"}
+    dropped = {
+        "what-grad-holds-a2",
+        "what-grad-holds-b2",
+        "leaves-and-requires-grad-a1",
+        "leaves-and-requires-grad-b1",
+    }
     data["items"] = [i for i in data["items"] if i["id"] not in dropped]
-    choice = item(data, "grad-before-backward")["prediction"]["choices"][0]
+    choice = item(data, "what-grad-holds-a1")["prediction"]["choices"][0]
     choice.pop("why")
     problems = [f"{f.where}: {f.problem}" for f in inventory_lints(Inventory.model_validate(data))]
     assert "concepts: 2 concepts; an inventory asks at least 10" in problems
     assert "concept what-grad-holds: 1 item(s) in form A; at least 2 per form" in problems
-    assert "item grad-before-backward: the wrong choice 'tensor(5.)' has no `why`" in problems
+    assert "item what-grad-holds-a1: the wrong choice 'tensor(5.)' has no `why`" in problems
 
 
 def test_forms_that_are_not_parallel_do_not_load(tmp_path: Path) -> None:
     data = inventory_data()
-    data["items"] = [i for i in data["items"] if i["id"] != "zero-grad-sets-none"]
+    data["items"] = [i for i in data["items"] if i["id"] != "accumulation-and-clearing-b2"]
     folder = tmp_path / "lessons"
     shutil.copytree(BUNDLED_LESSONS, folder)
     (folder / INVENTORY_FILE).write_text(yaml.safe_dump(data, allow_unicode=True))
@@ -172,11 +177,11 @@ def test_gradlab_check_inventory_prints_the_concepts_and_fails_on_a_lie(
     folder = tmp_path / "lessons"
     shutil.copytree(BUNDLED_LESSONS, folder)
     data = inventory_data()
-    item(data, "version-counter")["prediction"]["answer"] = "0 0"
+    item(data, "in-place-and-versions-a2")["prediction"]["answer"] = "0 0"
     (folder / INVENTORY_FILE).write_text(yaml.safe_dump(data, allow_unicode=True))
     assert check_in_thread(lessons_dir=str(folder), inventory=True) == 1
     err = capsys.readouterr().err
-    assert "FAIL inventory.yaml: item version-counter (form A): the answer '0 0'" in err
+    assert "FAIL inventory.yaml: item in-place-and-versions-a2 (form A): the answer '0 0'" in err
 
 
 def test_gradlab_check_with_a_lesson_and_the_inventory(capsys: pytest.CaptureFixture[str]) -> None:
