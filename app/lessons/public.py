@@ -30,7 +30,7 @@ _HIDDEN_STEP_FIELDS = {
 }
 # What explains a step's answer (see `Step`): revealed only with the answer.
 _REVEALED_STEP_FIELDS = {"concept", "explanation", "insight"}
-_HIDDEN_MYTH_FIELDS = {"answer", "belief", "reality", "why_it_matters", "demo"}
+_HIDDEN_MYTH_FIELDS = {"answer", "belief", "reality", "why_it_matters", "demo", "forms"}
 # The reference: sent once the build-up is answered or read ahead (app/lessons/disclosure.py).
 _REFERENCE_FIELDS: dict[str, list[object] | None] = {
     "under_the_hood": None,
@@ -152,6 +152,7 @@ def _public_data(lesson: Lesson, shown: Disclosure) -> dict[str, Any]:
     ]
     for number, (raw_step, step) in enumerate(zip(data["steps"], lesson.steps, strict=True), 1):
         raw_step.pop("variants", None)  # every instance's answers: practice asks one at a time
+        raw_step.pop("no_variants", None)  # a note for authors
         if not shown.value_open(number):
             # Before the choice's commit its mere presence would say the code does not raise.
             raw_step.pop("value_prediction", None)

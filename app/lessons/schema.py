@@ -110,6 +110,9 @@ class Step(Strict):
     value_prediction: ValuePrediction | None = None
     # New instances of the prediction, the typed value and the step's drills.
     variants: Variants | None = None
+    # Why this step has no variants, where its answer is not something the sandbox can compute
+    # with other parameters (a step that asks no question, an answer that is a fact of the API).
+    no_variants: Text | None = None
     insight: Text
     # The question the insight's flashcard asks (the insight is its answer); without one, the
     # card is a cloze of the insight.
@@ -156,6 +159,19 @@ class UnderTheHood(Strict):
     diagram: str | None = None
 
 
+class MythForm(Strict):
+    """The same misconception met again as another belief, in other code or numbers: review
+    asks a form instead of the lesson's question. Like the myth, only the `question` shows
+    before the commit; its `reality` and its demo come with the verdict. The myth's `belief`
+    and `why_it_matters` hold for every form."""
+
+    question: Text
+    answer: Literal["yes", "no"]
+    reality: Text
+    # Executable evidence for this form's verdict, checked like any other snippet.
+    demo: Snippet
+
+
 class Myth(Strict):
     """A yes/no question whose answer the page reveals only once the learner commits.
 
@@ -170,6 +186,8 @@ class Myth(Strict):
     why_it_matters: Text
     # Executable evidence for the verdict, checked like any other snippet.
     demo: Snippet | None = None
+    # Other forms of the same misconception, for review; never shown on the lesson page.
+    forms: list[MythForm] = Field(default_factory=list)
 
 
 class Connection(Strict):
@@ -285,6 +303,8 @@ class Lesson(Strict):
         for number, myth in enumerate(self.myths, start=1):
             if myth.demo is not None:
                 found.append((f"myth {number} demo", myth.demo))
+            for form_number, form in enumerate(myth.forms, start=1):
+                found.append((f"myth {number} form {form_number} demo", form.demo))
         for number, pitfall in enumerate(self.pitfalls, start=1):
             found.append((f"pitfall {number} wrong code", pitfall.wrong))
             found.append((f"pitfall {number} correct code", pitfall.correct))

@@ -72,6 +72,14 @@ def snippet_places(lesson: Lesson) -> list[Place]:
     for number, myth in enumerate(lesson.myths, start=1):
         if myth.demo is not None:
             places.append(Place(("myths", number - 1, "demo"), f"myth {number} demo", myth.demo))
+        for form_number, form in enumerate(myth.forms, start=1):
+            places.append(
+                Place(
+                    ("myths", number - 1, "forms", form_number - 1, "demo"),
+                    f"myth {number} form {form_number} demo",
+                    form.demo,
+                )
+            )
     for number, pitfall in enumerate(lesson.pitfalls, start=1):
         for side in ("wrong", "correct"):
             snippet: Snippet = getattr(pitfall, side)

@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 from app.config import BUNDLED_LESSONS
+from app.lessons.disclosure import Disclosure
 from app.lessons.loader import lesson_files, load_lesson, parse_yaml
+from app.lessons.public import public_lesson
 from app.lessons.update import run_update, stable_fragment
 from app.lessons.yaml_edit import dump, round_trip_yaml
 from tests.conftest import FIXTURE_LESSONS
@@ -259,3 +261,34 @@ def test_update_writes_nothing_for_a_run_that_did_not_finish(pack: Path, capsys)
     err = capsys.readouterr().err
     assert "CHECK first-steps: myth 1 demo: the run printed more than the sandbox keeps" in err
     assert "CHECK second-steps: step 1 (Twice): the run ended with status 'timeout'" in err
+
+
+def test_a_myths_other_forms_are_run_written_and_hidden_from_the_lesson(pack: Path) -> None:
+    """A form's demo is a snippet like any other: the update writes what it printed, and the
+    public lesson carries no form (review asks them, after the lesson's own question)."""
+    first = pack / "first-steps.yaml"
+    _edit(
+        first,
+        (
+            "      output: |\n        True\npitfalls:",
+            "      output: |\n        True\n"
+            "    forms:\n"
+            '      - question: "After `y = x * 2`, is `y.grad` filled at once?"\n'
+            '        answer: "no"\n'
+            '        reality: "No backward pass has run, so nothing has a gradient yet."\n'
+            "        demo:\n"
+            "          code: |\n"
+            "            import torch\n"
+            "            x = torch.ones(2, requires_grad=True)\n"
+            "            print(x.grad, (x * 2).sum().item())\n"
+            "          output: |\n"
+            "            wrong\n"
+            "pitfalls:",
+        ),
+    )
+    assert update_in_thread(lessons_dir=str(pack)) == 0
+    lesson = load_lesson(first)
+    assert lesson.myths[0].forms[0].demo.output == "None 4.0\n"
+    assert ("myth 1 form 1 demo", lesson.myths[0].forms[0].demo) in lesson.snippets()
+    for shown in (None, Disclosure.everything(lesson)):
+        assert "forms" not in public_lesson(lesson, disclosure=shown).model_dump()["myths"][0]
