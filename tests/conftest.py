@@ -8,6 +8,8 @@ asks for a browser fixture, is marked `browser`, so `-m "not browser"` deselects
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
 import tempfile
 import threading
 import time
@@ -30,6 +32,17 @@ FIXTURE_LESSONS = Path(__file__).parent / "fixtures" / "lessons"
 E2E = Path(__file__).parent / "e2e"
 # pytest-playwright's fixtures: a test that takes one drives Chromium, wherever it lives.
 BROWSER_FIXTURES = frozenset({"page", "context", "browser", "browser_type"})
+
+
+# Every temporary file the tests make, and the apps, servers and sandboxes they start, goes under
+# one folder per test process, removed when the session ends (a run made hundreds before).
+TEMP_ROOT = Path(tempfile.mkdtemp(prefix="gradlab-tests-"))
+tempfile.tempdir = str(TEMP_ROOT)
+os.environ["TMPDIR"] = str(TEMP_ROOT)
+
+
+def pytest_sessionfinish() -> None:
+    shutil.rmtree(TEMP_ROOT, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
