@@ -41,7 +41,7 @@ BROWSER_FIXTURES = frozenset({"page", "context", "browser", "browser_type"})
 _MADE_HERE = "GRADLAB_TESTS_TEMP" not in os.environ
 if _MADE_HERE:
     os.environ["GRADLAB_TESTS_TEMP"] = tempfile.mkdtemp(prefix="gradlab-tests-")
-    os.chmod(os.environ["GRADLAB_TESTS_TEMP"], 0o711)
+    os.chmod(os.environ["GRADLAB_TESTS_TEMP"], 0o711)  # noqa: S103 - traverse, not list
 TEMP_ROOT = Path(os.environ["GRADLAB_TESTS_TEMP"])
 tempfile.tempdir = str(TEMP_ROOT)
 os.environ["TMPDIR"] = str(TEMP_ROOT)
