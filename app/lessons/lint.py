@@ -32,6 +32,7 @@ from app.lessons.lint_disclosure import (
     question_leaks,
     repeated_examples,
 )
+from app.lessons.lint_examples import myth_answers
 from app.lessons.lint_variants import repeated_instances, variant_leaks
 from app.lessons.schema import Lesson, Level, Step, StepLevel
 
@@ -289,6 +290,10 @@ def lint_lesson(lesson: Lesson, slugs: set[str]) -> list[Finding]:
             for problem in repeated_instances(lesson, number, step)
         ]
         findings += _choice_problems(lesson, number, step)
+    findings += [
+        Finding(lesson.slug, step_label(number, lesson.steps[number - 1]), problem)
+        for number, problem in myth_answers(lesson)
+    ]
     findings += [Finding(lesson.slug, where, problem) for where, problem in card_problems(lesson)]
     findings += [
         Finding(lesson.slug, where, problem) for where, problem in diagnosis_card_leaks(lesson)

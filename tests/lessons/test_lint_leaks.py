@@ -92,3 +92,155 @@ def test_a_step_with_variants_asks_other_numbers_so_its_prose_may_state_its_own(
     assert _stated(lint(first, second)) == []
     del first["steps"][0]["variants"]
     assert len(_stated(lint(first, second))) == 1
+
+
+# --- a myth's reveal that answers a step of its lesson -------------------------------------------
+def demo_myth(
+    code: str, output: str, question: str = "Does `.grad` hold the slope?", **grads: Any
+) -> Data:
+    return {
+        "question": question,
+        "belief": "Some think so.",
+        "answer": "yes",
+        "reality": "It is otherwise.",
+        "why_it_matters": "It changes what you write.",
+        "demo": {"code": code, "output": output, "grads": grads},
+    }
+
+
+SQUARES_AT_5_1 = (
+    "import torch\nx = torch.tensor([5.0, 1.0], requires_grad=True)\n"
+    "y = (x * x).sum()\ny.backward()\nprint(x.grad)\n"
+)
+TRIPLES = (
+    "import torch\nx = torch.tensor([5.0, 1.0], requires_grad=True)\n"
+    "y = (x * 3).sum()\ny.backward()\nprint(x.grad)\n"
+)
+LOG = "import torch\nx = torch.tensor([-1.0, {at}], requires_grad=True)\ntorch.log(x).sum().backward()\n"
+
+
+def sqrt_at_zero() -> Data:
+    code = "import torch\nx = torch.tensor([0.0, 4.0], requires_grad=True)\n"
+    return cubes(
+        title="sqrt at zero",
+        snippet={
+            "code": code + "torch.sqrt(x).sum().backward()\nprint(x.grad)\n",
+            "output": "tensor([   inf, 0.2500])\n",
+            "grads": {"x": [float("inf"), 0.25]},
+        },
+        prediction={
+            "question": "What is `x.grad[0]`?",
+            "choices": [{"text": "nan", "why": "Nothing multiplies 0 by inf."}, "inf"],
+            "answer": "inf",
+            "explanation": "1 / (2 sqrt(0)).",
+        },
+    )
+
+
+def _myth_findings(findings: list[Finding]) -> list[Finding]:
+    return [f for f in findings if f.problem.startswith("myth ")]
+
+
+def _with_step(first: Data, added: Data | None) -> Data:
+    if added is not None:
+        first["steps"].append(added)
+    return first
+
+
+@pytest.mark.parametrize(
+    ("added", "myth", "where", "problem"),
+    [
+        (
+            None,
+            demo_myth(SQUARES_AT_5_1, "tensor([10.,  2.])\n"),
+            "step 1",
+            "myth 2's demo is this step's computation with other numbers and prints `x.grad`",
+        ),
+        (
+            sqrt_at_zero(),
+            demo_myth(
+                LOG.format(at="0.0") + "print(x.grad)\n",
+                "tensor([-1., inf])\n",
+                x=[-1.0, float("inf")],
+            ),
+            "step 2",
+            "myth 2's demo prints the gradient of `x` at 0, inf, which is this step's answer",
+        ),
+        (
+            cubes(
+                prediction={
+                    **cubes()["prediction"],
+                    "choices": [
+                        "tensor([ 3., 12.])",
+                        {
+                            "text": "It raises: backward's result is not the derivative of x³",
+                            "why": "Autograd never checks.",
+                        },
+                    ],
+                }
+            ),
+            demo_myth(
+                TRIPLES,
+                "tensor([3., 3.])\n",
+                "Will autograd use a backward whose result is not the derivative of forward?",
+            ),
+            "step 2",
+            "myth 2 asks what the choice \"It raises: backward's result is not the derivative "
+            "of x³\" claims ('result is not the derivative of')",
+        ),
+    ],
+    ids=["the same computation with other numbers", "the same point", "the same claim"],
+)
+def test_a_myth_that_answers_a_step_is_found(
+    added: Data | None, myth: Data, where: str, problem: str
+) -> None:
+    first, second = curriculum()
+    _with_step(first, added)["myths"].append(myth)
+    findings = _myth_findings(lint(first, second))
+    assert [f.where.split(" (")[0] for f in findings] == [where], "\n".join(map(str, findings))
+    assert problem in findings[0].problem
+    # The same reveal as one of the myth's forms (asked in review) is found too.
+    first, second = curriculum()
+    form = {"question": "Is it so?", "answer": "no", "reality": "No.", "demo": myth["demo"]}
+    if "claims" in problem:
+        form["question"] = myth["question"]
+    _with_step(first, added)["myths"][0]["forms"] = [form]
+    (found,) = _myth_findings(lint(first, second))
+    assert found.problem.startswith("myth 1's form 1")
+
+
+@pytest.mark.parametrize(
+    ("added", "myth"),
+    [
+        (None, demo_myth(TRIPLES, "tensor([3., 3.])\n")),  # another computation
+        (  # the lines of the step in another order are another computation
+            None,
+            demo_myth(
+                "import torch\ny = None\nx = torch.tensor([5.0, 1.0], requires_grad=True)\n"
+                "y.backward()\ny = (x * x).sum()\nprint(x.grad)\n",
+                "",
+            ),
+        ),
+        (  # the same computation, but the demo never prints the gradient the step asks
+            None,
+            demo_myth(SQUARES_AT_5_1.replace("print(x.grad)", "print(y)"), "tensor(26.)\n"),
+        ),
+        (  # log at another point
+            sqrt_at_zero(),
+            demo_myth(
+                LOG.format(at="2.0") + "print(x.grad)\n",
+                "tensor([-1.0000,  0.5000])\n",
+                x=[-1.0, 0.5],
+            ),
+        ),
+        (
+            cubes(),
+            demo_myth(TRIPLES, "tensor([3., 3.])\n", "Does autograd compare a custom backward?"),
+        ),
+    ],
+    ids=["another computation", "another order", "not printed", "another point", "another claim"],
+)
+def test_a_myth_that_leaves_its_lessons_steps_open_passes(added: Data | None, myth: Data) -> None:
+    first, second = curriculum()
+    _with_step(first, added)["myths"].append(myth)
+    assert _myth_findings(lint(first, second)) == []
