@@ -32,7 +32,7 @@ from app.lessons.lint_disclosure import (
     question_leaks,
     repeated_examples,
 )
-from app.lessons.lint_examples import myth_answers
+from app.lessons.lint_examples import myth_answers, other_numbers_of_earlier
 from app.lessons.lint_variants import repeated_instances, variant_leaks
 from app.lessons.schema import Lesson, Level, Step, StepLevel
 
@@ -423,6 +423,7 @@ def lint_catalog(lessons: list[Lesson], only: set[str] | None = None) -> list[Fi
     ]
     findings += _duplicates(lessons)
     findings += [Finding(*found) for found in repeated_examples(lessons)]
+    findings += [Finding(*found) for found in other_numbers_of_earlier(lessons)]
     findings += _path(lessons)
     if only is None:
         findings += _myth_balance(lessons)

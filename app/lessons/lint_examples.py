@@ -14,6 +14,10 @@ out:
   step's answer there (`log` at `0` has the gradient `inf`; so has `sqrt` at `0`);
 - the myth asks the claim of one of the step's choices ("… not the derivative of forward"):
   its verdict says whether that choice is right.
+
+A step whose code is an earlier lesson's example (a step, a pitfall's two sides, a myth's or
+form's demo) with other numbers or names, printing what that example printed, asks the learner
+to remember an outcome, not to work one out.
 """
 
 from __future__ import annotations
@@ -210,3 +214,95 @@ def myth_answers(lesson: Lesson) -> Iterator[tuple[int, str]]:
                         "its verdict judges that choice; ask the myth about another claim",
                     )
                     break
+
+
+# --- an earlier lesson's example asked again with other numbers ---------------------------------
+# The names a line binds: `w = …`, `(d1,) = …`, `for xb, yb in …`.
+_BOUND = re.compile(
+    r"^\s*(?:for\s+)?\(?\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*,?\s*\)?\s*(?:=(?!=)|\bin\b)"
+)
+
+
+def _renamed(code: str) -> str:
+    """`code` with every name it binds (`w = …`, `for xb, yb in …`) written by the order it was
+    first bound (v1, v2, …)."""
+    names: dict[str, str] = {}
+    for line in code.splitlines():
+        match = _BOUND.match(line)
+        if match is not None:
+            for name in re.split(r"\s*,\s*", match.group(1)):
+                names.setdefault(name, f"v{len(names) + 1}")
+    if not names:
+        return code
+    pattern = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
+    return re.sub(rf"(?<![\w.])({pattern})(?!\w)", lambda m: names[m.group(1)], code)
+
+
+class Shape(NamedTuple):
+    """An example whatever its numbers and its own names: what it computes, in order, and what
+    it prints."""
+
+    lines: list[str]
+    prints: set[str]
+
+
+def example_shape(code: str) -> Shape:
+    renamed = _renamed(code)
+    prints = {
+        _LITERAL.sub("N", " ".join(line.split()))
+        for line in renamed.splitlines()
+        if line.strip().startswith("print(")
+    }
+    return Shape(computing_lines(renamed), prints)
+
+
+def _examples(lesson: Lesson) -> Iterator[tuple[str, str]]:
+    """(where, code) for every example a lesson works out: its steps, its pitfalls' two sides,
+    its myths' demos and their forms'."""
+    for number, step in enumerate(lesson.steps, start=1):
+        if step.snippet is not None:
+            yield f"{lesson.slug} step {number}", step.snippet.code
+    for number, pitfall in enumerate(lesson.pitfalls, start=1):
+        yield f"{lesson.slug} pitfall {number}", pitfall.wrong.code
+        yield f"{lesson.slug} pitfall {number} (fixed)", pitfall.correct.code
+    for reveal in myth_reveals(lesson):
+        if reveal.demo is not None:
+            yield f"{lesson.slug} {reveal.where}", reveal.demo.code
+
+
+def _within(asked: Shape, example: Shape) -> bool:
+    """Does the example compute every line of the asked code, in order, and print something
+    the asked code prints?"""
+    remaining = iter(example.lines)
+    return (
+        len(set(asked.lines)) >= 2
+        and all(line in remaining for line in asked.lines)
+        and bool(asked.prints & example.prints)
+    )
+
+
+def other_numbers_of_earlier(lessons: list[Lesson]) -> Iterator[tuple[str, str, str]]:
+    """(lesson, where, problem) for a step that asks about an earlier lesson's example with
+    other numbers or names: every computing line of it, in order, is that example's, and the
+    example printed what it prints. The same code exactly is lint_disclosure.repeated_examples'
+    finding."""
+    seen: list[tuple[str, str, Shape]] = []
+    for lesson in sorted(lessons, key=lambda lesson: lesson.order):
+        for number, step in enumerate(lesson.steps, start=1):
+            if step.snippet is None or not asks(step):
+                continue
+            code = step.snippet.code
+            shape = example_shape(code)
+            for where, earlier, earlier_shape in seen:
+                if " ".join(earlier.split()) != " ".join(code.split()) and _within(
+                    shape, earlier_shape
+                ):
+                    yield (
+                        lesson.slug,
+                        f"step {number} ({step.title})",
+                        f"asks about {where}'s example again with other numbers or names: "
+                        "the learner has seen its outcome worked out; ask the idea on another "
+                        "example",
+                    )
+                    break
+        seen += [(where, code, example_shape(code)) for where, code in _examples(lesson)]

@@ -244,3 +244,71 @@ def test_a_myth_that_leaves_its_lessons_steps_open_passes(added: Data | None, my
     first, second = curriculum()
     _with_step(first, added)["myths"].append(myth)
     assert _myth_findings(lint(first, second)) == []
+
+
+# --- an earlier lesson's example asked again with other numbers ----------------------------------
+def asking(code: str) -> Data:
+    """A step of the second lesson that asks what its code prints."""
+    return cubes(
+        title="Again",
+        level="intermediate",
+        snippet={"code": code, "output": "tensor([10.,  2.])\n"},
+        prediction={
+            "question": "What does it print?",
+            "choices": [{"text": "None", "why": "backward() ran."}, "tensor([10.,  2.])"],
+            "answer": "tensor([10.,  2.])",
+            "explanation": "2v.",
+        },
+    )
+
+
+def _again(findings: list[Finding]) -> list[Finding]:
+    return [f for f in findings if "again with other numbers" in f.problem]
+
+
+@pytest.mark.parametrize(
+    ("code", "earlier"),
+    [
+        (
+            "import torch\nv = torch.tensor([5.0, 1.0], requires_grad=True)\n"
+            "z = (v * v).sum()\nz.backward()\nprint(v.grad)\n",
+            "first-steps step 1's example",
+        ),
+        (
+            "import torch\nw = torch.tensor([3.0, 4.0], requires_grad=True)\n"
+            "(w * 5).sum().backward()\nprint('done')\nprint(w.grad)\n",
+            "first-steps pitfall 1 (fixed)'s example",
+        ),
+    ],
+    ids=["a step's, other numbers and names", "a pitfall's fixed code, other numbers"],
+)
+def test_an_earlier_lessons_example_with_other_numbers_is_found(code: str, earlier: str) -> None:
+    first, second = curriculum()
+    second["steps"].append(asking(code))
+    (found,) = _again(lint(first, second))
+    assert (found.lesson, found.where) == ("second-steps", "step 2 (Again)")
+    assert f"asks about {earlier} again with other numbers or names" in found.problem
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import torch\nv = torch.tensor([5.0, 1.0], requires_grad=True)\n"
+        "z = (v * v * v).sum()\nz.backward()\nprint(v.grad)\n",  # another computation
+        "import torch\nv = torch.tensor([5.0, 1.0], requires_grad=True)\n"
+        "z = (v * v).sum()\nprint(z)\n",  # part of it: nothing walks back
+    ],
+    ids=["another computation", "a part of it"],
+)
+def test_another_example_in_a_later_lesson_passes(code: str) -> None:
+    first, second = curriculum()
+    second["steps"].append(asking(code))
+    assert _again(lint(first, second)) == []
+
+
+def test_the_same_code_exactly_is_reported_once_as_the_same_example() -> None:
+    first, second = curriculum()
+    second["steps"].append(asking(first["steps"][0]["snippet"]["code"]))
+    findings = lint(first, second)
+    assert _again(findings) == []
+    assert any("asks about the same code as first-steps step 1" in f.problem for f in findings)
