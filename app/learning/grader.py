@@ -24,7 +24,7 @@ from app.learning.schemas import (
     ValueFeedback,
     ValueQuestion,
 )
-from app.lessons.grading import TypedValueError, grade_value, misconception_for
+from app.lessons.grading import TypedValueError, grade_value, why_wrong
 from app.lessons.numeric import shape_of
 from app.lessons.schema import Myth, Pitfall, Snippet, Step, ValueMisconception
 from app.lessons.variants import Instance, expected_value
@@ -200,7 +200,11 @@ def grade_typed(check: ValueCheck, typed: str, reveal: bool) -> tuple[bool | Non
     correct = comparison is not None and comparison.matches
     show = correct or reveal
     explanation = check.explanation if show else None
-    named = misconception_for(check.misconceptions, parsed) if comparison and not correct else None
+    why = (
+        why_wrong(check.misconceptions, check.expected, parsed)
+        if comparison and not correct
+        else None
+    )
     return correct, DrillFeedback(
         correct=correct,
         parsed=comparison is not None,
@@ -211,7 +215,7 @@ def grade_typed(check: ValueCheck, typed: str, reveal: bool) -> tuple[bool | Non
         elements=comparison.elements if comparison else [],
         expected=check.expected if show else None,  # type: ignore[arg-type]
         explanation_html=str(rendering.markdown(explanation)) if explanation else None,
-        why_html=str(rendering.markdown_inline(named.why)) if named else None,
+        why_html=str(rendering.markdown_inline(why)) if why else None,
         step=step_reveal(check.step) if show and check.step is not None else None,
     )
 

@@ -67,8 +67,41 @@ def grade_value(actual: Any, typed: str) -> tuple[Comparison, Any]:
     return compare(parsed, actual), parsed
 
 
+# What a typed value with the right size and the wrong sign is told.
+SIGN_ERROR = (
+    "The size is right but the sign is not: the gradient has the opposite sign of what you "
+    "typed. Check which way the result moves when the input grows."
+)
+
+
+def _negated(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_negated(item) for item in value]
+    return -value if isinstance(value, int | float) else value
+
+
+def sign_flipped(expected: Any, parsed: Any) -> bool:
+    """Is the typed value the right one with its signs turned over (and not simply right, as
+    zeros would be)?"""
+    if expected is None or parsed is None or compare(expected, parsed).matches:
+        return False
+    return compare(expected, _negated(parsed)).matches
+
+
 def misconception_for(
     misconceptions: Sequence[ValueMisconception], parsed: Any
 ) -> ValueMisconception | None:
     """The named misconception a wrong typed value (as parsed) is, if it is one."""
     return next((m for m in misconceptions if compare(m.value, parsed).matches), None)
+
+
+def why_wrong(
+    misconceptions: Sequence[ValueMisconception], expected: Any, parsed: Any
+) -> str | None:
+    """What a wrong typed value gets wrong: a sign turned over is a sign error, whatever else
+    its numbers happen to equal (with `x = -2`, `-4` typed as `4` is not "the value of `y`",
+    `x · x`); otherwise the named misconception it is, if any."""
+    if sign_flipped(expected, parsed):
+        return SIGN_ERROR
+    named = misconception_for(misconceptions, parsed)
+    return named.why if named is not None else None

@@ -32,6 +32,7 @@ from app.lessons.lint_disclosure import (
     question_leaks,
     repeated_examples,
 )
+from app.lessons.lint_examples import myth_answers, other_numbers_of_earlier
 from app.lessons.lint_variants import repeated_instances, variant_leaks
 from app.lessons.schema import Lesson, Level, Step, StepLevel
 
@@ -289,6 +290,10 @@ def lint_lesson(lesson: Lesson, slugs: set[str]) -> list[Finding]:
             for problem in repeated_instances(lesson, number, step)
         ]
         findings += _choice_problems(lesson, number, step)
+    findings += [
+        Finding(lesson.slug, step_label(number, lesson.steps[number - 1]), problem)
+        for number, problem in myth_answers(lesson)
+    ]
     findings += [Finding(lesson.slug, where, problem) for where, problem in card_problems(lesson)]
     findings += [
         Finding(lesson.slug, where, problem) for where, problem in diagnosis_card_leaks(lesson)
@@ -418,6 +423,7 @@ def lint_catalog(lessons: list[Lesson], only: set[str] | None = None) -> list[Fi
     ]
     findings += _duplicates(lessons)
     findings += [Finding(*found) for found in repeated_examples(lessons)]
+    findings += [Finding(*found) for found in other_numbers_of_earlier(lessons)]
     findings += _path(lessons)
     if only is None:
         findings += _myth_balance(lessons)

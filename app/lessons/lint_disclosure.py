@@ -104,8 +104,9 @@ def visible_before(lesson: Lesson, number: int) -> list[Visible]:
 
 def _myth_reveals(lesson: Lesson, step: Step) -> list[Visible]:
     """A myth may be answered at any time, before the build-up too, and its reveal (belief,
-    reality, why it matters, the demo's output) comes with the answer. Its demo's output
-    answers only a question on the same computation."""
+    reality, why it matters, the demo's output) comes with the answer; so may each of its
+    forms in review, with its own reality and demo. A demo's output answers only a question on
+    the same computation."""
     code = step.snippet.code if step.snippet else ""
     found: list[Visible] = []
     for number, myth in enumerate(lesson.myths, start=1):
@@ -114,6 +115,13 @@ def _myth_reveals(lesson: Lesson, step: Step) -> list[Visible]:
         demo = myth.demo
         if demo is not None and demo.output and same_computation(demo.code, code):
             found.append(Visible(f"{where} (its demo's output)", demo.output))
+        for form_number, form in enumerate(myth.forms, start=1):
+            # A form's reality speaks of its own code and numbers (the myth's belief and why it
+            # matters are above): it answers only a question on the same computation.
+            if same_computation(form.demo.code, code):
+                where = f"myth {number}'s form {form_number}'s reveal"
+                found.append(Visible(where, form.reality))
+                found.append(Visible(f"{where} (its demo's output)", form.demo.output))
     return found
 
 

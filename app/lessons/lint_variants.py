@@ -2,8 +2,9 @@
 (app/lessons/variants.py), read as the learner meets them.
 
 The choice's reveal shows the step's own output and answer, and the typed value comes right
-after it. A step without variants whose typed value is a value that reveal has just shown asks
-the learner to copy, not to recall: it needs variants. An instance's typed value must not be
+after it. A step without variants whose typed value is a value that reveal has just shown, in
+its output, its answer or its words, asks the learner to copy, not to recall: it needs
+variants (or prose that leaves the number out). An instance's typed value must not be
 the number the step's reveal has just shown, and its code, the only text it adds before its
 answer, must not state that answer. Nor may an instance be an example the learner has
 already seen worked out: a myth (answerable at any time) or an earlier step's reveal with the
@@ -15,7 +16,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from app.lessons.lint_disclosure import Visible, choice_leaks, flat_value, numbers_of, value_leaks
+from app.lessons.lint_disclosure import (
+    Visible,
+    _in_a_row,
+    _plain,
+    _show,
+    _subject_pattern,
+    choice_leaks,
+    flat_value,
+    numbers_of,
+    value_leaks,
+)
 from app.lessons.numeric import compare
 from app.lessons.schema import ChoicePrediction, Lesson, Step
 from app.lessons.variants import Instance, expected_value, instances
@@ -77,6 +88,65 @@ def _repeats_the_reveal(step: Step) -> str | None:
     return None
 
 
+# How far after its subject ("`fc2.bias.grad` went from `2` to `4`") the prose may state a
+# typed value and still be saying what it is.
+STATED_WINDOW = 40
+_RESULT = re.compile(r"=\s*(-?\d+(?:\.\d*)?(?:[eE]-?\d+)?)")
+
+
+def _reveal_prose(step: Step) -> str:
+    """What the choice's reveal writes in words before the typed value is asked: the concept,
+    explanation, insight and the prediction's explanation, and the `why` of the wrong choice
+    the learner picked (any of them)."""
+    texts = [step.concept, step.explanation, step.insight, step.insight_question or ""]
+    if step.prediction is not None:
+        texts.append(step.prediction.explanation)
+        texts += [choice.why or "" for choice in step.prediction.choices]
+    return " ".join(_plain(text).replace("\u2212", "-") for text in texts)
+
+
+def _results(text: str) -> list[float]:
+    """The numbers the text gives as results: each right-hand side of an `=`."""
+    return [float(match) for match in _RESULT.findall(text)]
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-6 * max(1.0, abs(b))
+
+
+def _states_after(text: str, subject: str, value: float) -> bool:
+    """Does the text name the subject and, in the same clause just after, the value?"""
+    for match in re.finditer(_subject_pattern(subject), text.lower()):
+        clause = re.split(r"[;\n]|\.\s", text[match.end() : match.end() + STATED_WINDOW])[0]
+        if any(_close(number, value) for number in numbers_of(clause)):
+            return True
+    return False
+
+
+def states_the_typed_value(step: Step) -> str | None:
+    """How the choice's reveal states the step's typed value in words, if it does: its numbers
+    in a row ("`[[-5.25, -5.25]]`"), each as a result in turn ("… = -4 and … = -6"), or, for
+    one number, right after its tensor's name ("`fc2.bias.grad` went from `2` to `4`")."""
+    guess = step.value_prediction
+    if guess is None or step.prediction is None or step.variants is not None:
+        return None  # asked alone it comes before any reveal; variants ask other numbers
+    expected = flat_value(guess.expected)
+    prose = _reveal_prose(step)
+    if len(expected) >= 2:
+        if _in_a_row(prose, expected):
+            return f"its numbers {_show(expected)} in a row"
+        results = _results(prose)
+        size = len(expected)
+        for start in range(len(results) - size + 1):
+            row = results[start : start + size]
+            if all(_close(a, b) for a, b in zip(row, expected, strict=True)):
+                return f"its numbers {_show(expected)}, one result after another"
+        return None
+    if len(expected) == 1 and _states_after(prose, f"{guess.tensor}.grad", expected[0]):
+        return f"{expected[0]:g} right after `{guess.tensor}.grad`"
+    return None
+
+
 def variant_leaks(step: Step) -> Iterator[str]:
     """What gives away an instance's answer: the number the step's reveal just showed asked
     again, or the instance's code stating its answer; and a step without variants whose typed
@@ -88,6 +158,13 @@ def variant_leaks(step: Step) -> Iterator[str]:
             f"the typed value {own.expected!r} is shown in the step's reveal ({where_shown}) "
             "just before it is asked: give the step variants, so the typed value asks other "
             "numbers"
+        )
+    stated = states_the_typed_value(step)
+    if own is not None and stated is not None:
+        yield (
+            f"the step's reveal states the typed value {own.expected!r} in words ({stated}) "
+            "just before it is asked: take the number out of the prose, or give the step "
+            "variants so the typed value asks other numbers"
         )
     for instance in instances(step):
         where = f"variant instance {instance.index + 1}"

@@ -9,7 +9,17 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from app.sandbox.backward_types import MAX_NODES, MAX_ROOTS, MAX_SLOTS, Api, CallRecord, NodeRecord
+from app.sandbox.backward_types import (
+    HOOK_NAME_CHARS,
+    MAX_HOOKS,
+    MAX_NODES,
+    MAX_ROOTS,
+    MAX_SLOTS,
+    Api,
+    CallRecord,
+    HookRecord,
+    NodeRecord,
+)
 
 if TYPE_CHECKING:
     from app.sandbox.backward_record import Recorder
@@ -32,6 +42,8 @@ class Call:
         self.handles: list[Any] = []
         self.cuts: set[str] = set()
         self.leaves: list[tuple[str, torch.Tensor, str | None, bool]] = []
+        # (a tensor's hook dict, the hook's key, the watcher put there, the snippet's hook)
+        self.watched: list[tuple[dict[Any, Any], Any, Any, Any]] = []
         self.record: CallRecord = {
             "number": number,
             "api": api,
@@ -112,6 +124,73 @@ class Call:
                 self.handles.append(fn.register_hook(functools.partial(self._ran, node)))
             except Exception:  # noqa: BLE001 - a node that takes no hooks is shown, not timed
                 self.handles.append(None)
+        self._watch_tensor_hooks()
+
+    # --- the snippet's own tensor hooks --------------------------------------------------------
+    def _watch_tensor_hooks(self) -> None:
+        """Put a watcher in place of each hook the snippet registered on a named tensor of this
+        graph: it calls the hook with the same gradient and returns what the hook returns, and
+        notes both at the node the gradient flows into. finish() puts the hooks back."""
+        seen: set[int] = set()
+        nodes = {node["id"]: node for node in self.record["nodes"]}
+        for name, tensor in self.recorder.named:
+            try:
+                hooks = tensor._backward_hooks
+                if id(tensor) in seen or not hooks:
+                    continue
+                seen.add(id(tensor))
+                fn = tensor.grad_fn if tensor.grad_fn is not None else self.node_of(tensor)
+                node_id = self.ids.get(id(fn))
+                if node_id is None:
+                    continue
+                for key, hook in list(hooks.items()):
+                    watcher = functools.partial(self._hook_ran, nodes[node_id], name, hook)
+                    hooks[key] = watcher
+                    self.watched.append((hooks, key, watcher, hook))
+            except Exception:  # noqa: BLE001, S112 - an unreadable tensor: its hooks run unwatched
+                continue
+
+    def _hook_ran(self, node: NodeRecord, tensor: str, hook: Any, grad: Any) -> Any:
+        """The snippet's hook, run as it would be; what it was given and returned, noted."""
+        result = hook(grad)
+        try:
+            if len(node["hooks"]) < MAX_HOOKS:
+                node["hooks"].append(self._hook_record(tensor, hook, grad, result))
+        except Exception:  # noqa: BLE001, S110 - recording must never break the backward pass
+            pass
+        return result
+
+    def _hook_record(self, tensor: str, hook: Any, grad: Any, result: Any) -> HookRecord:
+        preview = self.recorder.preview
+        changed = False
+        if isinstance(result, torch.Tensor) and isinstance(grad, torch.Tensor):
+            with torch.no_grad():
+                changed = result.shape != grad.shape or not torch.equal(result, grad)
+        return {
+            "name": hook_name(hook),
+            "line": self._hook_line(hook),
+            "tensor": tensor,
+            "before": preview(grad),
+            "after": preview(result) if result is not None else None,
+            "changed": changed,
+        }
+
+    def _hook_line(self, hook: Any) -> int | None:
+        code = getattr(hook, "__code__", None)
+        if code is None or code.co_filename != self.recorder.snippet_filename:
+            return None
+        line = code.co_firstlineno
+        return line if isinstance(line, int) else None
+
+    def _unwatch(self) -> None:
+        """Each hook back in its place, unless the snippet removed it meanwhile."""
+        for hooks, key, watcher, hook in self.watched:
+            try:
+                if hooks.get(key) is watcher:
+                    hooks[key] = hook
+            except Exception:  # noqa: BLE001, S112 - nothing more can be put back
+                continue
+        self.watched.clear()
 
     def _add(self, fn: Any) -> None:
         node_id = f"b{len(self.fns)}"
@@ -129,6 +208,7 @@ class Call:
                 "step": None,
                 "received": [],
                 "sent": [],
+                "hooks": [],
             }
         )
 
@@ -145,6 +225,7 @@ class Call:
             pass
 
     def finish(self, result: Any, error: BaseException | None) -> CallRecord:
+        self._unwatch()
         for handle in self.handles:
             if handle is not None:
                 handle.remove()
@@ -160,3 +241,16 @@ class Call:
             self.record["truncated"] = True
             self.record["note"] = " ".join(CUT_NOTES[cut] for cut in sorted(self.cuts))
         return self.record
+
+
+def hook_name(hook: Any) -> str:
+    """A hook's function name as the snippet wrote it (`clip`, `<lambda>`, a class's name for
+    another callable), cut to HOOK_NAME_CHARS: it is the snippet's text, shown as text."""
+    try:
+        name = getattr(hook, "__name__", None)
+        if not isinstance(name, str):
+            name = type(hook).__name__
+    except Exception:  # noqa: BLE001 - a hostile callable's attributes may raise
+        name = "a hook"
+    name = " ".join(str(name).split()) or "a hook"
+    return name if len(name) <= HOOK_NAME_CHARS else name[: HOOK_NAME_CHARS - 1] + "…"

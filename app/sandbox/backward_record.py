@@ -5,7 +5,9 @@ Runs inside the confined child. `install()` wraps `torch.Tensor.backward`,
 walks the graph from its roots (grad_fn nodes, AccumulateGrad for leaves, edges from
 next_functions), puts a post-hook on every node it reached (the engine calls it with what the
 node received and what it sent, in execution order), and reads each leaf's `.grad` before and
-after. `finish()` takes the wrappers off and returns a plain, JSON-able record.
+after. A hook the snippet registered on a named tensor of the graph is watched for the call
+(backward_call.py): what it was given and returned is noted at its node. `finish()` takes the
+wrappers off and returns a plain, JSON-able record.
 
 Installing costs three attribute writes; a snippet that never calls backward pays nothing else.
 Recording never changes what the snippet computes: hooks return None, every read is guarded (a

@@ -10,7 +10,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from app.sandbox.backward_types import MAX_CALLS, MAX_NODES, MAX_ROOTS, MAX_SLOTS
+from app.sandbox.backward_types import (
+    HOOK_NAME_CHARS,
+    MAX_CALLS,
+    MAX_HOOKS,
+    MAX_NODES,
+    MAX_ROOTS,
+    MAX_SLOTS,
+)
 
 _ID = Field(max_length=16)
 _NAMES = 100  # inspection.MAX_TENSORS: the top-level tensors a call can name
@@ -37,6 +44,19 @@ class SavedTensor(_Strict):
     dtype: str = Field(max_length=64)
 
 
+class BackwardHook(_Strict):
+    name: str = Field(
+        max_length=HOOK_NAME_CHARS,
+        description="The hook function's name as the snippet wrote it (`<lambda>` for a "
+        "lambda): the snippet's text, cut to 60 characters",
+    )
+    line: int | None = Field(description="1-based line of the snippet that defines it, if any")
+    tensor: str = Field(max_length=200, description="The tensor it is registered on")
+    before: TensorPreview | None = Field(description="The gradient the hook was given")
+    after: TensorPreview | None = Field(description="What it returned; null: None (no change)")
+    changed: bool = Field(description="It returned a gradient other than the one it was given")
+
+
 class BackwardNode(_Strict):
     id: str = _ID
     label: str = Field(max_length=200, description="The node's class, e.g. `MulBackward0`")
@@ -52,6 +72,12 @@ class BackwardNode(_Strict):
     )
     sent: list[TensorPreview | None] = Field(
         max_length=MAX_SLOTS, description="grad_inputs: one per next_functions entry (null: none)"
+    )
+    hooks: list[BackwardHook] = Field(
+        default_factory=list,
+        max_length=MAX_HOOKS,
+        description="Tensor hooks run on the gradient flowing into this node, in order: "
+        "`received` is what the last of them returned",
     )
 
 

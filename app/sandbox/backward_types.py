@@ -13,6 +13,8 @@ MAX_TOTAL_VALUES = 20_000
 MAX_SAVED = 6
 MAX_SLOTS = 64  # edges out of one node (torch.cat of many tensors has one per input)
 MAX_ROOTS = 100  # roots and inputs= of one call
+MAX_HOOKS = 8  # tensor hooks recorded at one node in one call
+HOOK_NAME_CHARS = 60  # a hook's name is the snippet's text: cut to this many characters
 
 Api = Literal["Tensor.backward", "torch.autograd.backward", "torch.autograd.grad"]
 
@@ -31,6 +33,18 @@ class SavedTensor(TypedDict):
     dtype: str
 
 
+class HookRecord(TypedDict):
+    """One call of a tensor hook (`t.register_hook(fn)`) on the gradient flowing into a node:
+    which function, on which tensor, and the gradient it was given and what it returned."""
+
+    name: str  # the function's name (`<lambda>` for a lambda), at most HOOK_NAME_CHARS
+    line: int | None  # where the snippet defines it, when it does
+    tensor: str  # the snippet's name of the tensor it is registered on
+    before: TensorPreview | None  # the gradient it was given
+    after: TensorPreview | None  # what it returned; None: it returned None, nothing changed
+    changed: bool  # it returned a gradient other than the one it was given
+
+
 class NodeRecord(TypedDict):
     id: str
     label: str  # the node's class: MulBackward0, AccumulateGrad, ...
@@ -40,6 +54,7 @@ class NodeRecord(TypedDict):
     step: int | None  # 0-based position in the execution order; None: did not run
     received: list[TensorPreview | None]  # grad_outputs: the gradient of each of its outputs
     sent: list[TensorPreview | None]  # grad_inputs: one per next_functions entry
+    hooks: list[HookRecord]  # tensor hooks run on its incoming gradient, in the order they ran
 
 
 class EdgeRecord(TypedDict):

@@ -1,7 +1,9 @@
 // The backward walk: each backward call of a POST /api/run answer (its
 // `backward` field), stepped through node by node: the nodes light up in the
 // order autograd ran them, each edge is labelled with the gradient it
-// carried, and each leaf's .grad changes when its AccumulateGrad runs.
+// carried, and each leaf's .grad changes when its AccumulateGrad runs. Where
+// a tensor hook ran on the gradient flowing into a node, the step and a note
+// name the hook (function, line, tensor) and the gradient before and after.
 //
 //   renderBackwardWalk(container, backward)   fills `container` (or hides it)
 //
@@ -143,6 +145,22 @@ function drawGraph(call, uid, onDetail) {
   return {root, drawn};
 }
 
+/** A tensor hook as the walk names it: its function, where it is defined, its tensor. */
+function hookName(hook) {
+  const line = Number.isInteger(hook.line) ? ` (line ${hook.line})` : "";
+  return `the hook ${hook.name}${line} on ${hook.tensor}`;
+}
+
+/** What the tensor hooks at a node did to the gradient flowing into it, in the order they ran. */
+export function hooksText(node) {
+  const hooks = Array.isArray(node?.hooks) ? node.hooks : [];
+  if (!hooks.length) return "";
+  const parts = hooks.map((hook) => (hook.changed
+    ? `${hookName(hook)} changed ${previewText(hook.before)} into ${previewText(hook.after)}`
+    : `${hookName(hook)} saw ${previewText(hook.before)} and left it as it was`));
+  return `Before it ran, ${parts.join("; then ")}`;
+}
+
 function stepText(call, step) {
   const byId = new Map(call.nodes.map((n) => [n.id, n]));
   const total = call.order.length;
@@ -175,7 +193,8 @@ function stepText(call, step) {
     const targets = [...sums].map(([target, parts]) => `${parts.join(" + ")} to ${nodeName(byId.get(target))}`);
     body = `. It received ${received}${targets.length ? ` and sent ${targets.join(", ")}` : " and sent nothing on"}`;
   }
-  return `${head}${body}.${step === total ? " The backward call is done." : ""}`;
+  const hooked = hooksText(node);
+  return `${head}${body}.${hooked ? ` ${hooked}.` : ""}${step === total ? " The backward call is done." : ""}`;
 }
 
 function renderCall(host, call, uid) {
@@ -214,6 +233,9 @@ function renderCall(host, call, uid) {
   const retain = knownTerms(document.querySelector("[data-known-terms]")).has("retain_graph")
     ? `retain_graph=${call.retain_graph ? "True" : "False"}, ` : "";
   say(`${retain}create_graph=${call.create_graph ? "True" : "False"}.`);
+  for (const node of call.nodes) {
+    if ((node.hooks ?? []).some((hook) => hook.changed)) say(`At ${nodeName(node)}: ${hooksText(node)}.`);
+  }
   if (call.error) say(`This call raised ${call.error}: the walk shows the nodes that ran before it.`);
   if (call.note) say(call.note);
 

@@ -148,3 +148,51 @@ def test_a_branching_graph_with_named_tensors(page: Page, server: LiveServer, sh
     page.keyboard.press("ArrowLeft")
     expect(walk.locator("tr[data-name='w'] .bw-grad-now")).to_have_text("None")
     walk.screenshot(path=str(SCREENSHOTS / "backward-walk-branching.png"))
+
+
+TWO_HOOKS = (
+    "import torch\n"
+    "x = torch.tensor(2.0, requires_grad=True)\n"
+    "y = x * x\n"
+    "y.retain_grad()\n"
+    "y.register_hook(lambda g: g + 1)\n"
+    "y.register_hook(lambda g: g * 10)\n"
+    "def tag(g):\n"
+    "    return g\n"
+    "tag.__name__ = '<img src=x onerror=\"document.title=1\">' + 'z' * 80\n"
+    "x.register_hook(tag)\n"
+    "(y * 3).backward()\n"
+    "print(y.grad, x.grad)\n"
+)
+
+
+def test_a_hook_that_changes_a_gradient_is_named_with_what_it_did(
+    page: Page, server: LiveServer
+) -> None:
+    page.goto(f"{server.url}/playground")
+    replace_code(page, ".runnable", TWO_HOOKS)
+    page.get_by_role("button", name="Run").click()
+    expect(page.locator(".runnable .run-stdout")).to_have_text("tensor(40.) tensor(160.)\n")
+    walk = page.locator(".backward-walk")
+    live = walk.locator(".bw-live")
+    # The note says at once which hooks changed the gradient into y's node, and how.
+    expect(walk.locator(".bw-notes")).to_contain_text(
+        "At MulBackward0 (y): Before it ran, the hook <lambda> (line 5) on y changed 3. into 4.; "
+        "then the hook <lambda> (line 6) on y changed 4. into 40."
+    )
+    walk.locator(".bw-stage").focus()
+    page.keyboard.press("ArrowRight")
+    expect(live).to_contain_text("It received 1. and sent 3. to MulBackward0 (y)")
+    page.keyboard.press("ArrowRight")
+    expect(live).to_contain_text(
+        "MulBackward0 (y) ran. It received 40. and sent 80. + 80. to AccumulateGrad (x). "
+        "Before it ran, the hook <lambda> (line 5) on y changed 3. into 4."
+    )
+    page.keyboard.press("ArrowRight")
+    # A hook's name is the snippet's text: shown as text, cut, and never markup.
+    expect(live).to_contain_text("Before it ran, the hook <img src=x onerror=")
+    expect(live).to_contain_text(" (line 7) on x saw 160. and left it as it was.")
+    text = live.text_content() or ""
+    assert "z" * 60 not in text and "…" in text
+    assert walk.locator("img").count() == 0
+    assert page.title() != "1"
