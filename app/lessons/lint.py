@@ -32,7 +32,7 @@ from app.lessons.lint_disclosure import (
     question_leaks,
     repeated_examples,
 )
-from app.lessons.lint_variants import repeated_instances, variant_leaks
+from app.lessons.lint_variants import missing_forms, repeated_instances, variant_leaks
 from app.lessons.schema import Lesson, Level, Step, StepLevel
 
 WORDS_PER_MINUTE = 200
@@ -289,6 +289,14 @@ def lint_lesson(lesson: Lesson, slugs: set[str]) -> list[Finding]:
             for problem in repeated_instances(lesson, number, step)
         ]
         findings += _choice_problems(lesson, number, step)
+    findings += [
+        Finding(
+            lesson.slug,
+            where if isinstance(where, str) else step_label(where, lesson.steps[where - 1]),
+            problem,
+        )
+        for where, problem in missing_forms(lesson)
+    ]
     findings += [Finding(lesson.slug, where, problem) for where, problem in card_problems(lesson)]
     findings += [
         Finding(lesson.slug, where, problem) for where, problem in diagnosis_card_leaks(lesson)
