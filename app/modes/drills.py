@@ -128,7 +128,9 @@ def for_learner(
     if not drill.step:
         return drill
     step = lesson.steps[drill.step - 1]
-    avoid = value_key(learner, lesson.slug, drill.step)
+    # A step without a typed value asks no instance on its lesson page: none to avoid.
+    asks_value = step.value_prediction is not None
+    avoid = value_key(learner, lesson.slug, drill.step) if asks_value else None
     instance = pick(step, f"{learner}/{asked}", avoid=avoid, previous=previous)
     return on_instance(lesson, drill, instance) if instance is not None else drill
 

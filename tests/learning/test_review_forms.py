@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from app.learning.kinds import PREDICTION
 from app.lessons.loader import load_catalog
 from app.lessons.schema import Lesson
 from app.lessons.variants import choose, instances
@@ -221,3 +222,37 @@ def test_choose_never_repeats_while_another_remains(count: int) -> None:
                 if count > 2 or never is None:
                     assert chosen != previous
     assert choose(1, "k", never=0, previous=0) == 0  # nothing else: the one there is
+
+
+def test_a_missed_typed_value_returns_as_its_drill_on_another_instance_each_time(
+    forms_client: TestClient,
+) -> None:
+    client = forms_client
+    api = "/api/lessons/forms-two/steps/2"
+    reveal = client.post(f"{api}/prediction", json={"choice": "None", "confidence": "certain"})
+    met = reveal.json()["value"]["code"]
+    assert client.post(f"{api}/value", json={"value": "12345"}).json()["correct"] is False
+    asked = [met]
+    for _ in range(3):
+        time_passes(client, HOUR)
+        items = client.get("/api/review").json()["due"]
+        (drill,) = [item for item in items if item["kind"] == "drill"]
+        assert drill["code"] not in (met, asked[-1])  # not the lesson page's, nor the last
+        url = f"/api/review/{drill['id']}/answer?form={drill['form']}"
+        body = {"value": "12345", "confidence": "certain"}
+        assert client.post(url, json=body).json()["correct"] is False
+        asked.append(drill["code"])
+
+
+def test_a_step_without_a_typed_value_may_be_asked_on_every_instance() -> None:
+    """Its lesson page asks no instance, so review avoids none but the previous return's."""
+    lesson = load_catalog([Path(__file__).parents[1] / "fixtures" / "variant-lessons"]).lessons[0]
+    step = lesson.steps[1]
+    assert step.value_prediction is None and len(instances(step)) == 3
+    seen = set()
+    for n in range(30):
+        for asked in (None, 0, 1, 2):
+            prompt = PREDICTION.prompt(lesson, "2", f"learner/{n}", "learner", asked)
+            assert prompt is not None and prompt.form != asked
+            seen.add(prompt.form)
+    assert seen == {0, 1, 2}

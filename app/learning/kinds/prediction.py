@@ -43,7 +43,9 @@ def _prompt(
         return None
     # On a step with variants, each return asks an instance: other numbers than the lesson's
     # own code, than the typed value the learner answered there and than the previous return.
-    avoid = value_key(learner, lesson.slug, number) if learner else None
+    # (A step without a typed value asks no instance on its lesson page: none to avoid.)
+    asks_value = step.value_prediction is not None
+    avoid = value_key(learner, lesson.slug, number) if learner and asks_value else None
     instance = pick(step, order, avoid=avoid, previous=asked)
     texts = instance.texts if instance else step.prediction.texts
     code = instance.code if instance else step.snippet.code if step.snippet else None
