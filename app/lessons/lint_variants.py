@@ -172,6 +172,13 @@ def has_variants(step: Step) -> bool:
     return step.variants is not None and step.variants.count >= MIN_FORMS
 
 
+def review_instances(step: Step) -> int:
+    """How many instances review may ask: all but the one its typed value asks on the lesson
+    page."""
+    count = step.variants.count if step.variants is not None else 0
+    return count - 1 if count and step.value_prediction is not None else count
+
+
 def missing_forms(lesson: Lesson) -> Iterator[tuple[int | str, str]]:
     """(a step's number or a myth's place, the problem) for each question review would ask again
     as it was asked on the lesson page: a step with a prediction or a typed value and neither
@@ -180,12 +187,21 @@ def missing_forms(lesson: Lesson) -> Iterator[tuple[int | str, str]]:
     if not REQUIRE_FORMS:
         return
     for number, step in enumerate(lesson.steps, start=1):
-        if asks_a_computed_answer(step) and not has_variants(step) and step.no_variants is None:
+        if not asks_a_computed_answer(step) or step.no_variants is not None:
+            continue
+        if not has_variants(step):
             yield (
                 number,
                 "review would ask it again on the code the learner has seen: give it "
                 f"`variants` with at least {MIN_FORMS} instances, or say in `no_variants` why "
                 "the sandbox cannot compute its answer with other numbers",
+            )
+        elif review_instances(step) < MIN_FORMS:
+            yield (
+                number,
+                f"review can ask only {review_instances(step)} instance (its typed value asks "
+                "another on the lesson page), so every return asks the same: give `variants` "
+                f"at least {MIN_FORMS + 1} instances",
             )
     for number, myth in enumerate(lesson.myths, start=1):
         if len(myth.forms) < MIN_FORMS:
@@ -203,6 +219,8 @@ class FormCounts:
     steps: int = 0  # every step
     with_variants: int = 0  # variants with at least two instances
     no_variants: list[tuple[str, str]] = field(default_factory=list)  # (where, why)
+    # With variants, but one instance left for review (the other is the typed value's).
+    one_left: list[str] = field(default_factory=list)
     neither: int = 0
     neither_asking: int = 0  # of those, steps with a prediction or a typed value
     myths: int = 0
@@ -217,6 +235,11 @@ class FormCounts:
             f"at least {MIN_FORMS} other forms"
         ]
         found += [f"  no variants: {where}: {why}" for where, why in self.no_variants]
+        found += [
+            f"  one instance for review: {where}: its typed value asks the other on the lesson "
+            "page, so every return asks the same"
+            for where in self.one_left
+        ]
         return found
 
 
@@ -227,6 +250,8 @@ def form_counts(lessons: Sequence[Lesson]) -> FormCounts:
             counts.steps += 1
             if has_variants(step):
                 counts.with_variants += 1
+                if review_instances(step) < MIN_FORMS:
+                    counts.one_left.append(f"{lesson.slug} step {number} ({step.title})")
             elif step.no_variants is not None:
                 where = f"{lesson.slug} step {number} ({step.title})"
                 counts.no_variants.append((where, " ".join(step.no_variants.split())))

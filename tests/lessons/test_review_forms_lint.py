@@ -17,7 +17,7 @@ from app.lessons.lint_variants import form_counts
 from app.lessons.loader import load_catalog
 from app.lessons.schema import Lesson
 from tests.lessons.test_check import check_in_thread
-from tests.lessons.test_lint import curriculum, myth, step
+from tests.lessons.test_lint import curriculum, myth, squares_variants, step
 
 FORMS_LESSONS = Path(__file__).parents[1] / "fixtures" / "review-forms"
 Data = dict[str, Any]
@@ -33,13 +33,12 @@ def form(answer: str, number: int) -> Data:
     }
 
 
+MISSING = ("review would ask it again", "review can ask only", "review asks a missed myth")
+
+
 def missing(first: Data, second: Data) -> list[Finding]:
     lessons = [Lesson.model_validate(first), Lesson.model_validate(second)]
-    return [
-        f
-        for f in lint_catalog(lessons)
-        if "review would ask it again" in f.problem or "review asks a missed myth" in f.problem
-    ]
+    return [f for f in lint_catalog(lessons) if any(part in f.problem for part in MISSING)]
 
 
 @pytest.fixture
@@ -69,9 +68,40 @@ def test_a_step_without_variants_and_a_myth_without_forms_fail() -> None:
     assert "`no_variants`" in problems and "has 0 other forms" in problems
 
 
+def three_instances() -> Data:
+    """Step 1's variants with a third instance: two left for review besides the typed value's."""
+    variants = squares_variants()
+    variants["params"]["x"].append([2.0, 2.0])
+    variants["instances"].append(
+        {
+            "params": {"x": [2.0, 2.0]},
+            "values": {"grad": "tensor([4., 4.])"},
+            "output": "tensor([4., 4.])\n",
+            "grads": {"x": [4.0, 4.0], "y": None},
+        }
+    )
+    return variants
+
+
+@pytest.mark.usefixtures("required")
+def test_two_instances_beside_a_typed_value_leave_review_one() -> None:
+    first, second = curriculum()  # step 1 of first-steps: a typed value and two instances
+    found = [(f.where, f.problem) for f in missing(first, second) if f.lesson == "first-steps"]
+    assert (
+        "step 1 (Squares)",
+        "review can ask only 1 instance (its typed value asks another on the lesson page), so "
+        "every return asks the same: give `variants` at least 3 instances",
+    ) in found
+    step(first)["variants"] = three_instances()
+    assert "step 1 (Squares)" not in [f.where for f in missing(first, second)]
+    counts = form_counts([Lesson.model_validate(first)])
+    assert counts.one_left == [] and counts.with_variants == 1
+
+
 @pytest.mark.usefixtures("required")
 def test_variants_a_stated_reason_and_two_forms_pass_and_one_form_does_not() -> None:
-    first, second = curriculum()  # step 1 of first-steps has two instances
+    first, second = curriculum()
+    step(first)["variants"] = three_instances()
     first["myths"][0]["forms"] = [form("no", 2), form("no", 3)]
     second["myths"][0]["forms"] = [form("no", 4)]
     found = [(f.lesson, f.where, f.problem) for f in missing(first, second)]
@@ -93,7 +123,7 @@ def test_the_review_fixture_lessons_have_every_form() -> None:
     lessons = list(load_catalog([FORMS_LESSONS]).lessons)
     found = lint_catalog(lessons)
     assert found  # the fixtures fail other lints: the switch is on and finds nothing of its own
-    assert not [f for f in found if "review would ask" in f.problem or "other forms" in f.problem]
+    assert not [f for f in found if any(part in f.problem for part in MISSING)]
 
 
 def test_the_counts() -> None:
@@ -113,10 +143,12 @@ def test_the_counts() -> None:
     assert lines[0].startswith("Review forms: 1 of ")
     assert "1 say why they have none (no_variants)" in lines[0]
     assert "1 of 3 myths have at least 2 other forms" in lines[0]
-    assert lines[1] == (
+    assert lines[1:] == [
         "  no variants: second-steps step 1 (Twice): Its answer is a fact of the API, the same "
-        "for any numbers."
-    )
+        "for any numbers.",
+        "  one instance for review: first-steps step 1 (Squares): its typed value asks the other "
+        "on the lesson page, so every return asks the same",
+    ]
 
 
 def test_gradlab_check_prints_the_counts(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
