@@ -130,6 +130,14 @@ class NotInThisForm(AnswerError):
     title = "That item is not in this test"
 
 
+class NotTheFormAsked(AnswerError):
+    """A review answer to another form of the item's question (another variant instance or
+    myth form) than the one its return asks: a forged form, or a page older than the item."""
+
+    slug = "not-the-form-asked"
+    title = "That is not the question this review item asks"
+
+
 class InvalidText(Problem):
     """Text a learner typed that gradlab will not keep (a display name, a report)."""
 

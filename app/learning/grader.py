@@ -26,7 +26,7 @@ from app.learning.schemas import (
 )
 from app.lessons.grading import TypedValueError, grade_value, why_wrong
 from app.lessons.numeric import shape_of
-from app.lessons.schema import Myth, Pitfall, Snippet, Step, ValueMisconception
+from app.lessons.schema import Myth, MythForm, Pitfall, Snippet, Step, ValueMisconception
 from app.lessons.variants import Instance, expected_value
 from app.modes.flashcards import Flashcard
 from app.modes.pitfalls import judge_fix
@@ -136,7 +136,9 @@ def instance_choice(step: Step, instance: Instance, choice: str | None) -> Grade
         output=instance.output,
         error=None,
         attempt=0,
-        step=step_reveal(step),
+        # The step's concept and insight hold for every instance; its explanation speaks of the
+        # step's own numbers, so the instance's own (above) stands in for it.
+        step=step_reveal(step).model_copy(update={"explanation_html": ""}),
     )
     return Graded(correct, _schedule(correct), reveal)
 
@@ -165,6 +167,19 @@ def myth_reveal(myth: Myth, correct: bool, score: Score | None = None) -> MythRe
         why_it_matters_html=str(rendering.markdown(myth.why_it_matters)),
         demo=demo,
         score=score,
+    )
+
+
+def myth_form_reveal(myth: Myth, form: MythForm, correct: bool) -> MythReveal:
+    """The reveal of a myth asked as another form: that form's answer, reality and demo; the
+    myth's belief and why it matters, which hold for every form."""
+    return MythReveal(
+        correct=correct,
+        answer=form.answer,
+        belief_html=str(rendering.markdown_inline(myth.belief)),
+        reality_html=str(rendering.markdown(form.reality)),
+        why_it_matters_html=str(rendering.markdown(myth.why_it_matters)),
+        demo={"code": form.demo.code, "output": form.demo.output},
     )
 
 
@@ -258,6 +273,13 @@ def graded_choice(step: Step, choice: str | None) -> Graded:
 def graded_myth(myth: Myth, answer: str | None) -> Graded:
     correct = grade_myth(myth, answer)
     return Graded(correct, _schedule(correct), myth_reveal(myth, correct))
+
+
+def graded_myth_form(myth: Myth, form: MythForm, answer: str | None) -> Graded:
+    if answer not in ("yes", "no"):
+        raise AnswerError("Answer yes or no")
+    correct = answer == form.answer
+    return Graded(correct, _schedule(correct), myth_form_reveal(myth, form, correct))
 
 
 def graded_value(check: ValueCheck, typed: str | None) -> Graded:

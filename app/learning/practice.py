@@ -77,6 +77,7 @@ def queue_items(view: QueueView) -> list[ReviewItemOut]:
             choices=item.prompt.choices,
             tensor=item.prompt.tensor,
             link=item.prompt.link,
+            form=item.prompt.form,
         )
         for item in view.due
     ]
@@ -245,12 +246,15 @@ class Practice:
             next_due_text=describe_wait(view.next_due, moment) if view.next_due else None,
         )
 
-    def answer_review(self, card_id: int, body: ReviewBody) -> ReviewResult:
+    def answer_review(
+        self, card_id: int, body: ReviewBody, form: int | None = None
+    ) -> ReviewResult:
         """Graded as its lesson page grades it, then rescheduled by FSRS. NotDue when it was
-        answered already, NotFound when there is no such item."""
+        answered already, NotFound when there is no such item, NotTheFormAsked when `form` is
+        not the form of the question this return asks."""
         moment = now()
         given = Answer(body.choice, body.answer, body.value, body.rating, body.confidence)
-        answered = self.queue.answer(card_id, given, moment)
+        answered = self.queue.answer(card_id, given, moment, form)
         if answered is None:
             raise UnknownReviewItem(f"There is no review item {card_id}")
         outcome, memory = answered

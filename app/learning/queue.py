@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
-from app.errors import NotDue
+from app.errors import NotDue, NotTheFormAsked
 from app.learning.grader import Graded
 from app.learning.kinds import FLASHCARD, Answer, Prompt, QuestionKind, find_kind
 from app.lessons.loader import Catalog
@@ -193,8 +193,12 @@ class ReviewQueue:
         planned = sitting.plan(due, _slot, self.sitting_size)
         return QueueView(planned, len(later), min(later) if later else None, len(due))
 
-    def answer(self, card_id: int, given: Answer, now: datetime) -> tuple[Graded, Memory] | None:
-        """Grade an answer to a due item and reschedule it; None when there is no such item."""
+    def answer(
+        self, card_id: int, given: Answer, now: datetime, form: int | None = None
+    ) -> tuple[Graded, Memory] | None:
+        """Grade an answer to a due item and reschedule it; None when there is no such item.
+        `form`: the form of the question the page showed (its `form`); an answer to another
+        one is refused, never graded against a question the learner was not asked."""
         card = self.store.review_card(self.learner, card_id)
         prompt = self._prompt(card) if card is not None else None
         if card is None or prompt is None:
@@ -202,12 +206,18 @@ class ReviewQueue:
         memory = _memory(card)
         if memory.due > utc(now):
             raise NotDue
+        if form is not None and form != prompt.form:
+            raise NotTheFormAsked(
+                f"Review item {card_id} is not asked as form {form} now: reload the review "
+                "and answer the question it shows"
+            )
         outcome = prompt.kind.grade(prompt, given)
         if outcome.grade is not None:
             counted, urgent = with_confidence(outcome.grade, given.confidence)
             memory = review(memory, counted, now)
+            stored = _stored(memory, urgent=urgent)
             with self.store.together():
-                self.store.update_review_card(card.id, _stored(memory, urgent=urgent))
+                self.store.update_review_card(card.id, stored, asked=prompt.form)
                 self.store.record_review_answer(self.learner, card.id, counted.value)
         return outcome, memory
 
@@ -217,13 +227,17 @@ class ReviewQueue:
 
     def _prompt(self, card: StoredCard) -> Prompt | None:
         """The card's question, its choices in an order of this return's own (a per-learner
-        order would ask a returning item exactly as it was asked before), and on a step with
-        variants an instance of this return's own."""
+        order would ask a returning item exactly as it was asked before), and on an item with
+        other forms (a step's variants, a myth's forms) a form of this return's own: never the
+        lesson page's, nor the one the card's latest review asked while another remains. The
+        return's token keys it, so every read of one return (the page, its answer) asks the
+        same."""
         found = self.catalog.get(card.lesson)
         kind = find_kind(card.kind)
         if found is None or kind is None:
             return None  # the lesson, or the kind of question, is gone
-        prompt = kind.prompt(found, card.key, f"{self.learner}/{_token(card)}", self.learner)
+        order = f"{self.learner}/{_token(card)}"
+        prompt = kind.prompt(found, card.key, order, self.learner, card.asked)
         return prompt if prompt is not None and prompt.fingerprint == card.fingerprint else None
 
     def _card(self, lesson: str, kind: QuestionKind, key: str) -> StoredCard | None:

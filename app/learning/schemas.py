@@ -273,6 +273,12 @@ class ReviewItemOut(BaseModel):
     choices: list[str]
     tensor: str | None
     link: str
+    form: int | None = Field(
+        default=None,
+        description="Which other form of the question this return asks (a step's variant "
+        "instance, a myth's form); null: the question as its lesson page asks it. Sent back "
+        "as the answer's `form`.",
+    )
 
 
 class ReviewQueueOut(BaseModel):

@@ -26,6 +26,7 @@ from app.lessons.behaviour import Verdict, snippet_problems
 from app.lessons.exercises import graded_programs, judge_runs
 from app.lessons.inventory_check import check_inventory, summary
 from app.lessons.lint import Finding, lint_catalog, plain, step_label
+from app.lessons.lint_variants import form_counts
 from app.lessons.loader import Catalog, LessonError, load_catalog
 from app.lessons.numeric import compare
 from app.lessons.prose_check import Produced, prose_failures
@@ -276,6 +277,7 @@ def run_check(
     instances = sum(v.count for lesson in lessons for _, _, v in variant_steps(lesson))
     if with_inventory and catalog.inventory is not None and not failures:
         print("\n".join(summary(catalog.inventory)))
+    print("\n".join(form_counts(lessons).lines()))
     print(
         f"{len(lessons)} lessons, {snippets} snippets and {instances} variant instances checked: "
         f"{'all true' if not failures else f'{len(failures)} problems'}"

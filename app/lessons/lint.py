@@ -33,7 +33,7 @@ from app.lessons.lint_disclosure import (
     repeated_examples,
 )
 from app.lessons.lint_examples import myth_answers, other_numbers_of_earlier
-from app.lessons.lint_variants import repeated_instances, variant_leaks
+from app.lessons.lint_variants import missing_forms, repeated_instances, variant_leaks
 from app.lessons.schema import Lesson, Level, Step, StepLevel
 
 WORDS_PER_MINUTE = 200
@@ -293,6 +293,14 @@ def lint_lesson(lesson: Lesson, slugs: set[str]) -> list[Finding]:
     findings += [
         Finding(lesson.slug, step_label(number, lesson.steps[number - 1]), problem)
         for number, problem in myth_answers(lesson)
+    ]
+    findings += [
+        Finding(
+            lesson.slug,
+            where if isinstance(where, str) else step_label(where, lesson.steps[where - 1]),
+            problem,
+        )
+        for where, problem in missing_forms(lesson)
     ]
     findings += [Finding(lesson.slug, where, problem) for where, problem in card_problems(lesson)]
     findings += [

@@ -9,12 +9,17 @@ the number the step's reveal has just shown, and its code, the only text it adds
 answer, must not state that answer. Nor may an instance be an example the learner has
 already seen worked out: a myth (answerable at any time) or an earlier step's reveal with the
 same numbers and that answer.
+
+Review asks a missed item in another form than the lesson page's (app/learning/kinds/): a
+step's variant instance, a myth's form. `missing_forms` fails a question that has none to
+give, once `REQUIRE_FORMS` is on; `form_counts` is what `gradlab check` prints of them.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 
 from app.lessons.lint_disclosure import (
     Visible,
@@ -226,3 +231,110 @@ def repeated_instances(lesson: Lesson, number: int, step: Step) -> Iterator[str]
                     f"worked out (the same numbers, the answer {answer!r}): choose other params"
                 )
                 break
+
+
+# On once every bundled step and myth has its other forms (the content is being written): until
+# then `gradlab check` prints how many have them, and `missing_forms` finds nothing.
+REQUIRE_FORMS = False
+# The other forms review needs of a question: one asked on each of two returns in a row.
+MIN_FORMS = 2
+
+
+def asks_a_computed_answer(step: Step) -> bool:
+    """A step whose prediction or typed value review asks again."""
+    return step.prediction is not None or step.value_prediction is not None
+
+
+def has_variants(step: Step) -> bool:
+    return step.variants is not None and step.variants.count >= MIN_FORMS
+
+
+def review_instances(step: Step) -> int:
+    """How many instances review may ask: all but the one its typed value asks on the lesson
+    page."""
+    count = step.variants.count if step.variants is not None else 0
+    return count - 1 if count and step.value_prediction is not None else count
+
+
+def missing_forms(lesson: Lesson) -> Iterator[tuple[int | str, str]]:
+    """(a step's number or a myth's place, the problem) for each question review would ask again
+    as it was asked on the lesson page: a step with a prediction or a typed value and neither
+    variants with at least two instances nor `no_variants`, a myth with fewer than two
+    forms. Nothing while `REQUIRE_FORMS` is off."""
+    if not REQUIRE_FORMS:
+        return
+    for number, step in enumerate(lesson.steps, start=1):
+        if not asks_a_computed_answer(step) or step.no_variants is not None:
+            continue
+        if not has_variants(step):
+            yield (
+                number,
+                "review would ask it again on the code the learner has seen: give it "
+                f"`variants` with at least {MIN_FORMS} instances, or say in `no_variants` why "
+                "the sandbox cannot compute its answer with other numbers",
+            )
+        elif review_instances(step) < MIN_FORMS:
+            yield (
+                number,
+                f"review can ask only {review_instances(step)} instance (its typed value asks "
+                "another on the lesson page), so every return asks the same: give `variants` "
+                f"at least {MIN_FORMS + 1} instances",
+            )
+    for number, myth in enumerate(lesson.myths, start=1):
+        if len(myth.forms) < MIN_FORMS:
+            yield (
+                f"myth {number}",
+                f"has {len(myth.forms)} other forms: review asks a missed myth as one of its "
+                f"`forms`, another each time, so it needs at least {MIN_FORMS}",
+            )
+
+
+@dataclass
+class FormCounts:
+    """How many questions review can ask in other forms than the lesson page's."""
+
+    steps: int = 0  # every step
+    with_variants: int = 0  # variants with at least two instances
+    no_variants: list[tuple[str, str]] = field(default_factory=list)  # (where, why)
+    # With variants, but one instance left for review (the other is the typed value's).
+    one_left: list[str] = field(default_factory=list)
+    neither: int = 0
+    neither_asking: int = 0  # of those, steps with a prediction or a typed value
+    myths: int = 0
+    myths_with_forms: int = 0  # at least two forms
+
+    def lines(self) -> list[str]:
+        found = [
+            f"Review forms: {self.with_variants} of {self.steps} steps have variants with at "
+            f"least {MIN_FORMS} instances, {len(self.no_variants)} say why they have none "
+            f"(no_variants), {self.neither} have neither ({self.neither_asking} of them ask a "
+            f"prediction or a typed value); {self.myths_with_forms} of {self.myths} myths have "
+            f"at least {MIN_FORMS} other forms"
+        ]
+        found += [f"  no variants: {where}: {why}" for where, why in self.no_variants]
+        found += [
+            f"  one instance for review: {where}: its typed value asks the other on the lesson "
+            "page, so every return asks the same"
+            for where in self.one_left
+        ]
+        return found
+
+
+def form_counts(lessons: Sequence[Lesson]) -> FormCounts:
+    counts = FormCounts()
+    for lesson in lessons:
+        for number, step in enumerate(lesson.steps, start=1):
+            counts.steps += 1
+            if has_variants(step):
+                counts.with_variants += 1
+                if review_instances(step) < MIN_FORMS:
+                    counts.one_left.append(f"{lesson.slug} step {number} ({step.title})")
+            elif step.no_variants is not None:
+                where = f"{lesson.slug} step {number} ({step.title})"
+                counts.no_variants.append((where, " ".join(step.no_variants.split())))
+            else:
+                counts.neither += 1
+                counts.neither_asking += asks_a_computed_answer(step)
+        counts.myths += len(lesson.myths)
+        counts.myths_with_forms += sum(len(myth.forms) >= MIN_FORMS for myth in lesson.myths)
+    return counts

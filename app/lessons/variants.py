@@ -131,17 +131,37 @@ def _rank(key: str) -> int:
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
 
 
-def pick(step: Step, key: str, *, avoid: str | None = None) -> Instance | None:
+def choose(count: int, key: str, *, never: int | None = None, previous: int | None = None) -> int:
+    """Which of `count` forms of a question to ask under `key`: never `never` (the one the
+    learner meets on the lesson page) and not `previous` (the one asked the time before), as
+    long as another remains; the same for the same key."""
+    allowed = [index for index in range(count) if index != never] or list(range(count))
+    fresh = [index for index in allowed if index != previous] or allowed
+    return fresh[_rank(key) % len(fresh)]
+
+
+def pick(
+    step: Step, key: str, *, avoid: str | None = None, previous: int | None = None
+) -> Instance | None:
     """The instance asked under `key` (e.g. learner/lesson/step); with `avoid`, never the one
-    asked under that key, so that a review asks other numbers than the lesson page did."""
+    asked under that key, so that a review asks other numbers than the lesson page did; with
+    `previous`, not that instance (the one asked the time before) while another remains. An
+    instance that is the step's own code, which its reveal has shown, is asked only when
+    there is no other."""
     found = instances(step)
     if not found:
         return None
-    if avoid is not None and len(found) > 1:
-        skipped = _rank(avoid) % len(found)
-        others = [instance for instance in found if instance.index != skipped]
-        return others[_rank(key) % len(others)]
-    return found[_rank(key) % len(found)]
+    own = step.snippet.code.strip() if step.snippet is not None else None
+    fresh = [instance for instance in found if instance.code.strip() != own] or list(found)
+    never = fresh[_rank(avoid) % len(fresh)].index if avoid is not None else None
+    position = {instance.index: at for at, instance in enumerate(fresh)}
+    chosen = choose(
+        len(fresh),
+        key,
+        never=position.get(never) if never is not None else None,
+        previous=position.get(previous) if previous is not None else None,
+    )
+    return fresh[chosen]
 
 
 def expected_value(step: Step, instance: Instance) -> GradValue:

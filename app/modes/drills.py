@@ -119,14 +119,19 @@ def drills_page_key(drill: Drill) -> str:
     return f"drills/step-{drill.step}"
 
 
-def for_learner(lesson: Lesson, drill: Drill, learner: str, asked: str) -> Drill:
+def for_learner(
+    lesson: Lesson, drill: Drill, learner: str, asked: str, previous: int | None = None
+) -> Drill:
     """`drill` as `learner` is asked it `asked` (the drills page, a return of a review card):
-    on a step with variants, an instance other than the one the typed value asks."""
+    on a step with variants, an instance other than the one the typed value asks and, while
+    another remains, than `previous` (the instance the previous return asked)."""
     if not drill.step:
         return drill
     step = lesson.steps[drill.step - 1]
-    avoid = value_key(learner, lesson.slug, drill.step)
-    instance = pick(step, f"{learner}/{asked}", avoid=avoid)
+    # A step without a typed value asks no instance on its lesson page: none to avoid.
+    asks_value = step.value_prediction is not None
+    avoid = value_key(learner, lesson.slug, drill.step) if asks_value else None
+    instance = pick(step, f"{learner}/{asked}", avoid=avoid, previous=previous)
     return on_instance(lesson, drill, instance) if instance is not None else drill
 
 

@@ -221,6 +221,9 @@ class ReviewCard(LearnerRecord, Fingerprinted, Base):
     last_miss_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     # A right answer given as a guess, or a miss given as certain: it comes back first.
     urgent: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # Which other form of the question (a step's variant instance, a myth's form) the latest
+    # review asked; None: none yet, or the item has no other form. The next return asks another.
+    asked: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class ReviewAnswer(Base):

@@ -38,6 +38,7 @@ _CARDS = select(
     ReviewCard.kind,
     ReviewCard.key,
     ReviewCard.fingerprint,
+    ReviewCard.asked,
     *(getattr(ReviewCard, name) for name in _MEMORY),
 )
 _LEARNER_CARDS = _CARDS.where(ReviewCard.learner_id == _LEARNER).order_by(ReviewCard.id)
@@ -69,7 +70,9 @@ _FIRST_PREDICTIONS = (
 
 def _stored(card: Any) -> StoredCard:
     memory = CardMemory(**{name: getattr(card, name) for name in _MEMORY})
-    return StoredCard(card.id, card.lesson, card.kind, card.key, card.fingerprint, memory)
+    return StoredCard(
+        card.id, card.lesson, card.kind, card.key, card.fingerprint, memory, card.asked
+    )
 
 
 class ModesRecords(StoreBase):
@@ -220,10 +223,16 @@ class ModesRecords(StoreBase):
             )
 
     def update_review_card(
-        self, card_id: int, memory: CardMemory, fingerprint: str | None = None
+        self,
+        card_id: int,
+        memory: CardMemory,
+        fingerprint: str | None = None,
+        *,
+        asked: int | None = None,
     ) -> None:
         """New memory for a card; a new fingerprint when a miss of a rewritten question
-        takes over the card of the old one."""
+        takes over the card of the old one; with `asked`, the other form of the question that
+        this review asked."""
         changed: dict[str, object] = {
             field.name: value
             for field in fields(memory)
@@ -231,6 +240,8 @@ class ModesRecords(StoreBase):
         }
         if fingerprint is not None:
             changed["fingerprint"] = fingerprint
+        if asked is not None:
+            changed["asked"] = asked
         with self.writing() as connection:
             connection.execute(_UPDATE_CARD, {**changed, "card_id": card_id})
 

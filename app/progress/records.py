@@ -136,3 +136,4 @@ class StoredCard:
     key: str
     fingerprint: str | None
     memory: CardMemory
+    asked: int | None = None  # the other form of its question its latest review asked

@@ -5,10 +5,17 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import HTMLResponse
 
-from app.errors import STORE, AnswerError, NotAChoice, NotDue, UnknownReviewItem
+from app.errors import (
+    STORE,
+    AnswerError,
+    NotAChoice,
+    NotDue,
+    NotTheFormAsked,
+    UnknownReviewItem,
+)
 from app.learning.schemas import CalibrationOut, ReviewBody, ReviewQueueOut, ReviewResult
 from app.routes.deps import (
     LearningDep,
@@ -24,6 +31,9 @@ from app.web.problems import responses
 router = APIRouter(tags=["review"])
 # A card id the database can hold (a larger number is a 422, not an overflow).
 CardId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+# The form of the question the page showed (the item's `form`): an answer is graded only
+# against the question it answers.
+Form = Annotated[int | None, Query(ge=0, le=2**31 - 1)]
 
 
 @router.get("/api/review", responses=responses(*STORE))
@@ -44,15 +54,21 @@ async def review_queue(learning: LearningDep, learner: MaybeLearnerDep) -> Revie
 
 @router.post(
     "/api/review/{card_id}/answer",
-    responses=responses(UnknownReviewItem, NotDue, AnswerError, NotAChoice, *STORE),
+    responses=responses(
+        UnknownReviewItem, NotDue, AnswerError, NotAChoice, NotTheFormAsked, *STORE
+    ),
 )
 async def answer_review(
-    card_id: CardId, body: ReviewBody, practice: PracticeDep, write: WriterDep
+    card_id: CardId,
+    body: ReviewBody,
+    practice: PracticeDep,
+    write: WriterDep,
+    form: Form = None,
 ) -> ReviewResult:
     """Answer a due item: graded like its lesson page does, then rescheduled by FSRS (right:
     days ahead; wrong: back in ten minutes; right but a guess: sooner). 409 when it is not due
-    (answered already)."""
-    return await write(practice.answer_review, card_id, body)
+    (answered already); 422 when `form` is not the form of the question the item asks."""
+    return await write(practice.answer_review, card_id, body, form)
 
 
 @router.get("/review", response_class=HTMLResponse, include_in_schema=False)

@@ -1,6 +1,8 @@
 """A drill (Predict the gradient): read a verified snippet and type a tensor's `.grad`. A step's
 typed value that is missed is reviewed as its drill. On a step with variants, each return asks
-another instance of the step's code, `None` included where that is its answer."""
+another instance of the step's code (never the one its typed value asked on the lesson page,
+nor the one the previous return asked while another remains), `None` included where that is
+its answer."""
 
 from __future__ import annotations
 
@@ -16,12 +18,14 @@ def drill_fingerprint(drill: Drill) -> str:
     return DRILL.fingerprint(drill.code, drill.tensor, drill.expected)
 
 
-def _prompt(lesson: Lesson, key: str, order: str, learner: str | None) -> Prompt | None:
+def _prompt(
+    lesson: Lesson, key: str, order: str, learner: str | None, asked: int | None
+) -> Prompt | None:
     if (drill := find_drill(lesson, key)) is None:
         return None
     asks = f"After this code runs, what is `{drill.tensor}.grad`?"
     # The drill as the lesson declares it names the question; the instance asked varies.
-    asked = for_learner(lesson, drill, learner, f"review/{order}") if learner else drill
+    shown = for_learner(lesson, drill, learner, f"review/{order}", asked) if learner else drill
     return Prompt(
         lesson,
         DRILL,
@@ -29,9 +33,10 @@ def _prompt(lesson: Lesson, key: str, order: str, learner: str | None) -> Prompt
         drill.source,
         asks,
         drill_fingerprint(drill),
-        asked.code,
+        shown.code,
         tensor=drill.tensor,
-        drill=asked,
+        drill=shown,
+        form=shown.instance,
     )
 
 

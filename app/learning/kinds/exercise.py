@@ -18,7 +18,9 @@ def exercise_fingerprint(exercise: Exercise) -> str:
     return EXERCISE.fingerprint(exercise.code, exercise.output, exercise.grads, exercise.task)
 
 
-def _prompt(lesson: Lesson, key: str, order: str, learner: str | None) -> Prompt | None:
+def _prompt(
+    lesson: Lesson, key: str, order: str, learner: str | None, asked: int | None
+) -> Prompt | None:
     number = item_number(key, len(lesson.exercises))
     if number is None:
         return None

@@ -15,7 +15,9 @@ def flashcard_fingerprint(card: Flashcard) -> str:
     return FLASHCARD.fingerprint(card.prompt, card.back)
 
 
-def _prompt(lesson: Lesson, key: str, order: str, learner: str | None) -> Prompt | None:
+def _prompt(
+    lesson: Lesson, key: str, order: str, learner: str | None, asked: int | None
+) -> Prompt | None:
     if (card := find_flashcard(lesson, key)) is None:
         return None
     source = "Key insight" if card.kind == "insight" else "Takeaway"

@@ -76,6 +76,10 @@ class Prompt:
     instance: Instance | None = None  # a prediction asked on a variant instance
     drill: Drill | None = None  # a drill as asked (on this return's instance, if any)
     exercise: ExerciseCard | None = None  # code to write, drawn as its card
+    # Which of the item's other forms is asked (a step's variant instance, a myth's form);
+    # None: the item as its lesson page asks it. The review queue keeps it with the card, so
+    # that the next return asks another.
+    form: int | None = None
 
     @property
     def link(self) -> str:
@@ -97,11 +101,12 @@ def item_number(key: str, count: int) -> int | None:
     return int(key) if key.isdigit() and 1 <= int(key) <= count else None
 
 
-# (lesson, key, order, learner) -> the prompt, or None when the lesson no longer has the item;
-# `order` keys the order of its choices (see `choice_order`) and, on a step with variants, the
-# instance asked; `learner` (when known) is who is asked, whose lesson-page instance a review
-# never repeats.
-PromptBuilder = Callable[[Lesson, str, str, str | None], Prompt | None]
+# (lesson, key, order, learner, asked) -> the prompt, or None when the lesson no longer has the
+# item; `order` keys the order of its choices (see `choice_order`) and, on an item with other
+# forms (a step's variants, a myth's forms), the form asked; `learner` (when known) is who is
+# asked, whose lesson-page form a review never repeats; `asked` is the form asked the time
+# before, which the next return does not ask again while another remains.
+PromptBuilder = Callable[[Lesson, str, str, str | None, int | None], Prompt | None]
 Grading = Callable[[Prompt, Answer], Graded]
 
 
@@ -142,11 +147,16 @@ class QuestionKind:
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
     def prompt(
-        self, lesson: Lesson, key: str, order: str, learner: str | None = None
+        self,
+        lesson: Lesson,
+        key: str,
+        order: str,
+        learner: str | None = None,
+        asked: int | None = None,
     ) -> Prompt | None:
         """What the review queue shows for this item; None when the lesson no longer has it
         or the kind is never reviewed."""
-        return self.review.prompt(lesson, key, order, learner) if self.review else None
+        return self.review.prompt(lesson, key, order, learner, asked) if self.review else None
 
     def grade(self, prompt: Prompt, answer: Answer) -> Graded:
         """Grade a review answer as the kind's own page does. Right counts as `good`, wrong as

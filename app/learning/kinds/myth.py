@@ -1,5 +1,7 @@
 """A myth: a common belief, answered yes or no; its belief and reality travel only in the
-reveal."""
+reveal. A myth with other forms (`forms`, app/lessons/schema.py) is asked in review as one of
+them, never as the lesson page's question: picked by the return's own key, and not the form
+the previous return asked while another remains; graded against that form's answer."""
 
 from __future__ import annotations
 
@@ -7,22 +9,33 @@ from app.learning import grader
 from app.learning.grader import Graded
 from app.learning.kinds.kind import Answer, Prompt, QuestionKind, Review, item_number
 from app.lessons.schema import Lesson, Myth
+from app.lessons.variants import choose
 
 
 def myth_fingerprint(myth: Myth) -> str:
     return MYTH.fingerprint(myth.question, myth.answer)
 
 
-def _prompt(lesson: Lesson, key: str, order: str, learner: str | None) -> Prompt | None:
+def _prompt(
+    lesson: Lesson, key: str, order: str, learner: str | None, asked: int | None
+) -> Prompt | None:
     number = item_number(key, len(lesson.myths))
     if number is None:
         return None
     myth = lesson.myths[number - 1]
-    return Prompt(lesson, MYTH, key, f"Myth {number}", myth.question, myth_fingerprint(myth))
+    # The card names the myth (its fingerprint is the lesson's question): a form is how this
+    # return asks it.
+    form = choose(len(myth.forms), order, previous=asked) if myth.forms else None
+    question = myth.forms[form].question if form is not None else myth.question
+    source = f"Myth {number}"
+    return Prompt(lesson, MYTH, key, source, question, myth_fingerprint(myth), form=form)
 
 
 def _grade(prompt: Prompt, answer: Answer) -> Graded:
-    return grader.graded_myth(prompt.lesson.myths[int(prompt.key) - 1], answer.answer)
+    myth = prompt.lesson.myths[int(prompt.key) - 1]
+    if prompt.form is not None:
+        return grader.graded_myth_form(myth, myth.forms[prompt.form], answer.answer)
+    return grader.graded_myth(myth, answer.answer)
 
 
 MYTH = QuestionKind(

@@ -1,7 +1,8 @@
 """A step's choice prediction: asked on the deep dive and step by step, one choice among texts,
 graded by the choice's text (never its position) and shown to each learner in an order of
 their own. On a step with variants (app/lessons/variants.py) the review asks an instance,
-picked by the return's own key, never the one the learner's typed value asked."""
+picked by the return's own key: never the one the learner's typed value asked on the lesson
+page, nor the one the previous return asked while another remains."""
 
 from __future__ import annotations
 
@@ -33,15 +34,19 @@ def choice_order(learner: str, lesson: str, step: int, texts: list[str]) -> list
     return sorted(texts, key=rank)
 
 
-def _prompt(lesson: Lesson, key: str, order: str, learner: str | None) -> Prompt | None:
+def _prompt(
+    lesson: Lesson, key: str, order: str, learner: str | None, asked: int | None
+) -> Prompt | None:
     number = item_number(key, len(lesson.steps))
     step = lesson.steps[number - 1] if number else None
     if number is None or step is None or step.prediction is None:
         return None
     # On a step with variants, each return asks an instance: other numbers than the lesson's
-    # own code and than the typed value the learner answered there.
-    avoid = value_key(learner, lesson.slug, number) if learner else None
-    instance = pick(step, order, avoid=avoid)
+    # own code, than the typed value the learner answered there and than the previous return.
+    # (A step without a typed value asks no instance on its lesson page: none to avoid.)
+    asks_value = step.value_prediction is not None
+    avoid = value_key(learner, lesson.slug, number) if learner and asks_value else None
+    instance = pick(step, order, avoid=avoid, previous=asked)
     texts = instance.texts if instance else step.prediction.texts
     code = instance.code if instance else step.snippet.code if step.snippet else None
     return Prompt(
@@ -54,6 +59,7 @@ def _prompt(lesson: Lesson, key: str, order: str, learner: str | None) -> Prompt
         code=code,
         choices=choice_order(order, lesson.slug, number, texts),
         instance=instance,
+        form=instance.index if instance else None,
     )
 
 

@@ -63,10 +63,12 @@ export function initReview(root) {
       next.focus();
     };
 
+    // The form of the question shown (a variant instance, a myth's form): graded against it.
+    const form = item.dataset.form === undefined ? "" : `?form=${encodeURIComponent(item.dataset.form)}`;
     const mount = widgetFor(item);
     mount?.(item, {
       feedback,
-      url: `/api/review/${encodeURIComponent(item.dataset.id)}/answer`,
+      url: `/api/review/${encodeURIComponent(item.dataset.id)}/answer${form}`,
       read: readReview,
       once: true,
       lesson: item.dataset.lesson,
