@@ -51,6 +51,7 @@ def test_the_stored_names_never_change() -> None:
         "flashcard",
         "fix",
         "exercise",
+        "ordering",
     ]
     assert all(find_kind(kind.name) is kind for kind in KINDS)
     assert find_kind("essay") is None
@@ -83,7 +84,7 @@ def test_a_link_goes_to_the_page_and_to_the_item_when_the_page_shows_one() -> No
 def test_every_reviewed_kind_has_its_widget_macro() -> None:
     widgets = templates.env.get_template("modes/_widgets.html").module
     for kind in KINDS:
-        assert kind.widget in ("choice", "yes-no", "value", "card", "code")
+        assert kind.widget in ("choice", "yes-no", "value", "card", "code", "ordering")
         if kind.review is not None:
             assert callable(getattr(widgets, kind.macro, None)), kind.name
 
@@ -155,7 +156,8 @@ def test_each_reviewed_kind_grades_a_right_answer_as_right() -> None:
 
 # String constants equal to a kind's name that are not kinds, each with what it is.
 NOT_KINDS = {
-    ("app/lessons/public.py", "prediction"): "a step's `prediction` field of the lesson format",
+    ("app/lessons/schema.py", "prediction"): "a step's `prediction` field (Step.QUESTIONS)",
+    ("app/lessons/schema.py", "ordering"): "a step's `ordering` field (Step.QUESTIONS)",
     ("app/lessons/prose_check.py", "value"): "a misconception's `value` field of the lesson format",
     ("app/progress/base.py", "value"): "the app_secret table's `value` column",
     ("app/sandbox/inspection.py", "value"): "a tensor's value in an inspection record",

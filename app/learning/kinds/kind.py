@@ -29,7 +29,7 @@ from app.progress.records import ExerciseRecord
 # How a learner answers: a choice among texts, yes or no, a typed `.grad`, a card turned over
 # and rated, or code edited and run. Templates render one macro per widget; scripts dispatch
 # on the `data-widget` attribute.
-Widget = Literal["choice", "yes-no", "value", "card", "code"]
+Widget = Literal["choice", "yes-no", "value", "card", "code", "ordering"]
 
 
 @dataclass(frozen=True)
