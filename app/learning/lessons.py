@@ -60,6 +60,7 @@ from app.lessons.loader import Catalog
 from app.lessons.schema import Lesson, Snippet, Step, ValuePrediction
 from app.lessons.variants import Instance, pick
 from app.modes.drills import value_drill_id, value_key
+from app.modes.scheduler import describe_wait
 from app.progress.classes import FirstAttempt
 from app.progress.records import (
     LessonRecords,
@@ -361,13 +362,19 @@ class LessonAnswers:
             kept = PredictionRecord(order, confidence, correct, fingerprint, seen)
             attempt = self.store.record_prediction(self.learner, slug, number, kept)
             at = datetime.now(UTC)
-            if not correct:
-                urgent = confidence == "certain"
-                self._queue().note_miss(slug, ORDERING, str(number), at, urgent=urgent)
-            elif confidence == "guess" and attempt == 1:
-                self._queue().note_guess(slug, ORDERING, str(number), at)
+            queue = self._queue()
+            # A due review item of it is answered by this order; a miss enters the queue.
+            reviewed = queue.note_check(slug, ORDERING, str(number), correct, at)
+            if reviewed is None and correct and confidence == "guess" and attempt == 1:
+                queue.note_guess(slug, ORDERING, str(number), at)
+            due = queue.view(at).due_total if reviewed else None
             queue_score(self.store, self.learner, lesson)
-        return grader.ordering_reveal(step, correct, attempt, result)
+        reveal = grader.ordering_reveal(step, correct, attempt, result)
+        if reviewed is None:
+            return reveal
+        return reveal.model_copy(
+            update={"comes_back": describe_wait(reviewed.due, at), "due_count": due}
+        )
 
     def require_choice(self, lesson: Lesson, number: int) -> None:
         """A step's typed value is checked only once its choice is committed (or the lesson

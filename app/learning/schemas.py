@@ -161,6 +161,10 @@ class OrderingReveal(BaseModel):
     error: dict[str, str] | None = Field(description="What the learner's order raised")
     attempt: int
     step: StepReveal
+    comes_back: str | None = Field(
+        default=None, description="When this order answered the step's due review item: when"
+    )
+    due_count: int | None = Field(default=None, description="With comes_back: the items due")
 
 
 class MythReveal(BaseModel):

@@ -21,6 +21,7 @@ from app.learning.kinds import (
     FLASHCARD,
     KINDS,
     MYTH,
+    ORDERING,
     PREDICTION,
     VALUE,
     Answer,
@@ -96,6 +97,7 @@ def test_the_reviewed_kinds() -> None:
         DRILL,
         FLASHCARD,
         EXERCISE,
+        ORDERING,
     }
     # A typed value is reviewed as its step's drill; a fix is practice, not recall (an
     # exercise is reviewed by writing it again, graded by a run: tests/routes/test_exercise_loop.py).
@@ -210,8 +212,8 @@ def test_a_mode_says_it_asks_only_the_kinds_the_lesson_has() -> None:
     deep_dive = find_mode("deep-dive")
     assert deep_dive is not None
     assert LESSON.exercises, "the first lesson has code to write"
-    assert deep_dive.asked_in(LESSON) == [PREDICTION, VALUE, MYTH, EXERCISE]
+    assert deep_dive.asked_in(LESSON) == [PREDICTION, VALUE, ORDERING, MYTH, EXERCISE]
     without_myths = LESSON.model_copy(update={"myths": [], "exercises": []})
     assert MYTH.count_in(without_myths) == 0
     assert EXERCISE.count_in(without_myths) == 0
-    assert deep_dive.asked_in(without_myths) == [PREDICTION, VALUE]
+    assert deep_dive.asked_in(without_myths) == [PREDICTION, VALUE, ORDERING]

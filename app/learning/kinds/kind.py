@@ -59,6 +59,16 @@ class ExerciseCard:
 
 
 @dataclass(frozen=True)
+class OrderingCard:
+    """An ordering as a review item draws it (templates/_partials.html ordering_widget): the
+    code given first, the lines in this return's order, and the output they must print."""
+
+    head: str
+    lines: list[str]
+    output: str
+
+
+@dataclass(frozen=True)
 class Prompt:
     """What the review queue shows for one item. It never carries the answer, nor what
     explains it: grading returns them with the verdict."""
@@ -76,6 +86,7 @@ class Prompt:
     instance: Instance | None = None  # a prediction asked on a variant instance
     drill: Drill | None = None  # a drill as asked (on this return's instance, if any)
     exercise: ExerciseCard | None = None  # code to write, drawn as its card
+    ordering: OrderingCard | None = None  # lines to put in order
 
     @property
     def link(self) -> str:
