@@ -9,6 +9,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
 from app.lessons.loader import load_catalog
+from tests.clock import time_passes
 from tests.e2e.conftest import SCREENSHOTS
 from tests.live import LiveServer
 
@@ -91,3 +92,31 @@ def test_an_ordering_by_keyboard_graded_by_running_and_restored(
         widget = page.locator(f".step[data-step='{number}'] .ordering")
         expect(widget.locator(".prediction-feedback")).to_contain_text("Right")
         assert shown_order(widget) == lines
+
+
+def test_a_missed_ordering_is_put_in_order_again_in_review(
+    page: Page, bundled_server: LiveServer
+) -> None:
+    number, lines = the_step()
+    square, backward, show = lines
+    page.context.clear_cookies()
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{bundled_server.url}/lessons/{SLUG}/deep-dive")
+    widget = page.locator(f".step[data-step='{number}'] .ordering")
+    widget.scroll_into_view_if_needed()
+    put_in_order(page, widget, [backward, square, show])
+    page.locator(f".step[data-step='{number}']").get_by_label("Guess").check()
+    widget.get_by_role("button", name="Check my order").click()
+    expect(widget.locator(".prediction-feedback")).to_contain_text("NameError", timeout=60_000)
+    time_passes(bundled_server.database_url)
+
+    page.goto(f"{bundled_server.url}/review")
+    item = page.locator(".review-item[data-widget='ordering']")
+    expect(item).to_be_visible()
+    expect(item.locator("fieldset.confidence")).to_have_count(1)
+    put_in_order(page, item, lines)
+    item.get_by_label("Fairly sure").check()
+    item.get_by_role("button", name="Check my order").click()
+    expect(item.locator(".review-feedback")).to_contain_text("Right", timeout=60_000)
+    expect(item.locator(".review-when")).to_contain_text("comes back")
+    expect(item.get_by_role("button", name="Finish")).to_be_focused()
