@@ -69,11 +69,11 @@ def _serve_one(
     import uvicorn
 
     from app.main import create_app
-    from app.web.collector import settle_for_serving
+    from app.web.gc_tuning import settle_for_serving
 
     application = create_app(settings, reload=args.reload)
     application.state.listen_url = url
-    settle_for_serving()  # what start-up made lives as long as the server: see app/web/collector
+    settle_for_serving()  # what start-up made lives as long as the server: see app/web/gc_tuning
     server = uvicorn.Server(uvicorn.Config(application, **_uvicorn_options(args, settings)))
     server.run(sockets=[listening])
     return 0 if server.started else 1

@@ -37,8 +37,8 @@ from app.routes import (
 from app.web import page_speed, problems, templates
 from app.web.body_limit import BodyLimitMiddleware
 from app.web.client_address import ClientAddressMiddleware, NewLearnerLimit
-from app.web.collector import settle_for_serving
-from app.web.head import HeadMiddleware
+from app.web.gc_tuning import settle_for_serving
+from app.web.head_requests import HeadMiddleware
 from app.web.logs import RequestIdMiddleware, configure_logging
 from app.web.metrics import MeteredSandbox, Metrics, MetricsMiddleware
 from app.web.process_metrics import watch_sandbox
@@ -209,5 +209,5 @@ def from_environment() -> FastAPI:
     level = logging.getLevelName(logging.getLogger("uvicorn.error").getEffectiveLevel())
     configure_logging(settings.log_format, level)
     application = create_app(settings)
-    settle_for_serving()  # as `gradlab serve` does: see app/web/collector.py
+    settle_for_serving()  # as `gradlab serve` does: see app/web/gc_tuning.py
     return application

@@ -20,7 +20,7 @@ from app.learning.classes import (
 )
 from app.learning.teaching import item_out
 from app.lessons.loader import load_catalog
-from app.progress.classes import ClassLinks
+from app.progress.classes_store import ClassLinks
 from app.progress.store import ProgressStore, open_store
 
 

@@ -8,6 +8,8 @@ asks for a browser fixture, is marked `browser`, so `-m "not browser"` deselects
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
 import tempfile
 import threading
 import time
@@ -30,6 +32,24 @@ FIXTURE_LESSONS = Path(__file__).parent / "fixtures" / "lessons"
 E2E = Path(__file__).parent / "e2e"
 # pytest-playwright's fixtures: a test that takes one drives Chromium, wherever it lives.
 BROWSER_FIXTURES = frozenset({"page", "context", "browser", "browser_type"})
+
+
+# Every temporary file the tests make, and the apps, servers and sandboxes they start, goes under
+# one folder per test run, removed when the session ends (a run made hundreds before). Made once
+# per run: xdist's workers and a second import of this module (as `tests.conftest`) reuse it.
+# Others may pass through it (PostgreSQL runs as its own user), not list it.
+_MADE_HERE = "GRADLAB_TESTS_TEMP" not in os.environ
+if _MADE_HERE:
+    os.environ["GRADLAB_TESTS_TEMP"] = tempfile.mkdtemp(prefix="gradlab-tests-")
+    os.chmod(os.environ["GRADLAB_TESTS_TEMP"], 0o711)  # noqa: S103 - traverse, not list
+TEMP_ROOT = Path(os.environ["GRADLAB_TESTS_TEMP"])
+tempfile.tempdir = str(TEMP_ROOT)
+os.environ["TMPDIR"] = str(TEMP_ROOT)
+
+
+def pytest_sessionfinish() -> None:
+    if _MADE_HERE:
+        shutil.rmtree(TEMP_ROOT, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -35,7 +35,7 @@ from app.lessons.loader import Catalog
 from app.lessons.schema import Lesson
 from app.modes.calibration import LEVELS, LevelStats, advice, calibration
 from app.modes.item_analysis import Answer, ItemFigures, analyse, misconception_weight
-from app.progress.classes import ClassInfo, ClassLinks, FirstAttempt, Member, Report
+from app.progress.classes_store import ClassInfo, ClassLinks, FirstAttempt, Member, Report
 from app.progress.store import ProgressStore
 from app.rendering import plain_text
 

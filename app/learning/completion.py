@@ -23,7 +23,7 @@ from app.learning.kinds import (
     step_ordering_fingerprint,
 )
 from app.lessons.schema import Lesson
-from app.progress.classes import FirstAttempt
+from app.progress.classes_store import FirstAttempt
 
 # (kind name, number) -> the fingerprint of the question as it is today
 Questions: TypeAlias = dict[tuple[str, int], str]

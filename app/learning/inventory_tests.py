@@ -51,7 +51,7 @@ from app.learning.inventory_schemas import (
 )
 from app.lessons.inventory import FORMS, Inventory
 from app.lessons.loader import Catalog
-from app.progress.classes import ClassInfo
+from app.progress.classes_store import ClassInfo
 from app.progress.inventory_store import POST, PRE, InventoryRecord, StoredInventoryAnswer
 from app.progress.store import ProgressStore
 

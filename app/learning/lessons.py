@@ -61,7 +61,7 @@ from app.lessons.schema import Lesson, Snippet, Step, ValuePrediction
 from app.lessons.variants import Instance, pick
 from app.modes.drills import value_drill_id, value_key
 from app.modes.scheduler import describe_wait
-from app.progress.classes import FirstAttempt
+from app.progress.classes_store import FirstAttempt
 from app.progress.records import (
     LessonRecords,
     MythRecord,

@@ -48,7 +48,7 @@ from app.learning.inventory_schemas import ClassGainOut
 from app.learning.inventory_tests import InventoryTests
 from app.learning.questions import find_lesson
 from app.lessons.loader import Catalog
-from app.progress.classes import ClassInfo
+from app.progress.classes_store import ClassInfo
 from app.progress.store import ProgressStore
 
 NO_CLASS = "There is no such class, or this link is no longer valid."

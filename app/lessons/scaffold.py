@@ -162,9 +162,11 @@ steps:
       misconceptions:
         - value: [2.0, 3.0]
           why: "That is `x` itself: `.grad` holds how `y` changes with `x`, not `x`."
-    # Optional: the same idea with other numbers. After the reveal the typed value asks an
-    # instance (not the number just shown), and drills and the review ask others. Instance i
-    # takes the i-th value of every param; `{name}` in `code` is replaced by it.
+    # The same idea with other numbers. After the reveal the typed value asks an instance
+    # (not the number just shown), and drills and the review ask others. Instance i takes the
+    # i-th value of every param; `{name}` in `code` is replaced by it. A step whose answer no
+    # parameter changes says why instead:
+    # no_variants: "the one sentence that says why no other numbers ask this again"
     variants:
       params:
         x: [[1.0, -2.0], [0.5, 3.0]]
@@ -260,6 +262,19 @@ myths:
         print(x.grad is None)
       output: |
         True
+    # Other forms of the same misconception, for review (at least two): another belief, in
+    # other code or numbers, each with its own answer, reality and demo.
+    forms:
+      - question: "TODO: the same misconception met in other code; here the truth is no"
+        answer: "no"
+        reality: "TODO: what is true of this form's code"
+        demo:
+          code: |
+            import torch
+            w = torch.zeros(3, requires_grad=True)
+            print(w.grad)
+          output: |
+            None
   - question: "TODO: a second belief to test; here the truth is no"
     belief: "TODO: what people commonly think"
     answer: "no"

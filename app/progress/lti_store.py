@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import bindparam, delete, select, update
 
-from app.progress.classes import ClassRecords
+from app.progress.classes_store import ClassRecords
 from app.progress.models import (
     Learner,
     LtiContext,

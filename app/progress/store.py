@@ -6,7 +6,21 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BindParameter, Connection, bindparam, delete, func, select
+from sqlalchemy import (
+    BindParameter,
+    Boolean,
+    Connection,
+    String,
+    Text,
+    bindparam,
+    cast,
+    delete,
+    func,
+    literal_column,
+    null,
+    select,
+    union_all,
+)
 
 from app.progress.exercises_store import ExerciseRecords
 from app.progress.inventory_store import InventoryRecords
@@ -58,37 +72,15 @@ _ATTEMPTS = (
 _READ_AHEAD = select(ReadAhead.created_at).where(
     ReadAhead.learner_id == _LEARNER, ReadAhead.lesson == _LESSON
 )
-_STEP_STATES = select(StepState.step, StepState.done, StepState.code).where(
-    StepState.learner_id == _LEARNER, StepState.lesson == _LESSON
-)
 
 
-def _latest(model: Any, *columns: Any) -> Any:
-    """The latest row a learner made at each step of one lesson, chosen in SQL."""
-    latest = (
+def _latest(model: Any) -> Any:
+    """The ids of the latest row a learner made at each step of one lesson, chosen in SQL."""
+    return (
         select(func.max(model.id))
         .where(model.learner_id == _LEARNER, model.lesson == _LESSON)
         .group_by(model.step)
     )
-    return select(model.step, *columns).where(model.id.in_(latest))
-
-
-_LATEST_PREDICTIONS = _latest(
-    PredictionAttempt,
-    PredictionAttempt.choice,
-    PredictionAttempt.confidence,
-    PredictionAttempt.correct,
-    PredictionAttempt.fingerprint,
-    PredictionAttempt.seen_answers,
-)
-_LATEST_VALUES = _latest(
-    ValueAttempt,
-    ValueAttempt.value,
-    ValueAttempt.correct,
-    ValueAttempt.revealed,
-    ValueAttempt.fingerprint,
-    ValueAttempt.seen_answers,
-)
 
 
 def _latest_myths(*where: Any) -> Any:
@@ -109,6 +101,72 @@ def _latest_myths(*where: Any) -> Any:
 
 
 _LESSON_MYTHS = _latest_myths(MythAnswer.lesson == _LESSON)
+
+
+def _lesson_state_statement() -> Any:
+    """Everything `lesson_state` reads, in one statement: each part's rows tagged with their
+    part (a step's state, the latest prediction and typed value of each step, the latest answer
+    to each myth, the read-ahead mark) and brought to one set of columns. One statement instead
+    of five: every lesson page, answer and mode page reads it."""
+    no_text, no_flag = cast(null(), Text), cast(null(), Boolean)
+    no_fingerprint = cast(null(), String(32))
+    latest_myths = _LESSON_MYTHS.with_only_columns(MythAnswer.id)
+    parts: list[Any] = [
+        select(
+            literal_column("'state'").label("part"),
+            StepState.step.label("number"),
+            cast(StepState.code, Text).label("text"),
+            no_text.label("detail"),
+            cast(StepState.done, Boolean).label("flag"),
+            no_flag.label("other_flag"),
+            no_fingerprint.label("fingerprint"),
+            no_flag.label("seen"),
+        ).where(StepState.learner_id == _LEARNER, StepState.lesson == _LESSON),
+        select(
+            literal_column("'prediction'"),
+            PredictionAttempt.step,
+            PredictionAttempt.choice,
+            PredictionAttempt.confidence,
+            PredictionAttempt.correct,
+            no_flag,
+            PredictionAttempt.fingerprint,
+            PredictionAttempt.seen_answers,
+        ).where(PredictionAttempt.id.in_(_latest(PredictionAttempt))),
+        select(
+            literal_column("'value'"),
+            ValueAttempt.step,
+            ValueAttempt.value,
+            no_text,
+            ValueAttempt.correct,
+            ValueAttempt.revealed,
+            ValueAttempt.fingerprint,
+            ValueAttempt.seen_answers,
+        ).where(ValueAttempt.id.in_(_latest(ValueAttempt))),
+        select(
+            literal_column("'myth'"),
+            MythAnswer.myth,
+            MythAnswer.answer,
+            no_text,
+            MythAnswer.correct,
+            no_flag,
+            MythAnswer.fingerprint,
+            MythAnswer.seen_answers,
+        ).where(MythAnswer.id.in_(latest_myths)),
+        select(
+            literal_column("'read_ahead'"),
+            literal_column("0"),
+            no_text,
+            no_text,
+            no_flag,
+            no_flag,
+            no_fingerprint,
+            no_flag,
+        ).where(ReadAhead.learner_id == _LEARNER, ReadAhead.lesson == _LESSON),
+    ]
+    return union_all(*parts)
+
+
+_LESSON_STATE = _lesson_state_statement()
 _ALL_MYTHS = _latest_myths()
 _DONE = StepState.learner_id == _LEARNER, StepState.done.is_(True)
 _LESSON_DONE = (
@@ -209,30 +267,29 @@ class ProgressStore(ModesRecords, ExerciseRecords, InventoryRecords, SharesRecor
 
     def lesson_state(self, learner: str, lesson: str) -> LessonRecords:
         """The latest of everything the learner did in one lesson, by step and myth number."""
-        where = {"learner": learner, "lesson": lesson}
         with self.reading() as connection:
-            states = connection.execute(_STEP_STATES, where).all()
-            predictions = connection.execute(_LATEST_PREDICTIONS, where).all()
-            values = connection.execute(_LATEST_VALUES, where).all()
-            records = LessonRecords(
-                myths=_lesson_myths(connection, where), read_ahead=_read_ahead(connection, where)
-            )
-        for state in states:
-            entry = records.steps.setdefault(state.step, StepRecord())
-            entry.done, entry.code = state.done, state.code
-        for attempt in predictions:  # the latest attempt at each step
-            records.steps.setdefault(attempt.step, StepRecord()).prediction = PredictionRecord(
-                attempt.choice,
-                attempt.confidence,
-                attempt.correct,
-                attempt.fingerprint,
-                attempt.seen_answers,
-            )
-        for value in values:
-            records.steps.setdefault(value.step, StepRecord()).value = ValueRecord(
-                value.value, value.correct, value.revealed, value.fingerprint, value.seen_answers
-            )
-        return records
+            rows = connection.execute(_LESSON_STATE, {"learner": learner, "lesson": lesson}).all()
+        steps: dict[int, StepRecord] = {}
+        myths: dict[int, MythRecord] = {}
+        read_ahead = False
+        for row in rows:
+            if row.part == "read_ahead":
+                read_ahead = True
+            elif row.part == "myth":
+                myths[row.number] = MythRecord(row.text, row.flag, row.fingerprint, row.seen)
+            else:
+                entry = steps.setdefault(row.number, StepRecord())
+                if row.part == "state":
+                    entry.done, entry.code = row.flag, row.text
+                elif row.part == "prediction":
+                    entry.prediction = PredictionRecord(
+                        row.text, row.detail, row.flag, row.fingerprint, row.seen
+                    )
+                else:
+                    entry.value = ValueRecord(
+                        row.text, row.flag, row.other_flag, row.fingerprint, row.seen
+                    )
+        return LessonRecords(steps=steps, myths=myths, read_ahead=read_ahead)
 
     def lesson_myths(self, learner: str, lesson: str) -> dict[int, MythRecord]:
         """The latest answer to each myth of one lesson, by myth number."""

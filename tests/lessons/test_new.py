@@ -70,10 +70,12 @@ def test_new_writes_every_section_of_the_format(tmp_path: Path, capsys) -> None:
     lesson = load_lesson(path)  # valid as it stands
     assert lesson.slug == "my-lesson"
     # A choice's `because` and a claim are shown commented out: they need real code; an
-    # insight's question too: most insights make a cloze card without one; and a variant's
+    # insight's question too: most insights make a cloze card without one; a step's reason for
+    # having no variants, which only a step without them gives; and a variant's
     # `answer`, which only some variants need; an exercise's hint for one kind of miss, its
     # rerun and its probe, which only some exercises need.
     assert _missing_fields(parse_yaml(text)) == [
+        "Step.no_variants",
         "Step.insight_question",
         "Choice.because",
         "Variants.answer",

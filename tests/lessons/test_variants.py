@@ -167,7 +167,19 @@ def test_an_instance_may_not_be_an_example_already_worked_out() -> None:
     )
     step = lesson.steps[1]
     assert list(repeated_instances(lesson, 2, step)) == []
-    # A myth's demo works out y = x * x at x = 5 (slope 10): an instance at 5 copies it.
+    # Plant a myth whose demo works out y = x * x at x = 5 (slope 10): an instance at 5 copies it.
+    myth = lesson.myths[-1]
+    assert myth.demo is not None
+    worked = myth.demo.model_copy(
+        update={
+            "code": "import torch\nx = torch.tensor(5.0, requires_grad=True)\ny = x * x\n"
+            "y.backward()\nprint(x.grad)\n",
+            "output": "tensor(10.)\n",
+        }
+    )
+    lesson = lesson.model_copy(
+        update={"myths": [*lesson.myths[:-1], myth.model_copy(update={"demo": worked})]}
+    )
     found = list(repeated_instances(lesson, 2, _with_first_instance(step, 5.0, 10.0)))
     assert len(found) == 1 and "myth" in found[0] and "10.0" in found[0]
     # Other numbers are a new example.

@@ -1,5 +1,5 @@
 """`gradlab serve` freezes what start-up made, so that a full collection walks only what requests
-make (see app/web/collector.py)."""
+make (see app/web/gc_tuning.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from app.config import PROJECT_ROOT
 PROGRAM = """
 import gc, json
 from app.main import create_app
-from app.web.collector import YOUNG_THRESHOLD, settle_for_serving
+from app.web.gc_tuning import YOUNG_THRESHOLD, settle_for_serving
 from tests.conftest import make_settings
 app = create_app(make_settings())
 gc.collect()

@@ -1,0 +1,90 @@
+"""docs/architecture.md's lists against the code: import-linter's contracts name every module of
+app/, every route module is in "routes never import each other", the authoring tools and the
+sandbox's two sides are listed in the docs as in the contracts, and "Where things are" names
+every folder and module at the top of app/."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from app.config import PROJECT_ROOT
+
+APP = PROJECT_ROOT / "app"
+ARCHITECTURE = (PROJECT_ROOT / "docs" / "architecture.md").read_text()
+CONTRACTS: list[dict[str, Any]] = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())[
+    "tool"
+]["importlinter"]["contracts"]
+
+
+def _contract(name_starts: str) -> dict[str, Any]:
+    (found,) = [c for c in CONTRACTS if c["name"].startswith(name_starts)]
+    return found
+
+
+def _top_level() -> set[str]:
+    """The modules and packages directly under app/, as import paths."""
+    names = {f"app.{path.stem}" for path in APP.glob("*.py") if path.stem != "__init__"}
+    names |= {f"app.{path.name}" for path in APP.iterdir() if (path / "__init__.py").is_file()}
+    return names
+
+
+def _section(title: str) -> str:
+    start = ARCHITECTURE.index(f"## {title}")
+    end = ARCHITECTURE.find("\n## ", start + 1)
+    return ARCHITECTURE[start : end if end != -1 else None]
+
+
+def test_the_layers_contract_names_every_module_of_app() -> None:
+    """A module no layer names is checked by no layer: import-linter would let it import
+    anything and be imported by anything."""
+    layers = _contract("The layers")["layers"]
+    named = {part.strip() for layer in layers for part in layer.split("|")}
+    assert _top_level() - named == set(), "add them to the layers in pyproject.toml"
+    assert named - _top_level() == set(), "the layers name modules that do not exist"
+
+
+def test_every_route_module_is_independent_of_the_others() -> None:
+    routes = {
+        f"app.routes.{path.stem}"
+        for path in (APP / "routes").glob("*.py")
+        if path.stem not in ("__init__", "deps")  # deps is what the routes share
+    }
+    assert set(_contract("Routes never import each other")["modules"]) == routes
+
+
+def test_the_docs_list_the_authoring_tools_as_the_contract_does() -> None:
+    tools = {
+        m.removeprefix("app.lessons.")
+        for m in _contract("The authoring tools")["forbidden_modules"]
+    }
+    for tool in tools:
+        assert (APP / "lessons" / f"{tool}.py").is_file(), tool
+    text = _section("What may import what")
+    (listed,) = re.findall(r"\*\*The authoring tools\*\* \(([^)]*)\)", text)
+    assert set(re.findall(r"`(?:app\.lessons\.)?([a-z_]+)`", listed)) == tools
+
+
+def test_the_docs_list_the_sandbox_sides_as_the_contract_does() -> None:
+    contract = _contract("The sandbox's server side")
+    server = {m.removeprefix("app.sandbox.") for m in contract["source_modules"]}
+    inside = {m.removeprefix("app.sandbox.") for m in contract["forbidden_modules"]}
+    text = _section("What may import what")
+    (sides,) = re.findall(r"\*\*The sandbox's two sides\.\*\*(.*?)(?:\n\n|\Z)", text, re.DOTALL)
+    server_text, _, inside_text = sides.partition("imports none of the modules")
+    assert set(re.findall(r"`([a-z_]+)`", server_text)) == server
+    inside_named = set(re.findall(r"`([a-z_]+)`", inside_text.split("nothing outside")[0]))
+    assert inside_named == inside
+    sandbox = {path.stem for path in (APP / "sandbox").glob("*.py")} - {"__init__"}
+    shared = set(re.findall(r"`([a-z_]+)`", sides.split("What both sides agree on")[1]))
+    assert server | inside | shared == sandbox, "every sandbox module is on one side or shared"
+
+
+def test_where_things_are_names_every_folder_and_module_of_app() -> None:
+    text = _section("Where things are")
+    for name in sorted(_top_level()):
+        path = name.replace(".", "/")
+        shown = f"{path}/" if (PROJECT_ROOT / path).is_dir() else f"{path}.py"
+        assert shown in text or f"{Path(shown).name}" in text, shown
