@@ -162,6 +162,8 @@ NOT_KINDS = {
     ("app/lessons/schema.py", "ordering"): "a step's `ordering` field (Step.QUESTIONS)",
     ("app/lessons/prose_check.py", "value"): "a misconception's `value` field of the lesson format",
     ("app/progress/base.py", "value"): "the app_secret table's `value` column",
+    ("app/progress/store.py", "myth"): "a row's part in the one lesson-state query",
+    ("app/progress/store.py", "prediction"): "a row's part in the one lesson-state query",
     ("app/sandbox/inspection.py", "value"): "a tensor's value in an inspection record",
 }
 
