@@ -18,14 +18,18 @@ from datetime import UTC, datetime
 from functools import cached_property
 
 from app.errors import InvalidText, NotFound
-from app.learning.completion import done_by
+from app.learning.completion import done_by, step_answer_kind
 from app.learning.inventory import ClassGain
 from app.learning.kinds import (
     MYTH,
+    ORDERING,
     PREDICTION,
     QuestionKind,
     myth_fingerprint,
     prediction_fingerprint,
+    read_order,
+    step_ordering_fingerprint,
+    stored_order,
 )
 from app.lessons.loader import Catalog
 from app.lessons.schema import Lesson
@@ -44,13 +48,15 @@ class Question:
     """One question of the catalog as item analysis sees it."""
 
     lesson: Lesson
-    kind: QuestionKind  # a step's prediction or a myth
+    kind: QuestionKind  # a step's prediction or ordering, or a myth
     number: int
     fingerprint: str
     text: str
     answer: str
     whys: dict[str, str]  # wrong choice -> the misconception it stands for
-    choices: tuple[str, ...]  # every answer a learner could give, in the question's order
+    # Every answer a learner could give, in the question's order; empty for an ordering, whose
+    # answers are the orders learners sent (any of several may be right).
+    choices: tuple[str, ...]
 
     @cached_property
     def key(self) -> tuple[str, str, int]:
@@ -155,6 +161,11 @@ def questions(catalog: Catalog) -> list[Question]:
                         tuple(prediction.texts),
                     )
                 )
+            if (ordering := step.ordering) is not None:
+                fingerprint = step_ordering_fingerprint(step) or ""
+                answer = stored_order(ordering.texts)
+                asked = ordering.question
+                found.append(Question(lesson, ORDERING, number, fingerprint, asked, answer, {}, ()))
         for number, myth in enumerate(lesson.myths, start=1):
             wrong = "no" if myth.answer == "yes" else "yes"
             found.append(
@@ -197,6 +208,10 @@ def current_answers(
     kept: list[tuple[Question, FirstAttempt]] = []
     left_out = 0
     for attempt in attempts:
+        lesson = catalog.get(attempt.lesson)
+        kind = step_answer_kind(lesson, attempt.kind, attempt.number) if lesson else attempt.kind
+        if kind != attempt.kind:
+            attempt = attempt._replace(kind=kind)  # labelled by its step
         question = by_key.get((attempt.lesson, attempt.kind, attempt.number))
         if question is None or left_out_reason(question, attempt):
             left_out += 1
@@ -213,8 +228,10 @@ def answers_of(answered: list[tuple[Question, FirstAttempt]]) -> list[Answer]:
 
 
 def item_rows(catalog: Catalog, answers: list[Answer]) -> list[ItemRow]:
-    """Per question: its figures and every choice's count; the catalog's order."""
+    """Per question: its figures and every choice's count (for an ordering, every order sent,
+    right when it ran right); the catalog's order."""
     figures = analyse(answers)
+    passed = {(a.item, a.choice) for a in answers if a.correct}
     rows = []
     for question in questions(catalog):
         if (found := figures.get(question.key)) is None:
@@ -225,17 +242,29 @@ def item_rows(catalog: Catalog, answers: list[Answer]) -> list[ItemRow]:
                 found,
                 [
                     ChoiceRow(
-                        text,
+                        shown_answer(question, text),
                         found.choices.get(text, 0),
                         found.choices.get(text, 0) / found.answered,
-                        text == question.answer,
+                        text == question.answer or (question.key, text) in passed,
                         question.whys.get(text),
                     )
-                    for text in question.choices
+                    for text in question.choices or sent_orders(found.choices)
                 ],
             )
         )
     return rows
+
+
+def shown_answer(question: Question, text: str) -> str:
+    """An answer as a teacher reads it: an order as its lines, one after the other."""
+    if question.kind is not ORDERING:
+        return text
+    return " → ".join(f"`{line.strip()}`" for line in read_order(text))
+
+
+def sent_orders(counts: dict[str, int]) -> list[str]:
+    """An ordering's answers as learners sent them, the most sent first."""
+    return sorted(counts, key=lambda text: (-counts[text], text))
 
 
 def by_concern(rows: list[ItemRow]) -> list[ItemRow]:

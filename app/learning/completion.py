@@ -1,11 +1,11 @@
 """When a lesson is done: the one definition the class dashboard, the progress and catalog
 pages and the LTI grade all use.
 
-A lesson is done when every one of its questions as it is today (each step's prediction and
-each myth, by fingerprint) has an answer from the learner. An answer given after reading the
-lesson ahead counts as answered (it is left out of statistics, not out of progress); an answer
-to a question rewritten since does not count. Steps without a question and the practice modes
-(drills, flashcards, pitfalls) do not enter into it.
+A lesson is done when every one of its questions as it is today (each step's prediction or
+ordering and each myth, by fingerprint) has an answer from the learner. An answer given after
+reading the lesson ahead counts as answered (it is left out of statistics, not out of
+progress); an answer to a question rewritten since does not count. Steps without a question and
+the practice modes (drills, flashcards, pitfalls) do not enter into it.
 """
 
 from __future__ import annotations
@@ -14,7 +14,14 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import TypeAlias
 
-from app.learning.kinds import MYTH, PREDICTION, myth_fingerprint, prediction_fingerprint
+from app.learning.kinds import (
+    MYTH,
+    ORDERING,
+    PREDICTION,
+    myth_fingerprint,
+    prediction_fingerprint,
+    step_ordering_fingerprint,
+)
 from app.lessons.schema import Lesson
 from app.progress.classes_store import FirstAttempt
 
@@ -29,10 +36,20 @@ def lesson_questions(lesson: Lesson) -> Questions:
         for n, step in enumerate(lesson.steps, start=1)
         if step.prediction is not None
     }
+    for n, step in enumerate(lesson.steps, start=1):
+        if (fingerprint := step_ordering_fingerprint(step)) is not None:
+            found[(ORDERING.name, n)] = fingerprint
     found.update(
         {(MYTH.name, n): myth_fingerprint(myth) for n, myth in enumerate(lesson.myths, start=1)}
     )
     return found
+
+
+def step_answer_kind(lesson: Lesson, kind: str, number: int) -> str:
+    """The kind of a step's committed answer as the store labels it (`prediction`: the store
+    keeps a choice and an order alike, told apart by fingerprint): the kind its step asks."""
+    asks_order = 1 <= number <= len(lesson.steps) and lesson.steps[number - 1].ordering
+    return ORDERING.name if kind == PREDICTION.name and asks_order else kind
 
 
 def answered_today(
@@ -55,7 +72,8 @@ def lesson_done(lesson: Lesson, answers: Iterable[tuple[str, int, str | None]]) 
     """Whether the learner whose (kind name, number, fingerprint) answers these are is done
     with the lesson."""
     questions = lesson_questions(lesson)
-    return is_done(len(answered_today(questions, answers)), len(questions))
+    labelled = [(step_answer_kind(lesson, k, n), n, fp) for k, n, fp in answers]
+    return is_done(len(answered_today(questions, labelled)), len(questions))
 
 
 def done_by(lessons: Iterable[Lesson], attempts: Iterable[FirstAttempt]) -> dict[str, set[str]]:

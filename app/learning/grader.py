@@ -18,6 +18,7 @@ from app.learning.schemas import (
     FixVerdict,
     FlashcardBack,
     MythReveal,
+    OrderingReveal,
     PredictionReveal,
     Score,
     StepReveal,
@@ -147,6 +148,42 @@ def instance_check(step: Step, instance: Instance, unlocks: Step | None = None) 
     """What a typed value asked on a variant instance is checked against."""
     return ValueCheck(
         expected_value(step, instance), instance.explanation, unlocks, instance.misconceptions
+    )
+
+
+# --- orderings -------------------------------------------------------------------------------
+def ordering_program(step: Step, order: list[str]) -> str:
+    """The code a learner's order of the step's lines makes; refused unless the order has
+    each of the lines once."""
+    ordering = step.ordering
+    if ordering is None or sorted(order) != sorted(ordering.texts):
+        raise NotAChoice("Send each of the step's lines once, in the order you chose")
+    return ordering.program(step.ordering_head, order)
+
+
+def order_passes(step: Step, result: RunResult) -> bool:
+    """Graded by running: an order passes when its code prints the snippet's output without
+    raising, whatever its order (any order that behaves right is right)."""
+    expected = step.snippet.output if step.snippet is not None else ""
+    return result.status == "ok" and result.error is None and result.stdout == expected
+
+
+def ordering_reveal(
+    step: Step, correct: bool, attempt: int, result: RunResult | None = None
+) -> OrderingReveal:
+    """`result`: the run of the learner's order (None when restored: only the verdict is kept)."""
+    if step.ordering is None or step.snippet is None:
+        raise AnswerError("This step asks for no ordering")
+    error = result.error if result is not None else None
+    return OrderingReveal(
+        correct=correct,
+        answer=step.ordering.texts,
+        explanation_html=str(rendering.markdown(step.ordering.explanation)),
+        expected=step.snippet.output,
+        output=result.stdout if result is not None else None,
+        error={"type": error.type, "message": error.message[:300]} if error else None,
+        attempt=attempt,
+        step=step_reveal(step),
     )
 
 

@@ -18,10 +18,14 @@ from app.learning.guided import first_unanswered
 from app.learning.kinds import (
     DRILL,
     MYTH,
+    ORDERING,
     PREDICTION,
     choice_order,
     myth_fingerprint,
     prediction_fingerprint,
+    read_order,
+    step_ordering_fingerprint,
+    stored_order,
     value_fingerprint,
 )
 from app.learning.lti.grades import queue_score
@@ -38,9 +42,12 @@ from app.learning.schemas import (
     LessonProgress,
     LessonSummary,
     MythReveal,
+    OrderingBody,
+    OrderingReveal,
     PredictionBody,
     PredictionReveal,
     SavedMyth,
+    SavedOrdering,
     SavedPrediction,
     SavedStep,
     SavedValue,
@@ -53,6 +60,7 @@ from app.lessons.loader import Catalog
 from app.lessons.schema import Lesson, Snippet, Step, ValuePrediction
 from app.lessons.variants import Instance, pick
 from app.modes.drills import value_drill_id, value_key
+from app.modes.scheduler import describe_wait
 from app.progress.classes_store import FirstAttempt
 from app.progress.records import (
     LessonRecords,
@@ -62,6 +70,7 @@ from app.progress.records import (
     ValueRecord,
 )
 from app.progress.store import ProgressStore
+from app.sandbox.result import RunResult
 
 
 @dataclass(frozen=True)
@@ -72,7 +81,8 @@ class StepView:
     number: int
     step: Step
     asks: bool  # True: concept, explanation and insight wait for the answer
-    choices: list[str]  # the prediction's choices in this learner's order
+    # The prediction's choices, or the lines an ordering asks to order, in this learner's order.
+    choices: list[str]
     # The typed-value question and its form, if the step has one and it may be sent: on a
     # step that also asks a choice, only once that choice is committed (its mere presence
     # would say the code does not raise); the choice's reveal brings it otherwise.
@@ -92,6 +102,15 @@ def practice_instance(lesson: Lesson, number: int, learner: str | None) -> Insta
     return pick(step, value_key(learner, lesson.slug, number))
 
 
+def asked_order(lesson: Lesson, number: int, step: Step, learner: str) -> list[str]:
+    """The step's choices, or its lines to order, in this learner's order."""
+    if step.prediction is not None:
+        return choice_order(learner, lesson.slug, number, step.prediction.texts)
+    if step.ordering is not None:
+        return step.ordering.shuffled(f"{learner}\0{lesson.slug}\0{number}")
+    return []
+
+
 def step_views(
     lesson: Lesson, learner: str, disclosure: Disclosure | None = None
 ) -> list[StepView]:
@@ -101,9 +120,7 @@ def step_views(
             number,
             step,
             asks(step) and not shown.read_ahead,
-            choice_order(learner, lesson.slug, number, step.prediction.texts)
-            if step.prediction
-            else [],
+            asked_order(lesson, number, step, learner),
             value_shown=shown.value_open(number),
             read_ahead=shown.read_ahead and asks(step),
             value_code=(
@@ -140,6 +157,7 @@ def _saved_step(step: Step, record: StepRecord, practice: Instance | None) -> Sa
     if (
         prediction is not None
         and step.prediction is not None
+        and step.ordering is None
         and prediction.fingerprint == prediction_fingerprint(step.prediction)
     ):
         reveal = grader.prediction_reveal(step, prediction.choice, prediction.correct, 0, practice)
@@ -161,7 +179,25 @@ def _saved_step(step: Step, record: StepRecord, practice: Instance | None) -> Sa
             step=grader.step_reveal(step) if shown else None,
         )
     return SavedStep(
-        done=record.done, code=record.code, prediction=saved_prediction, value=saved_value
+        done=record.done,
+        code=record.code,
+        prediction=saved_prediction,
+        value=saved_value,
+        ordering=_saved_ordering(step, record),
+    )
+
+
+def _saved_ordering(step: Step, record: StepRecord) -> SavedOrdering | None:
+    """An ordering's committed answer (kept as the step's committed answer, its own kind told
+    by its fingerprint), with its reveal without the run of the learner's order."""
+    saved = record.prediction
+    if saved is None or saved.fingerprint != step_ordering_fingerprint(step):
+        return None
+    return SavedOrdering(
+        order=read_order(saved.choice),
+        confidence=saved.confidence,
+        correct=saved.correct,
+        reveal=grader.ordering_reveal(step, saved.correct, 0),
     )
 
 
@@ -302,6 +338,44 @@ class LessonAnswers:
         practice = practice_instance(find_lesson(self.catalog, slug), number, self.learner)
         return grader.prediction_reveal(step, body.choice, correct, attempt, practice)
 
+    def ordering_program(self, slug: str, number: int, body: OrderingBody) -> str:
+        """The code the learner's order makes, to be run; refused before any run when the step
+        asks no ordering, the order is not one of its lines, or no confidence is given."""
+        step = find_step(find_lesson(self.catalog, slug), number)
+        if step.ordering is None:
+            raise UnknownStep(f"Step {number} of {slug!r} asks for no ordering")
+        grader.require_confidence(body.confidence)
+        return grader.ordering_program(step, body.order)
+
+    def commit_ordering(
+        self, slug: str, number: int, body: OrderingBody, result: RunResult
+    ) -> OrderingReveal:
+        """Keep an order graded by its run (`result`), as the step's committed answer."""
+        lesson = find_lesson(self.catalog, slug)
+        step = find_step(lesson, number)
+        confidence = grader.require_confidence(body.confidence)
+        fingerprint = step_ordering_fingerprint(step)
+        correct = grader.order_passes(step, result)
+        with self.store.together():
+            seen = self._seen_answers(slug)
+            order = stored_order(body.order)
+            kept = PredictionRecord(order, confidence, correct, fingerprint, seen)
+            attempt = self.store.record_prediction(self.learner, slug, number, kept)
+            at = datetime.now(UTC)
+            queue = self._queue()
+            # A due review item of it is answered by this order; a miss enters the queue.
+            reviewed = queue.note_check(slug, ORDERING, str(number), correct, at)
+            if reviewed is None and correct and confidence == "guess" and attempt == 1:
+                queue.note_guess(slug, ORDERING, str(number), at)
+            due = queue.view(at).due_total if reviewed else None
+            queue_score(self.store, self.learner, lesson)
+        reveal = grader.ordering_reveal(step, correct, attempt, result)
+        if reviewed is None:
+            return reveal
+        return reveal.model_copy(
+            update={"comes_back": describe_wait(reviewed.due, at), "due_count": due}
+        )
+
     def require_choice(self, lesson: Lesson, number: int) -> None:
         """A step's typed value is checked only once its choice is committed (or the lesson
         is read ahead): its answer, explanation and even a hint would answer the choice."""
@@ -372,12 +446,14 @@ class LessonAnswers:
         self.store.save_code(self.learner, slug, number, code)
 
     def completed_by_running(self, slug: str | None, number: int | None) -> bool:
-        """Does running this step's code complete it? Only a step that asks for no prediction;
-        decided from the lesson alone, without the store."""
+        """Does running this step's code complete it? Only a step that asks for no prediction
+        nor an ordering (a typed value alone is its own business); decided from the lesson
+        alone, without the store."""
         lesson = self.catalog.get(slug) if slug else None
         if lesson is None or number is None or not 1 <= number <= len(lesson.steps):
             return False
-        return lesson.steps[number - 1].prediction is None
+        step = lesson.steps[number - 1]
+        return step.prediction is None and step.ordering is None
 
     def mark_run(self, slug: str | None, number: int | None) -> None:
         """Running a step's code completes a step that asks for no prediction."""

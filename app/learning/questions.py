@@ -9,7 +9,11 @@ calibration, never reviewed, and never taken as committing the new one.
 from __future__ import annotations
 
 from app.errors import UnknownLesson, UnknownMyth, UnknownStep
-from app.learning.kinds import prediction_fingerprint, value_fingerprint
+from app.learning.kinds import (
+    prediction_fingerprint,
+    step_ordering_fingerprint,
+    value_fingerprint,
+)
 from app.lessons.disclosure import Disclosure, asks
 from app.lessons.loader import Catalog
 from app.lessons.schema import Lesson, Myth, Step
@@ -45,10 +49,14 @@ def find_myth(lesson: Lesson, number: int) -> Myth:
 
 
 def committed(step: Step, record: StepRecord | None) -> bool:
-    """Has the learner committed this version of the step's question? A choice is committed
-    when given; a typed value alone (a step without a choice) when right or revealed."""
+    """Has the learner committed this version of the step's question? A choice or an order is
+    committed when given (both are kept as the step's committed answer, told apart by their
+    fingerprints); a typed value alone (a step without a choice) when right or revealed."""
     if record is None:
         return False
+    if step.ordering is not None:
+        saved = record.prediction
+        return saved is not None and saved.fingerprint == step_ordering_fingerprint(step)
     if step.prediction is not None:
         saved = record.prediction
         return saved is not None and saved.fingerprint == prediction_fingerprint(step.prediction)

@@ -7,7 +7,7 @@ See docs/http-contract.md.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, JsonValue
 
@@ -65,6 +65,16 @@ class ShareMade(BaseModel):
 
 class PredictionBody(BaseModel):
     choice: str = Field(max_length=2000)
+    confidence: Confidence | None = Field(
+        default=None,
+        description="How sure the learner is; required: a commit without one is refused (422)",
+    )
+
+
+class OrderingBody(BaseModel):
+    order: list[Annotated[str, Field(max_length=2000)]] = Field(
+        max_length=8, description="The step's lines, each once, in the learner's order"
+    )
     confidence: Confidence | None = Field(
         default=None,
         description="How sure the learner is; required: a commit without one is refused (422)",
@@ -142,6 +152,21 @@ class PredictionReveal(BaseModel):
     )
 
 
+class OrderingReveal(BaseModel):
+    correct: bool
+    answer: list[str] = Field(description="The lines in the order the lesson wrote them")
+    explanation_html: str
+    expected: str = Field(description="What the code must print")
+    output: str | None = Field(description="What the learner's order printed; null on restore")
+    error: dict[str, str] | None = Field(description="What the learner's order raised")
+    attempt: int
+    step: StepReveal
+    comes_back: str | None = Field(
+        default=None, description="When this order answered the step's due review item: when"
+    )
+    due_count: int | None = Field(default=None, description="With comes_back: the items due")
+
+
 class MythReveal(BaseModel):
     correct: bool
     answer: YesNo
@@ -212,6 +237,13 @@ class SavedPrediction(BaseModel):
     reveal: PredictionReveal
 
 
+class SavedOrdering(BaseModel):
+    order: list[str]
+    confidence: str
+    correct: bool
+    reveal: OrderingReveal
+
+
 class SavedValue(BaseModel):
     value: str
     correct: bool
@@ -224,6 +256,7 @@ class SavedStep(BaseModel):
     code: str | None
     prediction: SavedPrediction | None
     value: SavedValue | None
+    ordering: SavedOrdering | None = None
 
 
 class SavedMyth(BaseModel):

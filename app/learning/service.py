@@ -34,6 +34,8 @@ from app.learning.schemas import (
     Health,
     LessonProgress,
     ModeBody,
+    OrderingBody,
+    OrderingReveal,
     SandboxReport,
     ShareBody,
     ShareMade,
@@ -288,6 +290,16 @@ class Learning:
         # The store is synchronous: its writer runs the write off the event loop, so that a
         # write waiting for the database never holds up other requests and the runs in flight.
         return await self.store.writer(answers.check_value, slug, number, body, actual)
+
+    async def commit_ordering(
+        self, learner: str, slug: str, number: int, body: OrderingBody
+    ) -> OrderingReveal:
+        """Grade an order by running the code it makes (any order that prints the step's
+        output without raising is right), then keep it as the step's committed answer."""
+        answers = self.answers(learner)
+        program = answers.ordering_program(slug, number, body)
+        result = await self.runs.run_order(program, learner)
+        return await self.store.writer(answers.commit_ordering, slug, number, body, result)
 
     async def run(
         self, code: str, learner: str | None, slug: str | None, step: int | None, who: str

@@ -33,8 +33,9 @@ REFERENCE_NOTICE = (
 
 
 def asks(step: Step) -> bool:
-    """A step that asks something keeps what explains its answer until it is answered."""
-    return step.prediction is not None or step.value_prediction is not None
+    """A step that asks something (any of `Step.QUESTIONS`) keeps what explains its answer
+    until it is answered."""
+    return bool(step.questions())
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from app.lessons.disclosure import Disclosure
+from app.lessons.disclosure import Disclosure, asks
 from app.lessons.schema import (
     Connection,
     Lesson,
@@ -19,15 +19,11 @@ from app.lessons.schema import (
     Overview,
     Pitfall,
     Snippet,
+    Step,
     StepLevel,
     UnderTheHood,
 )
 
-_HIDDEN_STEP_FIELDS = {
-    "prediction": {"answer", "explanation"},
-    # Named wrong values would narrow the answer down: they come only with a matching answer.
-    "value_prediction": {"expected", "explanation", "misconceptions"},
-}
 # What explains a step's answer (see `Step`): revealed only with the answer.
 _REVEALED_STEP_FIELDS = {"concept", "explanation", "insight"}
 _HIDDEN_MYTH_FIELDS = {"answer", "belief", "reality", "why_it_matters", "demo", "forms"}
@@ -69,6 +65,13 @@ class AskedValue(BaseModel):
     tensor: str
 
 
+class AskedOrdering(BaseModel):
+    question: str
+    head: str  # the code above the lines, shown as it is
+    lines: list[str]  # in this learner's order, never the author's
+    output: str  # what the right order prints
+
+
 class PublicStep(BaseModel):
     """A step as a client sees it. On a step that asks something, `concept`, `explanation`
     and `insight` are absent and `snippet` is only its `code`; on a step that asks a choice,
@@ -82,6 +85,7 @@ class PublicStep(BaseModel):
     snippet: Snippet | None = None
     prediction: AskedChoice | None = None
     value_prediction: AskedValue | None = None
+    ordering: AskedOrdering | None = None
     insight: str | None = None
 
 
@@ -130,12 +134,14 @@ def public_lesson(
     lesson: Lesson, orders: list[list[str]] | None = None, disclosure: Disclosure | None = None
 ) -> PublicLesson:
     """The lesson as a learner with this disclosure may see it (by default, a new one).
-    `orders`: each step's choices in the order this learner sees them (file order when not
-    given)."""
+    `orders`: each step's choices, or the lines it asks to order, in the order this learner
+    sees them (when not given: a choice's file order; an ordering's lines never in the
+    author's order)."""
     data = _public_data(lesson, disclosure or Disclosure(lesson, frozenset()))
-    for order, raw in zip(orders or [], data["steps"], strict=False):
-        if raw.get("prediction") is not None:
-            raw["prediction"]["choices"] = order
+    for order, raw, step in zip(orders or [], data["steps"], lesson.steps, strict=False):
+        for field, question in step.questions():
+            if question.in_learner_order and raw.get(field) is not None:
+                raw[field][question.in_learner_order] = order
     return PublicLesson.model_validate(data)
 
 
@@ -151,25 +157,29 @@ def _public_data(lesson: Lesson, shown: Disclosure) -> dict[str, Any]:
         if number in opened
     ]
     for number, (raw_step, step) in enumerate(zip(data["steps"], lesson.steps, strict=True), 1):
-        raw_step.pop("variants", None)  # every instance's answers: practice asks one at a time
-        raw_step.pop("no_variants", None)  # a note for authors
-        if not shown.value_open(number):
-            # Before the choice's commit its mere presence would say the code does not raise.
-            raw_step.pop("value_prediction", None)
-        for field, hidden in _HIDDEN_STEP_FIELDS.items():
-            if raw_step.get(field) is not None:
-                raw_step[field] = {k: v for k, v in raw_step[field].items() if k not in hidden}
-        if step.prediction is not None:
-            # A wrong choice's `why` and `because` would say it is wrong: only its text shows.
-            raw_step["prediction"]["choices"] = step.prediction.texts
-        # A step that asks for a prediction keeps its output, grads and the text explaining
-        # them until it is answered.
-        if step.prediction or step.value_prediction:
-            for field in _REVEALED_STEP_FIELDS:
-                raw_step.pop(field, None)
-            if raw_step.get("snippet") is not None:
-                raw_step["snippet"] = {"code": raw_step["snippet"]["code"]}
+        _public_step(number, raw_step, step, shown)
     data["myths"] = [
         {k: v for k, v in myth.items() if k not in _HIDDEN_MYTH_FIELDS} for myth in data["myths"]
     ]
     return data
+
+
+def _public_step(number: int, raw_step: dict[str, Any], step: Step, shown: Disclosure) -> None:
+    """What of one step a learner is sent (in place, on the step's dump)."""
+    raw_step.pop("variants", None)  # every instance's answers: practice asks one at a time
+    raw_step.pop("no_variants", None)  # a note for authors
+    if not shown.value_open(number):
+        # Before the choice's commit its mere presence would say the code does not raise.
+        raw_step.pop("value_prediction", None)
+    for field, question in step.questions():
+        if raw_step.get(field) is not None:  # a typed value may wait for the choice
+            raw_step[field] = question.sent(step.snippet)
+        if question.withholds_code:
+            raw_step.pop("snippet", None)  # the code is the answer
+    # A step that asks something keeps its output, grads and the text explaining them
+    # until it is answered.
+    if asks(step):
+        for field in _REVEALED_STEP_FIELDS:
+            raw_step.pop(field, None)
+        if raw_step.get("snippet") is not None:
+            raw_step["snippet"] = {"code": raw_step["snippet"]["code"]}

@@ -11,7 +11,7 @@ Text fields hold Markdown. Code fields hold Python source.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import (
     Field,
@@ -27,6 +27,8 @@ from app.lessons.schema_base import (
     ExpectedError,
     GradValue,
     Level,
+    Ordering,
+    Question,
     Slug,
     Snippet,
     StepLevel,
@@ -67,10 +69,12 @@ __all__ = [
     "MentalModel",
     "MisconceptionRule",
     "Myth",
+    "Ordering",
     "Overview",
     "Pitfall",
     "Plain",
     "Probe",
+    "Question",
     "Rerun",
     "Slug",
     "Snippet",
@@ -108,6 +112,8 @@ class Step(Strict):
     snippet: Snippet | None = None
     prediction: ChoicePrediction | None = None
     value_prediction: ValuePrediction | None = None
+    # Put the last lines of the snippet in an order that prints its output.
+    ordering: Ordering | None = None
     # New instances of the prediction, the typed value and the step's drills.
     variants: Variants | None = None
     # Why this step has no variants, where its answer is not something the sandbox can compute
@@ -117,6 +123,38 @@ class Step(Strict):
     # The question the insight's flashcard asks (the insight is its answer); without one, the
     # card is a cloze of the insight.
     insight_question: Text | None = None
+
+    # The fields that ask the learner something, each a `Question` declaring what of it a page
+    # may send before the commit. A step that has one asks (app/lessons/disclosure.py); the
+    # public lesson and the disclosure iterate over these.
+    QUESTIONS: ClassVar[tuple[str, ...]] = ("prediction", "value_prediction", "ordering")
+
+    def questions(self) -> list[tuple[str, Question]]:
+        """(field, question) for each question this step asks."""
+        return [(name, q) for name in self.QUESTIONS if (q := getattr(self, name)) is not None]
+
+    @property
+    def ordering_head(self) -> str:
+        """The code shown as it is above an ordering's lines."""
+        if self.ordering is None or self.snippet is None:
+            return ""
+        return self.ordering.head(self.snippet.code) or ""
+
+    @model_validator(mode="after")
+    def _ordering_orders_the_snippet(self) -> Step:
+        if self.ordering is None:
+            return self
+        if self.prediction is not None or self.value_prediction is not None:
+            raise ValueError("ordering: a step that asks an ordering asks nothing else")
+        if self.snippet is None or self.ordering.head(self.snippet.code) is None:
+            raise ValueError(
+                "ordering.lines: the step's snippet must end with the lines, in this order"
+            )
+        if self.snippet.error is not None:
+            raise ValueError("ordering: the snippet must print its output without raising")
+        if self.variants is not None:
+            raise ValueError("variants: an ordering has no variants")
+        return self
 
     @model_validator(mode="after")
     def _value_prediction_needs_code(self) -> Step:

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 from pydantic import (
     BaseModel,
@@ -121,8 +122,29 @@ class Choice(TextOrMapping):
         return self.text
 
 
-class ChoicePrediction(Strict):
+class Question(Strict):
+    """A question a step asks (`Step.QUESTIONS` lists the fields that hold one). Each kind
+    declares what of it a page may send before the learner commits an answer; the public
+    lesson (app/lessons/public.py) sends exactly that."""
+
+    # Fields sent only with the reveal.
+    hidden: ClassVar[frozenset[str]] = frozenset()
+    # The field whose items each learner is sent in an order of their own, if any.
+    in_learner_order: ClassVar[str | None] = None
+    # Is the step's code itself the answer (sent only with the reveal)?
+    withholds_code: ClassVar[bool] = False
+
+    def sent(self, snippet: Snippet | None) -> dict[str, object]:
+        """What a page may send of this question before the commit, as JSON."""
+        dumped = self.model_dump(mode="json")
+        return {k: v for k, v in dumped.items() if k not in self.hidden}
+
+
+class ChoicePrediction(Question):
     """A question the learner answers before the step's output is revealed."""
+
+    hidden: ClassVar[frozenset[str]] = frozenset({"answer", "explanation"})
+    in_learner_order: ClassVar[str | None] = "choices"
 
     question: Text
     choices: Annotated[list[Choice], Field(min_length=2, max_length=6)]
@@ -132,6 +154,10 @@ class ChoicePrediction(Strict):
     @property
     def texts(self) -> list[str]:
         return [choice.text for choice in self.choices]
+
+    def sent(self, snippet: Snippet | None) -> dict[str, object]:
+        # A wrong choice's `why` and `because` would say it is wrong: only its text shows.
+        return {"question": self.question, "choices": self.texts}
 
     def choice(self, text: str) -> Choice | None:
         """The choice whose text is `text` (grading goes by the choice, never its position)."""
@@ -154,9 +180,12 @@ class ValueMisconception(Strict):
     why: Text
 
 
-class ValuePrediction(Strict):
+class ValuePrediction(Question):
     """The learner types the `.grad` of one tensor; it is checked numerically against the run.
     A typed value that matches one of `misconceptions` gets that misconception's `why`."""
+
+    # Named wrong values would narrow the answer down: they come only with a matching answer.
+    hidden: ClassVar[frozenset[str]] = frozenset({"expected", "explanation", "misconceptions"})
 
     question: Text
     tensor: Annotated[str, StringConstraints(pattern=IDENTIFIER.pattern)]
@@ -173,3 +202,70 @@ class ValuePrediction(Strict):
                 if compare(wrong.value, other.value).matches:
                     raise ValueError(f"misconceptions {number}: {wrong.value!r} is listed twice")
         return self
+
+
+class Ordering(Question):
+    """Put the lines of the step's code in an order that prints what its `output` says (a
+    Parsons problem). `lines` are the last lines of the step's snippet, in the order the author
+    wrote them (each may be a block of several lines); what comes before them is shown as it
+    is. The learner is sent the lines in an order of their own and their order is graded by
+    running it: any order that prints the snippet's output without raising passes."""
+
+    # The lines are sent in the learner's order, never this one; the explanation with the
+    # reveal.
+    hidden: ClassVar[frozenset[str]] = frozenset({"explanation"})
+    in_learner_order: ClassVar[str | None] = "lines"
+    withholds_code: ClassVar[bool] = True
+
+    question: Text
+    lines: Annotated[list[Code], Field(min_length=2, max_length=8)]
+    explanation: Text
+
+    @model_validator(mode="after")
+    def _lines_are_distinct(self) -> Ordering:
+        stripped = [line.strip("\n") for line in self.lines]
+        if len(set(stripped)) != len(stripped):
+            raise ValueError("lines: two lines are the same (an order is graded by its texts)")
+        if any(not line.strip() for line in stripped):
+            raise ValueError("lines: a line is empty")
+        return self
+
+    @property
+    def texts(self) -> list[str]:
+        return [line.strip("\n") for line in self.lines]
+
+    def sent(self, snippet: Snippet | None) -> dict[str, object]:
+        """The question, the code above the lines, the lines (never in the author's order:
+        each learner's own replaces this one) and the output the right order prints."""
+        code = snippet.code if snippet is not None else ""
+        return {
+            "question": self.question,
+            "head": self.head(code) or "",
+            "lines": self.shuffled(""),
+            "output": snippet.output if snippet is not None else "",
+        }
+
+    def shuffled(self, key: str) -> list[str]:
+        """The lines in the order of `key` (a keyed hash of each line; a learner's id gives
+        each learner an order of their own), never the author's order."""
+        secret = key.encode()[:64]
+
+        def rank(text: str) -> bytes:
+            return hashlib.blake2b(text.encode(), key=secret, digest_size=16).digest()
+
+        order = sorted(self.texts, key=rank)
+        return order[1:] + order[:1] if order == self.texts else order
+
+    def head(self, code: str) -> str | None:
+        """What comes before the lines in `code` (the snippet's), or None when `code` does not
+        end with the lines in this order."""
+        body = "\n".join(self.texts)
+        trimmed = code.rstrip("\n")
+        if not trimmed.endswith(body):
+            return None
+        head = trimmed[: len(trimmed) - len(body)]
+        return head if head == "" or head.endswith("\n") else None
+
+    def program(self, head: str, order: list[str]) -> str:
+        """The code the learner's order makes."""
+        return head + "\n".join(order) + "\n"

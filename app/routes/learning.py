@@ -6,6 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response
 
 from app.errors import (
+    RUNS,
     STORE,
     AnswerError,
     NotAChoice,
@@ -20,6 +21,8 @@ from app.learning.schemas import (
     LessonProgress,
     MythBody,
     MythReveal,
+    OrderingBody,
+    OrderingReveal,
     PredictionBody,
     PredictionReveal,
     ValueBody,
@@ -48,6 +51,18 @@ async def commit_prediction(
 ) -> PredictionReveal:
     """Commit to a prediction; the answer, what explains it and the step's output come back."""
     return await write(answers.commit_prediction, slug, number, body)
+
+
+@router.post(
+    "/api/lessons/{slug}/steps/{number}/ordering",
+    responses=responses(UnknownLesson, UnknownStep, NotAChoice, AnswerError, *RUNS, *STORE),
+)
+async def commit_ordering(
+    slug: str, number: int, body: OrderingBody, learning: LearningDep, learner: LearnerDep
+) -> OrderingReveal:
+    """Commit an order of the step's lines; it is run, and the verdict, the lesson's order,
+    what explains it and what the learner's order printed come back."""
+    return await learning.commit_ordering(learner, slug, number, body)
 
 
 @router.post(

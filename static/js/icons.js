@@ -9,6 +9,8 @@ export const ICONS = {
   cross: ["M6 6l12 12", "M18 6L6 18"],
   "arrow-left": ["M19 12H5", "M11 6l-6 6 6 6"],
   "arrow-right": ["M5 12h14", "M13 6l6 6-6 6"],
+  "arrow-up": ["M12 19V5", "M6 11l6-6 6 6"],
+  "arrow-down": ["M12 5v14", "M6 13l6 6 6-6"],
 };
 
 export function icon(name) {

@@ -1,5 +1,5 @@
 // The interactive lesson page (the deep dive; step by step pages through the same markup): its
-// question widgets (widgets/: predictions, typed values, myths), its runnable cells, saved
+// question widgets (widgets/: predictions, orderings, typed values, myths), its runnable cells, saved
 // progress and the reference that opens once the build-up is answered.
 //
 //   initLesson(article)          wire up one <article class="lesson">; returns {runnables, refreshProgress, restored}
@@ -18,6 +18,7 @@ import {mountRunnable} from "./runnable.js";
 import {apiFetch, el, lessonUrl, networkMessage} from "./util.js";
 import {goToValueButton, placeValueForm} from "./value-form.js";
 import {mountChoice} from "./widgets/choice.js";
+import {mountOrdering} from "./widgets/ordering.js";
 import {mountValue} from "./widgets/value.js";
 import {mountYesNo} from "./widgets/yes-no.js";
 
@@ -62,9 +63,11 @@ function quietly(regions, fill) {
 export function buildUpAnswered(article, progress) {
   const steps = progress.steps || {};
   const choices = [...article.querySelectorAll('.prediction[data-kind="choice"]')];
+  const orderings = [...article.querySelectorAll('.ordering[data-kind="ordering"]')];
   const valuesOnly = [...article.querySelectorAll("form.value-prediction")]
     .filter((form) => !form.closest(".step")?.querySelector(".prediction"));
   return choices.every((p) => steps[p.dataset.step]?.prediction)
+    && orderings.every((o) => steps[o.closest(".step")?.dataset.step]?.ordering)
     && valuesOnly.every((form) => {
       const value = steps[form.dataset.step]?.value;
       return Boolean(value && (value.correct || value.revealed));
@@ -190,6 +193,19 @@ export function initLesson(article) {
     });
     return {step, widget};
   });
+  const orderings = [...article.querySelectorAll('.ordering[data-kind="ordering"]')].map((root) => {
+    const step = stepNumber(root);
+    const widget = mountOrdering(root, {
+      url: lessonUrl(slug, "steps", step, "ordering"),
+      tryAgain: true,
+      onAnswer: (_reveal, {restored}) => {
+        if (restored) return;
+        refreshProgress();
+        article.dispatchEvent(new CustomEvent("step-committed", {detail: {step}}));
+      },
+    });
+    return {step, widget};
+  });
   for (const form of article.querySelectorAll("form.value-prediction")) mountValueForm(form);
   const myths = [...article.querySelectorAll(".myth[data-myth]")].map((root) => {
     const number = Number(root.dataset.myth);
@@ -215,12 +231,13 @@ export function initLesson(article) {
     const progress = answer.progress;
     const steps = progress.steps || {};
     const mythsSaved = progress.myths || {};
-    const regions = [...predictions, ...values, ...myths].flatMap((x) => x.widget.regions);
+    const regions = [...predictions, ...orderings, ...values, ...myths].flatMap((x) => x.widget.regions);
     if (progressLine) regions.push(progressLine);
     if (scoreLine) regions.push(scoreLine);
     quietly(regions, () => {
       applyProgress(progress);
       for (const p of predictions) p.widget.restore(steps[String(p.step)]?.prediction);
+      for (const o of orderings) o.widget.restore(steps[String(o.step)]?.ordering);
       for (const v of values) {
         const saved = steps[String(v.step)]?.value;
         if (saved && (saved.correct || saved.revealed)) settledValues.add(v.step);
@@ -237,7 +254,7 @@ export function initLesson(article) {
     }));
   })();
 
-  return {runnables, predictions, values, myths, refreshProgress, restored};
+  return {runnables, predictions, orderings, values, myths, refreshProgress, restored};
 }
 
 /** The deep dive's entry point (pages/deep-dive.js). */

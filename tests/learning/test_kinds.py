@@ -21,6 +21,7 @@ from app.learning.kinds import (
     FLASHCARD,
     KINDS,
     MYTH,
+    ORDERING,
     PREDICTION,
     VALUE,
     Answer,
@@ -51,6 +52,7 @@ def test_the_stored_names_never_change() -> None:
         "flashcard",
         "fix",
         "exercise",
+        "ordering",
     ]
     assert all(find_kind(kind.name) is kind for kind in KINDS)
     assert find_kind("essay") is None
@@ -83,7 +85,7 @@ def test_a_link_goes_to_the_page_and_to_the_item_when_the_page_shows_one() -> No
 def test_every_reviewed_kind_has_its_widget_macro() -> None:
     widgets = templates.env.get_template("modes/_widgets.html").module
     for kind in KINDS:
-        assert kind.widget in ("choice", "yes-no", "value", "card", "code")
+        assert kind.widget in ("choice", "yes-no", "value", "card", "code", "ordering")
         if kind.review is not None:
             assert callable(getattr(widgets, kind.macro, None)), kind.name
 
@@ -95,6 +97,7 @@ def test_the_reviewed_kinds() -> None:
         DRILL,
         FLASHCARD,
         EXERCISE,
+        ORDERING,
     }
     # A typed value is reviewed as its step's drill; a fix is practice, not recall (an
     # exercise is reviewed by writing it again, graded by a run: tests/routes/test_exercise_loop.py).
@@ -155,9 +158,12 @@ def test_each_reviewed_kind_grades_a_right_answer_as_right() -> None:
 
 # String constants equal to a kind's name that are not kinds, each with what it is.
 NOT_KINDS = {
-    ("app/lessons/public.py", "prediction"): "a step's `prediction` field of the lesson format",
+    ("app/lessons/schema.py", "prediction"): "a step's `prediction` field (Step.QUESTIONS)",
+    ("app/lessons/schema.py", "ordering"): "a step's `ordering` field (Step.QUESTIONS)",
     ("app/lessons/prose_check.py", "value"): "a misconception's `value` field of the lesson format",
     ("app/progress/base.py", "value"): "the app_secret table's `value` column",
+    ("app/progress/store.py", "myth"): "a row's part in the one lesson-state query",
+    ("app/progress/store.py", "prediction"): "a row's part in the one lesson-state query",
     ("app/sandbox/inspection.py", "value"): "a tensor's value in an inspection record",
 }
 
@@ -208,8 +214,8 @@ def test_a_mode_says_it_asks_only_the_kinds_the_lesson_has() -> None:
     deep_dive = find_mode("deep-dive")
     assert deep_dive is not None
     assert LESSON.exercises, "the first lesson has code to write"
-    assert deep_dive.asked_in(LESSON) == [PREDICTION, VALUE, MYTH, EXERCISE]
+    assert deep_dive.asked_in(LESSON) == [PREDICTION, VALUE, ORDERING, MYTH, EXERCISE]
     without_myths = LESSON.model_copy(update={"myths": [], "exercises": []})
     assert MYTH.count_in(without_myths) == 0
     assert EXERCISE.count_in(without_myths) == 0
-    assert deep_dive.asked_in(without_myths) == [PREDICTION, VALUE]
+    assert deep_dive.asked_in(without_myths) == [PREDICTION, VALUE, ORDERING]

@@ -6,6 +6,7 @@ import pytest
 import yaml
 
 from app.config import BUNDLED_LESSONS
+from app.lessons.disclosure import asks
 from app.lessons.loader import LessonError, lesson_files, load_catalog, load_lesson, parse_yaml
 from tests.conftest import FIXTURE_LESSONS
 
@@ -23,7 +24,7 @@ def test_every_bundled_lesson_validates_and_links_resolve() -> None:
 def test_bundled_lesson_has_the_full_structure(path: Path) -> None:
     lesson = load_lesson(path)
     assert len(lesson.steps) >= 5
-    assert all(step.prediction is not None for step in lesson.steps)
+    assert all(asks(step) for step in lesson.steps)  # a choice, or an ordering
     assert len(lesson.myths) >= 3
     assert len(lesson.pitfalls) >= 2
     assert lesson.takeaways
@@ -51,7 +52,7 @@ ADVANCED = (
 def test_lessons_past_the_basics_have_the_full_format(slug: str) -> None:
     lesson = load_lesson(BUNDLED / f"{slug}.yaml")
     assert len(lesson.steps) >= 6
-    assert all(step.prediction is not None for step in lesson.steps)
+    assert all(asks(step) for step in lesson.steps)  # a choice, or an ordering
     assert lesson.under_the_hood is not None and lesson.expert_zone
     assert len(lesson.myths) >= 3 and len(lesson.pitfalls) >= 2 and lesson.takeaways
     assert lesson.level.value in ("advanced", "expert")

@@ -13,6 +13,12 @@ from app.learning.kinds.fix import FIX
 from app.learning.kinds.flashcard import FLASHCARD, flashcard_fingerprint
 from app.learning.kinds.kind import Answer, Prompt, QuestionKind, Review, Widget
 from app.learning.kinds.myth import MYTH, myth_fingerprint
+from app.learning.kinds.ordering import (
+    ORDERING,
+    read_order,
+    step_ordering_fingerprint,
+    stored_order,
+)
 from app.learning.kinds.prediction import PREDICTION, choice_order, prediction_fingerprint
 from app.learning.kinds.value import VALUE, value_fingerprint
 
@@ -23,6 +29,7 @@ __all__ = [
     "FLASHCARD",
     "KINDS",
     "MYTH",
+    "ORDERING",
     "PREDICTION",
     "VALUE",
     "Answer",
@@ -37,10 +44,22 @@ __all__ = [
     "flashcard_fingerprint",
     "myth_fingerprint",
     "prediction_fingerprint",
+    "read_order",
+    "step_ordering_fingerprint",
+    "stored_order",
     "value_fingerprint",
 ]
 
-KINDS: tuple[QuestionKind, ...] = (PREDICTION, VALUE, MYTH, DRILL, FLASHCARD, FIX, EXERCISE)
+KINDS: tuple[QuestionKind, ...] = (
+    PREDICTION,
+    VALUE,
+    MYTH,
+    DRILL,
+    FLASHCARD,
+    FIX,
+    EXERCISE,
+    ORDERING,
+)
 _BY_NAME = {kind.name: kind for kind in KINDS}
 
 

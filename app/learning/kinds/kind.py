@@ -29,7 +29,7 @@ from app.progress.records import ExerciseRecord
 # How a learner answers: a choice among texts, yes or no, a typed `.grad`, a card turned over
 # and rated, or code edited and run. Templates render one macro per widget; scripts dispatch
 # on the `data-widget` attribute.
-Widget = Literal["choice", "yes-no", "value", "card", "code"]
+Widget = Literal["choice", "yes-no", "value", "card", "code", "ordering"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,16 @@ class ExerciseCard:
 
 
 @dataclass(frozen=True)
+class OrderingCard:
+    """An ordering as a review item draws it (templates/_partials.html ordering_widget): the
+    code given first, the lines in this return's order, and the output they must print."""
+
+    head: str
+    lines: list[str]
+    output: str
+
+
+@dataclass(frozen=True)
 class Prompt:
     """What the review queue shows for one item. It never carries the answer, nor what
     explains it: grading returns them with the verdict."""
@@ -80,6 +90,7 @@ class Prompt:
     # None: the item as its lesson page asks it. The review queue keeps it with the card, so
     # that the next return asks another.
     form: int | None = None
+    ordering: OrderingCard | None = None  # lines to put in order
 
     @property
     def link(self) -> str:

@@ -1,0 +1,83 @@
+"""A step's ordering (a Parsons problem): put the last lines of the step's code in an order
+that prints its output. Each learner is sent the lines in an order of their own; an order is
+graded by running it in the sandbox (any order that prints the output without raising is
+right), so it is answered through POST /api/lessons/{slug}/steps/{n}/ordering, never by the
+review queue's synchronous answer: in review, that route answers a due item (as code to write
+does), and each return shuffles the lines anew."""
+
+from __future__ import annotations
+
+import json
+
+from app.errors import AnswerError
+from app.learning.grader import Graded
+from app.learning.kinds.kind import (
+    Answer,
+    OrderingCard,
+    Prompt,
+    QuestionKind,
+    Review,
+    item_number,
+)
+from app.lessons.schema import Lesson, Ordering, Step
+
+
+def ordering_fingerprint(ordering: Ordering, output: str) -> str:
+    # The lines as a set and what they must print: a reordering by the author is the same
+    # question (learners see the lines shuffled anyway).
+    return ORDERING.fingerprint(ordering.question, sorted(ordering.texts), output)
+
+
+def step_ordering_fingerprint(step: Step) -> str | None:
+    if step.ordering is None or step.snippet is None:
+        return None
+    return ordering_fingerprint(step.ordering, step.snippet.output)
+
+
+def stored_order(order: list[str]) -> str:
+    """An order as its record keeps it (the `choice` of a step's committed answer)."""
+    return json.dumps(order, ensure_ascii=False)
+
+
+def read_order(stored: str) -> list[str]:
+    try:
+        found = json.loads(stored)
+    except ValueError:
+        return []
+    return [str(line) for line in found] if isinstance(found, list) else []
+
+
+def _prompt(
+    lesson: Lesson, key: str, order: str, learner: str | None, asked: int | None
+) -> Prompt | None:
+    # An ordering has no other forms (its answer is an order, not numbers): `asked` is unused.
+    number = item_number(key, len(lesson.steps))
+    step = lesson.steps[number - 1] if number else None
+    fingerprint = step_ordering_fingerprint(step) if step is not None else None
+    if step is None or step.ordering is None or step.snippet is None or fingerprint is None:
+        return None
+    card = OrderingCard(
+        step.ordering_head, step.ordering.shuffled(f"{order}\0{key}"), step.snippet.output
+    )
+    source = f"Step {number}: {step.title}"
+    return Prompt(lesson, ORDERING, key, source, step.ordering.question, fingerprint, ordering=card)
+
+
+def _grade(prompt: Prompt, answer: Answer) -> Graded:
+    raise AnswerError(
+        "An ordering is graded by running it: send the order to "
+        f"/api/lessons/{prompt.lesson.slug}/steps/{prompt.key}/ordering"
+    )
+
+
+ORDERING = QuestionKind(
+    name="ordering",
+    label="Ordering",
+    plural="lines to put in order",
+    page="step-by-step",
+    widget="ordering",
+    confidence=True,
+    count_in=lambda lesson: sum(step.ordering is not None for step in lesson.steps),
+    review=Review(_prompt, _grade),
+    anchor="step-{key}",
+)
