@@ -194,29 +194,21 @@ def grade_myth(myth: Myth, answer: str | None) -> bool:
     return answer == myth.answer
 
 
-def myth_reveal(myth: Myth, correct: bool, score: Score | None = None) -> MythReveal:
-    demo = {"code": myth.demo.code, "output": myth.demo.output} if myth.demo else None
+def myth_reveal(
+    myth: Myth, correct: bool, score: Score | None = None, form: MythForm | None = None
+) -> MythReveal:
+    """A myth's reveal; asked as another `form`, that form's answer, reality and demo, with the
+    myth's belief and why it matters, which hold for every form."""
+    asked = form or myth
+    demo = {"code": asked.demo.code, "output": asked.demo.output} if asked.demo else None
     return MythReveal(
         correct=correct,
-        answer=myth.answer,
+        answer=asked.answer,
         belief_html=str(rendering.markdown_inline(myth.belief)),
-        reality_html=str(rendering.markdown(myth.reality)),
+        reality_html=str(rendering.markdown(asked.reality)),
         why_it_matters_html=str(rendering.markdown(myth.why_it_matters)),
         demo=demo,
         score=score,
-    )
-
-
-def myth_form_reveal(myth: Myth, form: MythForm, correct: bool) -> MythReveal:
-    """The reveal of a myth asked as another form: that form's answer, reality and demo; the
-    myth's belief and why it matters, which hold for every form."""
-    return MythReveal(
-        correct=correct,
-        answer=form.answer,
-        belief_html=str(rendering.markdown_inline(myth.belief)),
-        reality_html=str(rendering.markdown(form.reality)),
-        why_it_matters_html=str(rendering.markdown(myth.why_it_matters)),
-        demo={"code": form.demo.code, "output": form.demo.output},
     )
 
 
@@ -316,7 +308,7 @@ def graded_myth_form(myth: Myth, form: MythForm, answer: str | None) -> Graded:
     if answer not in ("yes", "no"):
         raise AnswerError("Answer yes or no")
     correct = answer == form.answer
-    return Graded(correct, _schedule(correct), myth_form_reveal(myth, form, correct))
+    return Graded(correct, _schedule(correct), myth_reveal(myth, correct, form=form))
 
 
 def graded_value(check: ValueCheck, typed: str | None) -> Graded:
