@@ -21,6 +21,7 @@ from app.lessons.numeric import compare
 from app.lessons.schema import (
     PLACEHOLDER,
     Choice,
+    ExpectedError,
     GradValue,
     Plain,
     Step,
@@ -60,6 +61,13 @@ class Instance:
     answer: str | None = None  # the right choice's text
     misconceptions: tuple[ValueMisconception, ...] = ()
     explanation: str = ""  # why the answers are what they are, with this instance's numbers
+    # What the code raised, if it did: then it has no grads and no typed value to ask.
+    error: ExpectedError | None = None
+
+    @property
+    def finished(self) -> bool:
+        """Did the code run to the end (so that it has `.grad`s to ask)?"""
+        return self.error is None
 
     def choice(self, text: str) -> Choice | None:
         return next((choice for choice in self.choices if choice.text == text), None)
@@ -97,7 +105,7 @@ def instances(step: Step) -> tuple[Instance, ...]:
         return ()
     found = []
     for index, stored in enumerate(variants.instances):
-        named = variants.params_of(index) | stored.values
+        named = variants.params_of(index) | stored.named()
         choices, answer = _choices(step, named)
         rules = variants.misconceptions
         wrong = tuple(
@@ -114,9 +122,16 @@ def instances(step: Step) -> tuple[Instance, ...]:
                 answer,
                 wrong,
                 fill(variants.explanation, named),
+                stored.error,
             )
         )
     return tuple(found)
+
+
+def finished(step: Step) -> tuple[Instance, ...]:
+    """The instances whose code ran to the end: the only ones a typed value or a drill (a
+    `.grad` to type) can ask."""
+    return tuple(instance for instance in instances(step) if instance.finished)
 
 
 def asked_tensors(step: Step) -> list[str]:
@@ -131,14 +146,17 @@ def _rank(key: str) -> int:
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
 
 
-def pick(step: Step, key: str, *, avoid: str | None = None) -> Instance | None:
+def pick(step: Step, key: str, *, avoid: str | None = None, ran: bool = False) -> Instance | None:
     """The instance asked under `key` (e.g. learner/lesson/step); with `avoid`, never the one
-    asked under that key, so that a review asks other numbers than the lesson page did."""
-    found = instances(step)
+    the typed value asks under that key (picked with `ran`), so that a review asks other
+    numbers than the lesson page did. With `ran`, only an instance whose code ran to the end
+    (a typed value, a drill: an instance that raised has no `.grad` to ask)."""
+    found = finished(step) if ran else instances(step)
     if not found:
         return None
-    if avoid is not None and len(found) > 1:
-        skipped = _rank(avoid) % len(found)
+    typed = finished(step)
+    if avoid is not None and typed and len(found) > 1:
+        skipped = typed[_rank(avoid) % len(typed)].index
         others = [instance for instance in found if instance.index != skipped]
         return others[_rank(key) % len(others)]
     return found[_rank(key) % len(found)]
