@@ -243,7 +243,7 @@ WHICH_ERROR = """\
         y = x[1:4] * torch.tensor([1.0, 2.0])
         print(y)
     prediction:
-      question: "What does the last line print?"
+      question: "What happens on the line that multiplies?"
       choices:
         - "It raises RuntimeError"
         - text: "tensor([1., 2.])"
