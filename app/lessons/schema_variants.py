@@ -54,6 +54,15 @@ class MisconceptionRule(Strict):
     why: Text
 
 
+class RaisedTexts(Strict):
+    """The texts of an instance whose code raised, where a step's instances differ in whether
+    they raise: the right choice's text and the explanation, templates over the params,
+    `{error}` and `{error_message}`."""
+
+    answer: Text | None = None
+    explanation: Text | None = None
+
+
 class VariantInstance(Strict):
     """One instance as the sandbox ran it; written by `gradlab check --update`, verified by
     `gradlab check`."""
@@ -110,6 +119,9 @@ class Variants(Strict):
     # Why an instance's answer is what it is, for its reveal: a template over the params and
     # values (the step's own explanations name the step's own numbers).
     explanation: Text
+    # Where some instances raise and others run to the end: the `answer` and `explanation` of
+    # those that raised (the ones above then serve those that finished).
+    raised: RaisedTexts | None = None
     # Written by `gradlab check --update`: what each instance computed. Instances written for
     # other params than these are stale: none is served, and `gradlab check` fails, until the
     # update writes them again.
@@ -155,6 +167,11 @@ class Variants(Strict):
                 )
         known = set(self.values) | set(self.params) | set(RAISED)
         templates = [("explanation", self.explanation), ("answer", self.answer or "")]
+        if self.raised is not None:
+            templates += [
+                ("raised answer", self.raised.answer or ""),
+                ("raised explanation", self.raised.explanation or ""),
+            ]
         templates += [
             (f"choices {n}", f"{c.text} {c.why or ''}") for n, c in enumerate(self.choices, 1)
         ]

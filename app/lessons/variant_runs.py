@@ -39,6 +39,7 @@ from app.lessons.variants import (
     finished,
     instance_code,
     instances,
+    texts_of,
 )
 from app.lessons.yaml_edit import stable_fragment
 from app.sandbox.result import RunResult
@@ -227,7 +228,8 @@ def template_problems(step: Step, instance: Instance) -> list[str]:
         return []
     stored = variants.instances[instance.index]
     has = set(variants.params) | set(stored.named())
-    templates = [("the explanation", variants.explanation), ("the answer", variants.answer or "")]
+    answer, explanation = texts_of(variants, not instance.finished)
+    templates = [("the explanation", explanation), ("the answer", answer or "")]
     templates += [
         (f"choice {n}", f"{c.text} {c.why or ''}") for n, c in enumerate(variants.choices, 1)
     ]
@@ -265,14 +267,25 @@ def template_problems(step: Step, instance: Instance) -> list[str]:
     return problems
 
 
-def untypable(step: Step) -> str | None:
-    """A step whose typed value or drills need a `.grad`, with no instance that finished."""
-    if instances(step) and not finished(step) and asked_tensors(step):
-        return (
+def step_problems(step: Step) -> list[str]:
+    """What a step's instances together lack: an instance that finished, where the step asks
+    a `.grad`; the answer of those that raised, where some raise and others finish."""
+    served = instances(step)
+    ran = finished(step)
+    problems = []
+    if served and not ran and asked_tensors(step):
+        problems.append(
             "every instance raises, but the step asks a `.grad` (its typed value or drills): "
             "give it instances that run to the end"
         )
-    return None
+    variants = step.variants
+    mixed = 0 < len(ran) < len(served) and step.prediction is not None
+    if mixed and variants is not None and (variants.raised is None or not variants.raised.answer):
+        problems.append(
+            "some instances raise and others run to the end: give `raised: {answer: ...}`, "
+            "the right choice of those that raise"
+        )
+    return problems
 
 
 async def check_variants(lesson: Lesson, run: Runner) -> list[Finding]:
@@ -296,6 +309,5 @@ async def check_variants(lesson: Lesson, run: Runner) -> list[Finding]:
             failures += [Finding(lesson.slug, at, p) for p in differences(stored, fresh)]
             failures += [Finding(lesson.slug, at, p) for p in coincidences(step, instance)]
             failures += [Finding(lesson.slug, at, p) for p in template_problems(step, instance)]
-        if (untyped := untypable(step)) is not None:
-            failures.append(Finding(lesson.slug, where, untyped))
+        failures += [Finding(lesson.slug, where, problem) for problem in step_problems(step)]
     return failures

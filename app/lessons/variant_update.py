@@ -16,7 +16,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from app.lessons.lint import Finding, step_label
 from app.lessons.schema import Lesson, VariantInstance
-from app.lessons.variant_runs import differences, template_problems, untypable
+from app.lessons.variant_runs import differences, step_problems, template_problems
 from app.lessons.variants import coincidences, instances
 from app.lessons.yaml_edit import error_node, flow_text, grad_node, set_text, text_node
 
@@ -76,8 +76,7 @@ def write_instances(
                 Finding(lesson.slug, f"{where} instance {instance.index + 1}", problem)
                 for problem in problems
             ]
-        if (problem := untypable(written)) is not None:
-            reports.append(Finding(lesson.slug, where, problem))
+        reports += [Finding(lesson.slug, where, problem) for problem in step_problems(written)]
         kept = variants.instances
         if len(kept) == len(fresh) and not any(
             differences(old, new) for old, new in zip(kept, fresh, strict=True)

@@ -77,8 +77,11 @@ class Instance:
         return [choice.text for choice in self.choices]
 
 
-def _choices(step: Step, values: dict[str, Plain]) -> tuple[list[Choice], str | None]:
-    """The step's choices as this instance reads them (`values`: its params and values)."""
+def _choices(
+    step: Step, values: dict[str, Plain], raised: bool = False
+) -> tuple[list[Choice], str | None]:
+    """The step's choices as this instance reads them (`values`: its params and values, or
+    what it raised)."""
     prediction, variants = step.prediction, step.variants
     if prediction is None or variants is None:
         return [], None
@@ -90,9 +93,20 @@ def _choices(step: Step, values: dict[str, Plain]) -> tuple[list[Choice], str | 
         made.append(Choice(text=text, why=why))
         if own.text == prediction.answer:
             answer = text
-    if variants.answer is not None:
-        answer = fill(variants.answer, values)
+    template = texts_of(variants, raised)[0]
+    if template is not None:
+        answer = fill(template, values)
     return made, answer
+
+
+def texts_of(variants: Variants, raised: bool) -> tuple[str | None, str]:
+    """The `answer` and `explanation` templates of an instance: those of `raised` for one
+    whose code raised, where the variants give them."""
+    answer, explanation = variants.answer, variants.explanation
+    if raised and variants.raised is not None:
+        answer = variants.raised.answer or answer
+        explanation = variants.raised.explanation or explanation
+    return answer, explanation
 
 
 @per_object
@@ -106,7 +120,8 @@ def instances(step: Step) -> tuple[Instance, ...]:
     found = []
     for index, stored in enumerate(variants.instances):
         named = variants.params_of(index) | stored.named()
-        choices, answer = _choices(step, named)
+        raised = stored.error is not None
+        choices, answer = _choices(step, named, raised)
         rules = variants.misconceptions
         wrong = tuple(
             ValueMisconception(value=value, why=fill(rule.why, named))
@@ -121,7 +136,7 @@ def instances(step: Step) -> tuple[Instance, ...]:
                 choices,
                 answer,
                 wrong,
-                fill(variants.explanation, named),
+                fill(texts_of(variants, raised)[1], named),
                 stored.error,
             )
         )

@@ -134,6 +134,8 @@ def test_an_instance_that_raises_is_recorded_and_its_values_are_absent(
         "but this instance raised NameError, so its values were never computed",
         "step 2 (A tensor that may be cut off) variants instance 2: choice 2 names {value}, "
         "but this instance raised NameError, so its values were never computed",
+        "step 2 (A tensor that may be cut off) variants: some instances raise and others run "
+        "to the end: give `raised: {answer: ...}`, the right choice of those that raise",
     ]
 
 
@@ -265,6 +267,45 @@ WHICH_ERROR = """\
           why: "A slice of three numbers does not shrink to fit two."
       explanation: "`x[{s}]` has three elements and the other tensor two: {error_message}."
     insight: "Shapes are checked before anything is computed."
+  - title: "A result changed in place"
+    level: advanced
+    setup: "`y` is changed in place before backward."
+    concept: "Backward needs what the forward saved."
+    explanation: "`exp` saves its output."
+    snippet:
+      code: |
+        import torch
+        w = torch.tensor(1.0, requires_grad=True)
+        y = w.exp()
+        y.add_(1)
+        y.backward()
+    prediction:
+      question: "What happens on `y.backward()`?"
+      choices:
+        - "It raises RuntimeError"
+        - text: "It runs to the end"
+          why: "`exp` saved its output for backward, and `add_` changed it."
+      answer: "It raises RuntimeError"
+      explanation: "`exp` saves its output, and `add_` changed it."
+    variants:
+      params:
+        f: ["exp()", "mul(3.0)", "sigmoid()", "add(2.0)"]
+      code: |
+        import torch
+        w = torch.tensor(1.0, requires_grad=True)
+        y = w.{f}
+        y.add_(1)
+        y.backward()
+      choices:
+        - "It raises RuntimeError"
+        - text: "It runs to the end"
+          why: "`{f}` saved its output for backward, and `add_` changed it."
+      answer: "It runs to the end"
+      explanation: "`{f}` saved nothing that `add_` changes, so backward runs."
+      raised:
+        answer: "It raises {error}"
+        explanation: "`{f}` saved its output for backward, and `add_` changed it: {error_message}."
+    insight: "Backward needs what the forward saved."
 """
 SIZES = "The size of tensor a (3) must match the size of tensor b (2) at non-singleton"
 
@@ -321,6 +362,15 @@ def test_a_step_that_asks_which_error_passes_the_check_and_names_it(
     # No instance finished: none can ask a `.grad` (the step asks none).
     assert pick(step, "learner/step-3", ran=True) is None
     assert pick(step, "learner/review/3", avoid="learner/step-3") is not None
+    # Some instances of step 4 raise and others finish: each reads its own answer.
+    mixed = instances(lesson.steps[3])
+    assert [i.finished for i in mixed] == [False, True, False, True]
+    assert [i.answer for i in mixed] == ["It raises RuntimeError", "It runs to the end"] * 2
+    assert mixed[1].explanation == "`mul(3.0)` saved nothing that `add_` changes, so backward runs."
+    assert mixed[2].explanation == (
+        "`sigmoid()` saved its output for backward, and `add_` changed it: one of the variables "
+        "needed for gradient computation has been modified by an."  # cut at 80 characters
+    )
 
 
 def test_an_error_named_where_none_was_raised_fails_the_check(
@@ -387,3 +437,19 @@ def test_a_choice_without_why_may_not_fall_back_on_the_steps_numbers() -> None:
         update={"prediction": prediction.model_copy(update={"choices": choices})}
     )
     assert template_problems(fine, instances(fine)[0]) == []
+
+
+def test_a_step_whose_instances_differ_needs_the_answer_of_those_that_raise(
+    raising_pack: Path,
+) -> None:
+    """Without `raised`, an instance that raised would read the answer of those that finish,
+    "It runs to the end", which no template can catch: the check asks for it."""
+    from app.lessons.variant_runs import step_problems
+
+    step = _raising_lesson(raising_pack).steps[3]
+    assert step.variants is not None and step_problems(step) == []
+    bare = step.model_copy(update={"variants": step.variants.model_copy(update={"raised": None})})
+    assert step_problems(bare) == [
+        "some instances raise and others run to the end: give `raised: {answer: ...}`, the "
+        "right choice of those that raise"
+    ]
