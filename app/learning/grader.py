@@ -80,10 +80,11 @@ def grade_choice(step: Step, choice: str | None) -> bool:
     return choice == step.prediction.answer
 
 
-def _error(snippet: Snippet | None) -> dict[str, str] | None:
-    if snippet is None or snippet.error is None:
+def _error(ran: Snippet | Instance | None) -> dict[str, str] | None:
+    """What a snippet or a variant instance raised, for its reveal."""
+    if ran is None or ran.error is None:
         return None
-    return {"type": snippet.error.type, "message_contains": snippet.error.message_contains}
+    return {"type": ran.error.type, "message_contains": ran.error.message_contains}
 
 
 def prediction_reveal(
@@ -135,7 +136,7 @@ def instance_choice(step: Step, instance: Instance, choice: str | None) -> Grade
         explanation_html=str(rendering.markdown(instance.explanation)),
         why_html=str(rendering.markdown_inline(why)) if why else None,
         output=instance.output,
-        error=None,
+        error=_error(instance),
         attempt=0,
         # The step's concept and insight hold for every instance; its explanation speaks of the
         # step's own numbers, so the instance's own (above) stands in for it.

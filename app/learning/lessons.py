@@ -95,11 +95,12 @@ class StepView:
 
 def practice_instance(lesson: Lesson, number: int, learner: str | None) -> Instance | None:
     """The variant instance a step's typed value asks this learner, when the step also asks a
-    choice (whose reveal shows the step's own answer) and has variants."""
+    choice (whose reveal shows the step's own answer) and has variants: one whose code ran to
+    the end, since an instance that raised has no `.grad` to type."""
     step = lesson.steps[number - 1]
     if learner is None or step.prediction is None or step.value_prediction is None:
         return None
-    return pick(step, value_key(learner, lesson.slug, number))
+    return pick(step, value_key(learner, lesson.slug, number), ran=True)
 
 
 def asked_order(lesson: Lesson, number: int, step: Step, learner: str) -> list[str]:

@@ -15,6 +15,7 @@ from typing_extensions import TypeAliasType
 from app.lessons.schema_base import (
     IDENTIFIER,
     Code,
+    ExpectedError,
     GradValue,
     Strict,
     Text,
@@ -25,6 +26,9 @@ from app.lessons.schema_base import (
 # A value a variant's parameter or computed value holds: a number, text, a truth value, a list.
 Plain = TypeAliasType("Plain", "bool | int | float | str | list[Plain] | None")
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+# What a template may name on an instance whose run raised: the exception's type name and the
+# stable first line of its message (as a snippet's `error.message_contains`).
+RAISED = ("error", "error_message")
 
 
 def placeholders(template: str) -> set[str]:
@@ -50,17 +54,46 @@ class MisconceptionRule(Strict):
     why: Text
 
 
+class RaisedTexts(Strict):
+    """The texts of an instance whose code raised, where a step's instances differ in whether
+    they raise: the right choice's text and the explanation, templates over the params,
+    `{error}` and `{error_message}`."""
+
+    answer: Text | None = None
+    explanation: Text | None = None
+
+
 class VariantInstance(Strict):
     """One instance as the sandbox ran it; written by `gradlab check --update`, verified by
     `gradlab check`."""
 
     params: dict[str, Plain]
     values: dict[str, Plain] = Field(default_factory=dict)
+    # What the code printed (before it raised, if it did).
     output: str = ""
+    # The exception the code raised, if it did: then it never finished, and the `values`,
+    # `grads` and `misconceptions` that need it to finish are absent.
+    error: ExpectedError | None = None
     # `.grad` of the value prediction's tensor and of the snippet's `grads` names.
     grads: dict[str, GradValue] = Field(default_factory=dict)
     # The value of each `misconceptions` rule, in order.
     misconceptions: list[GradValue] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _a_raised_run_computed_nothing(self) -> VariantInstance:
+        if self.error is not None and (self.values or self.grads or self.misconceptions):
+            raise ValueError(
+                "an instance that raised has no values, grads or misconceptions: "
+                "its code never finished"
+            )
+        return self
+
+    def named(self) -> dict[str, Plain]:
+        """What this instance's templates may name beside its params: its values, or, if it
+        raised, `error` and `error_message`."""
+        if self.error is None:
+            return dict(self.values)
+        return {"error": self.error.type, "error_message": self.error.message_contains}
 
 
 class Variants(Strict):
@@ -73,7 +106,8 @@ class Variants(Strict):
     # values as Python literals); nothing else in it is touched.
     code: Code
     # name -> a Python expression evaluated after the code runs (`str(x.grad)`, `y.item()`);
-    # `{name}` of a param is filled in first.
+    # `{name}` of a param is filled in first. An instance whose code raises has none; its
+    # texts may name `{error}` (the exception's type) and `{error_message}` instead.
     values: dict[str, Text] = Field(default_factory=dict)
     # The prediction's choices as rules, one per choice of the step, in the same order.
     choices: list[VariantChoice] = Field(default_factory=list)
@@ -85,6 +119,9 @@ class Variants(Strict):
     # Why an instance's answer is what it is, for its reveal: a template over the params and
     # values (the step's own explanations name the step's own numbers).
     explanation: Text
+    # Where some instances raise and others run to the end: the `answer` and `explanation` of
+    # those that raised (the ones above then serve those that finished).
+    raised: RaisedTexts | None = None
     # Written by `gradlab check --update`: what each instance computed. Instances written for
     # other params than these are stale: none is served, and `gradlab check` fails, until the
     # update writes them again.
@@ -122,8 +159,19 @@ class Variants(Strict):
 
     @model_validator(mode="after")
     def _texts_name_what_exists(self) -> Variants:
-        known = set(self.values) | set(self.params)
+        for name in RAISED:
+            if name in self.params or name in self.values:
+                raise ValueError(
+                    f"{{{name}}} names what an instance that raises raised: "
+                    "call the param or value something else"
+                )
+        known = set(self.values) | set(self.params) | set(RAISED)
         templates = [("explanation", self.explanation), ("answer", self.answer or "")]
+        if self.raised is not None:
+            templates += [
+                ("raised answer", self.raised.answer or ""),
+                ("raised explanation", self.raised.explanation or ""),
+            ]
         templates += [
             (f"choices {n}", f"{c.text} {c.why or ''}") for n, c in enumerate(self.choices, 1)
         ]

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import difflib
 import os
-import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -40,15 +39,13 @@ from app.lessons.yaml_edit import (
     insert_after,
     round_trip_yaml,
     set_text,
+    stable_fragment,
     text_node,
     without_null_spelling,
 )
 from app.sandbox.result import ErrorInfo, RunResult, TensorInfo
 
 Keys = tuple[str | int, ...]
-FRAGMENT_CHARS = 80
-# Parts of an error message that change from run to run (addresses, scratch paths).
-_UNSTABLE = re.compile(r"0x[0-9a-fA-F]+|/tmp/|/proc/|/dev/shm/")
 
 
 @dataclass(frozen=True)
@@ -87,20 +84,6 @@ def snippet_places(lesson: Lesson) -> list[Place]:
                 Place(("pitfalls", number - 1, side), f"pitfall {number} {side} code", snippet)
             )
     return places
-
-
-def stable_fragment(message: str) -> str:
-    """The part of an error message to claim: its first line, before anything that changes
-    from run to run, cut at a word to at most FRAGMENT_CHARS characters."""
-    lines = message.strip().splitlines()
-    line = lines[0].strip() if lines else ""
-    unstable = _UNSTABLE.search(line)
-    cut = line[: unstable.start()] if unstable else line
-    if len(cut) > FRAGMENT_CHARS:
-        cut = cut[:FRAGMENT_CHARS].rsplit(" ", 1)[0]
-    if cut != line:  # a cut may leave half of a quote or a bracket behind
-        cut = cut.rstrip().rstrip(":,;(<[{'\"").rstrip()
-    return cut
 
 
 @dataclass

@@ -4,7 +4,10 @@ verifies.
 Each instance runs as its filled-in code followed by a probe that prints, after a marker line,
 the variant's named `values`, the `.grad` of the tensors the step asks about and the value of
 each misconception rule, as JSON. What the code printed before the marker is the instance's
-output. An instance that raises is a failure: its values could not be computed.
+output. The probe first prints a marker of its own: a run that raised without it raised in the
+code, and the instance records that error (type and stable first line, as a snippet's `error`)
+instead of values; a run that raised after it raised in a `values` or misconception
+expression, a failure.
 """
 
 from __future__ import annotations
@@ -12,18 +15,40 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from app.lessons.lint import Finding, step_label
 from app.lessons.numeric import compare
-from app.lessons.schema import GradValue, Lesson, Plain, Step, VariantInstance, Variants
-from app.lessons.variants import asked_tensors, coincidences, fill, instance_code, instances
+from app.lessons.schema import (
+    ExpectedError,
+    GradValue,
+    Lesson,
+    Plain,
+    Step,
+    VariantInstance,
+    Variants,
+)
+from app.lessons.schema_variants import RAISED, placeholders
+from app.lessons.variants import (
+    Instance,
+    asked_tensors,
+    coincidences,
+    fill,
+    finished,
+    instance_code,
+    instances,
+    texts_of,
+)
+from app.lessons.yaml_edit import stable_fragment
 from app.sandbox.result import RunResult
 
 Runner = Callable[[str], Awaitable[RunResult]]
+RAN = "\n@@gradlab-variant-ran@@"
 MARK = "\n@@gradlab-variant-values@@"
 _PROBE = """
+print({ran!r}, end="")
 import json as _gradlab_json
 
 
@@ -49,7 +74,7 @@ def probe_code(step: Step, variants: Variants, index: int) -> str:
         f"{key!r}: _gradlab_plain({expression})"
         for key, expression in _expressions(step, variants, index).items()
     )
-    return instance_code(variants, index) + _PROBE.format(mark=MARK, entries=entries)
+    return instance_code(variants, index) + _PROBE.format(ran=RAN, mark=MARK, entries=entries)
 
 
 def _rounded(value: Any) -> Any:
@@ -62,14 +87,30 @@ def _rounded(value: Any) -> Any:
 
 
 def read_run(step: Step, variants: Variants, index: int, result: RunResult) -> VariantInstance:
-    """The instance a run computed; ValueError says why there is none."""
-    if result.error is not None:
-        raise ValueError(f"raised {result.error.type}: {result.error.message}")
-    if result.status != "ok":
+    """The instance a run computed, which may be an error the code raised; ValueError says
+    why there is none."""
+    if result.status not in ("ok", "error"):
         raise ValueError(f"the run ended with status {result.status!r}")
-    output, marked, probed = result.stdout.rpartition(MARK)
-    if not marked:
-        raise ValueError("the run printed more than the sandbox keeps, or exited early")
+    if result.truncated:
+        raise ValueError("the run printed more than the sandbox keeps")
+    output, ran, probed = result.stdout.rpartition(RAN)
+    error = result.error
+    if error is not None and ran:
+        raise ValueError(
+            f"a `values` or misconception expression raised {error.type}: {error.message}"
+        )
+    if error is not None:
+        fragment = stable_fragment(error.message)
+        if not fragment:
+            raise ValueError(f"raised {error.type} with no usable message")
+        return VariantInstance(
+            params=variants.params_of(index),
+            output=result.stdout,
+            error=ExpectedError(type=error.type, message_contains=fragment),
+        )
+    _, marked, probed = probed.rpartition(MARK)
+    if not ran or not marked:
+        raise ValueError("the run exited before its values were printed")
     found = json.loads(probed)
     variants_values = {name: _rounded(found[f"value {name}"]) for name in variants.values}
     return VariantInstance(
@@ -120,6 +161,11 @@ def _same(stored: Plain | GradValue, fresh: Plain | GradValue) -> bool:
     return compare(stored, fresh).matches
 
 
+def _raised(instance: VariantInstance) -> str:
+    error = instance.error
+    return "finishes" if error is None else f"raises {error.type}: {error.message_contains!r}"
+
+
 def differences(stored: VariantInstance, fresh: VariantInstance) -> list[str]:
     """How a stored instance differs from what the sandbox computes now."""
     found = []
@@ -127,6 +173,8 @@ def differences(stored: VariantInstance, fresh: VariantInstance) -> list[str]:
         found.append(f"params are written {stored.params!r}, now {fresh.params!r}")
     if stored.output != fresh.output:
         found.append(f"output is written {stored.output!r} but the run prints {fresh.output!r}")
+    if stored.error != fresh.error:
+        found.append(f"error is written {_raised(stored)}, but the run {_raised(fresh)}")
     for part in ("values", "grads"):
         kept, now = getattr(stored, part), getattr(fresh, part)
         for name in sorted(set(kept) | set(now)):
@@ -144,9 +192,106 @@ def differences(stored: VariantInstance, fresh: VariantInstance) -> list[str]:
     return found
 
 
+# A number as prose names it ("9 is the value of `y`"), and any run of digits a text shows
+# ("2w" shows 2). 0 and 1 are left out: every gradient step has them (the seed gradient of 1,
+# a branch that gets 0), so naming them is not quoting the step's numbers.
+_NAMED = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?!\w)")
+_SHOWN = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _named_numbers(text: str) -> set[float]:
+    return {float(n) for n in _NAMED.findall(text)} - {0.0, 1.0, -0.0, -1.0}
+
+
+def _shown_numbers(*texts: str) -> set[float]:
+    return {float(n) for text in texts for n in _SHOWN.findall(text)}
+
+
+def _step_numbers(step: Step) -> set[float]:
+    """The numbers the step itself shows: its code, output, choices and explanations."""
+    snippet, prediction = step.snippet, step.prediction
+    texts = [step.explanation]
+    if snippet is not None:
+        texts += [snippet.code, snippet.output]
+    if prediction is not None:
+        texts += [*prediction.texts, prediction.explanation]
+    return _shown_numbers(*texts)
+
+
+def template_problems(step: Step, instance: Instance) -> list[str]:
+    """Where this instance's texts cannot be what its templates mean: a template naming what
+    the instance has not (a value of an instance that raised, `{error}` of one that did not),
+    and a choice rule without `why` whose fallback, the step's own `why`, names one of the
+    step's numbers that this instance does not show."""
+    variants = step.variants
+    if variants is None:
+        return []
+    stored = variants.instances[instance.index]
+    has = set(variants.params) | set(stored.named())
+    answer, explanation = texts_of(variants, not instance.finished)
+    templates = [("the explanation", explanation), ("the answer", answer or "")]
+    templates += [
+        (f"choice {n}", f"{c.text} {c.why or ''}") for n, c in enumerate(variants.choices, 1)
+    ]
+    if instance.finished:  # an instance that raised is never asked a typed value
+        templates += [
+            (f"misconception {n}", m.why) for n, m in enumerate(variants.misconceptions, 1)
+        ]
+    problems = []
+    raised = stored.error.type if stored.error is not None else "nothing"
+    for where, template in templates:
+        for name in sorted(placeholders(template) - has):
+            if name in RAISED:
+                problems.append(f"{where} names {{{name}}}, but this instance does not raise")
+            else:
+                problems.append(
+                    f"{where} names {{{name}}}, but this instance raised {raised}, "
+                    "so its values were never computed"
+                )
+    prediction = step.prediction
+    if prediction is None:
+        return problems
+    shown = _shown_numbers(instance.code, instance.output, *instance.texts, instance.explanation)
+    ours = _step_numbers(step)
+    rules = zip(prediction.choices, variants.choices, strict=False)
+    for number, (own, rule) in enumerate(rules, start=1):
+        if rule.why is not None or own.why is None:
+            continue
+        quoted = sorted((_named_numbers(own.why) & ours) - shown)
+        if quoted:
+            problems.append(
+                f"choice {number} has no `why`, and the step's own `why` names "
+                f"{', '.join(f'{n:g}' for n in quoted)}, which this instance does not show: "
+                "give the variant choice a `why`"
+            )
+    return problems
+
+
+def step_problems(step: Step) -> list[str]:
+    """What a step's instances together lack: an instance that finished, where the step asks
+    a `.grad`; the answer of those that raised, where some raise and others finish."""
+    served = instances(step)
+    ran = finished(step)
+    problems = []
+    if served and not ran and asked_tensors(step):
+        problems.append(
+            "every instance raises, but the step asks a `.grad` (its typed value or drills): "
+            "give it instances that run to the end"
+        )
+    variants = step.variants
+    mixed = 0 < len(ran) < len(served) and step.prediction is not None
+    if mixed and variants is not None and (variants.raised is None or not variants.raised.answer):
+        problems.append(
+            "some instances raise and others run to the end: give `raised: {answer: ...}`, "
+            "the right choice of those that raise"
+        )
+    return problems
+
+
 async def check_variants(lesson: Lesson, run: Runner) -> list[Finding]:
-    """`gradlab check`: every stored instance is what its code computes, none raises, and no
-    instance's numbers make a misconception coincide with the answer."""
+    """`gradlab check`: every stored instance is what its code computes (an error it raises
+    included), its texts name only what it has, and no instance's numbers make a misconception
+    coincide with the answer."""
     failures = []
     computed = await run_instances(lesson, run)
     for number, step, variants in variant_steps(lesson):
@@ -163,4 +308,6 @@ async def check_variants(lesson: Lesson, run: Runner) -> list[Finding]:
             stored = variants.instances[instance.index]
             failures += [Finding(lesson.slug, at, p) for p in differences(stored, fresh)]
             failures += [Finding(lesson.slug, at, p) for p in coincidences(step, instance)]
+            failures += [Finding(lesson.slug, at, p) for p in template_problems(step, instance)]
+        failures += [Finding(lesson.slug, where, problem) for problem in step_problems(step)]
     return failures

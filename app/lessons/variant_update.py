@@ -1,8 +1,10 @@
 """`gradlab check --update` for variants: write each instance the sandbox computed into the
 step's `variants.instances`, in the lesson's own file, leaving instances that still hold alone.
 
-An instance that raised, or whose numbers make a misconception coincide with the answer, is
-reported for the author to decide (other parameters, or another rule); the rest are written.
+An instance whose code raised is written with its `error` (type and stable first line), like a
+snippet's. An instance whose run did not end (a timeout, a `values` expression that raised),
+whose numbers make a misconception coincide with the answer, or whose texts name what it has
+not, is reported for the author to decide (other parameters, or another rule).
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from app.lessons.lint import Finding, step_label
 from app.lessons.schema import Lesson, VariantInstance
-from app.lessons.variant_runs import differences
+from app.lessons.variant_runs import differences, step_problems, template_problems
 from app.lessons.variants import coincidences, instances
-from app.lessons.yaml_edit import grad_node, set_text, text_node
+from app.lessons.yaml_edit import error_node, flow_text, grad_node, set_text, text_node
 
 
 def _flow(value: Any) -> Any:
@@ -25,8 +27,12 @@ def _flow(value: Any) -> Any:
         mapping.fa.set_flow_style()
         return mapping
     if isinstance(value, list):
-        return grad_node(value) if all(not isinstance(v, str) for v in value) else value
-    return value
+        if all(not isinstance(item, str) for item in value):
+            return grad_node(value)
+        sequence = CommentedSeq(_flow(item) for item in value)
+        sequence.fa.set_flow_style()
+        return sequence
+    return flow_text(value) if isinstance(value, str) else value
 
 
 def instance_node(instance: VariantInstance) -> CommentedMap:
@@ -35,6 +41,8 @@ def instance_node(instance: VariantInstance) -> CommentedMap:
     if instance.values:
         node["values"] = _flow(instance.values)
     node["output"] = text_node(instance.output)
+    if instance.error is not None:
+        node["error"] = error_node(instance.error.type, instance.error.message_contains)
     if instance.grads:
         node["grads"] = _flow({name: grad_node(v) for name, v in instance.grads.items()})
     if instance.misconceptions:
@@ -63,10 +71,12 @@ def write_instances(
             update={"variants": variants.model_copy(update={"instances": fresh})}
         )
         for instance in instances(written):
+            problems = coincidences(written, instance) + template_problems(written, instance)
             reports += [
                 Finding(lesson.slug, f"{where} instance {instance.index + 1}", problem)
-                for problem in coincidences(written, instance)
+                for problem in problems
             ]
+        reports += [Finding(lesson.slug, where, problem) for problem in step_problems(written)]
         kept = variants.instances
         if len(kept) == len(fresh) and not any(
             differences(old, new) for old, new in zip(kept, fresh, strict=True)

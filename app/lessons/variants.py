@@ -21,6 +21,7 @@ from app.lessons.numeric import compare
 from app.lessons.schema import (
     PLACEHOLDER,
     Choice,
+    ExpectedError,
     GradValue,
     Plain,
     Step,
@@ -60,6 +61,13 @@ class Instance:
     answer: str | None = None  # the right choice's text
     misconceptions: tuple[ValueMisconception, ...] = ()
     explanation: str = ""  # why the answers are what they are, with this instance's numbers
+    # What the code raised, if it did: then it has no grads and no typed value to ask.
+    error: ExpectedError | None = None
+
+    @property
+    def finished(self) -> bool:
+        """Did the code run to the end (so that it has `.grad`s to ask)?"""
+        return self.error is None
 
     def choice(self, text: str) -> Choice | None:
         return next((choice for choice in self.choices if choice.text == text), None)
@@ -69,8 +77,11 @@ class Instance:
         return [choice.text for choice in self.choices]
 
 
-def _choices(step: Step, values: dict[str, Plain]) -> tuple[list[Choice], str | None]:
-    """The step's choices as this instance reads them (`values`: its params and values)."""
+def _choices(
+    step: Step, values: dict[str, Plain], raised: bool = False
+) -> tuple[list[Choice], str | None]:
+    """The step's choices as this instance reads them (`values`: its params and values, or
+    what it raised)."""
     prediction, variants = step.prediction, step.variants
     if prediction is None or variants is None:
         return [], None
@@ -82,9 +93,20 @@ def _choices(step: Step, values: dict[str, Plain]) -> tuple[list[Choice], str | 
         made.append(Choice(text=text, why=why))
         if own.text == prediction.answer:
             answer = text
-    if variants.answer is not None:
-        answer = fill(variants.answer, values)
+    template = texts_of(variants, raised)[0]
+    if template is not None:
+        answer = fill(template, values)
     return made, answer
+
+
+def texts_of(variants: Variants, raised: bool) -> tuple[str | None, str]:
+    """The `answer` and `explanation` templates of an instance: those of `raised` for one
+    whose code raised, where the variants give them."""
+    answer, explanation = variants.answer, variants.explanation
+    if raised and variants.raised is not None:
+        answer = variants.raised.answer or answer
+        explanation = variants.raised.explanation or explanation
+    return answer, explanation
 
 
 @per_object
@@ -97,8 +119,9 @@ def instances(step: Step) -> tuple[Instance, ...]:
         return ()
     found = []
     for index, stored in enumerate(variants.instances):
-        named = variants.params_of(index) | stored.values
-        choices, answer = _choices(step, named)
+        named = variants.params_of(index) | stored.named()
+        raised = stored.error is not None
+        choices, answer = _choices(step, named, raised)
         rules = variants.misconceptions
         wrong = tuple(
             ValueMisconception(value=value, why=fill(rule.why, named))
@@ -113,10 +136,17 @@ def instances(step: Step) -> tuple[Instance, ...]:
                 choices,
                 answer,
                 wrong,
-                fill(variants.explanation, named),
+                fill(texts_of(variants, raised)[1], named),
+                stored.error,
             )
         )
     return tuple(found)
+
+
+def finished(step: Step) -> tuple[Instance, ...]:
+    """The instances whose code ran to the end: the only ones a typed value or a drill (a
+    `.grad` to type) can ask."""
+    return tuple(instance for instance in instances(step) if instance.finished)
 
 
 def asked_tensors(step: Step) -> list[str]:
@@ -140,28 +170,40 @@ def choose(count: int, key: str, *, never: int | None = None, previous: int | No
     return fresh[_rank(key) % len(fresh)]
 
 
+def _not_shown(step: Step, found: tuple[Instance, ...]) -> list[Instance]:
+    """`found` without an instance that is the step's own code (its reveal has shown it),
+    unless there is no other."""
+    own = step.snippet.code.strip() if step.snippet is not None else None
+    return [instance for instance in found if instance.code.strip() != own] or list(found)
+
+
 def pick(
-    step: Step, key: str, *, avoid: str | None = None, previous: int | None = None
+    step: Step,
+    key: str,
+    *,
+    avoid: str | None = None,
+    previous: int | None = None,
+    ran: bool = False,
 ) -> Instance | None:
-    """The instance asked under `key` (e.g. learner/lesson/step); with `avoid`, never the one
-    asked under that key, so that a review asks other numbers than the lesson page did; with
-    `previous`, not that instance (the one asked the time before) while another remains. An
-    instance that is the step's own code, which its reveal has shown, is asked only when
-    there is no other."""
-    found = instances(step)
+    """The instance asked under `key` (e.g. learner/lesson/step). With `avoid`, never the one
+    the typed value asks under that key, so that a review asks other numbers than the lesson
+    page did; with `previous`, not that instance (the one asked the time before) while
+    another remains; with `ran`, only an instance whose code ran to the end (a typed value, a
+    drill: an instance that raised has no `.grad` to ask)."""
+    found = _not_shown(step, finished(step) if ran else instances(step))
     if not found:
         return None
-    own = step.snippet.code.strip() if step.snippet is not None else None
-    fresh = [instance for instance in found if instance.code.strip() != own] or list(found)
-    never = fresh[_rank(avoid) % len(fresh)].index if avoid is not None else None
-    position = {instance.index: at for at, instance in enumerate(fresh)}
+    never = None
+    if avoid is not None and (typed := _not_shown(step, finished(step))):
+        never = typed[_rank(avoid) % len(typed)].index
+    position = {instance.index: at for at, instance in enumerate(found)}
     chosen = choose(
-        len(fresh),
+        len(found),
         key,
         never=position.get(never) if never is not None else None,
         previous=position.get(previous) if previous is not None else None,
     )
-    return fresh[chosen]
+    return found[chosen]
 
 
 def expected_value(step: Step, instance: Instance) -> GradValue:

@@ -22,6 +22,8 @@ from ruamel.yaml.scalarstring import (
 )
 from ruamel.yaml.util import load_yaml_guess_indent
 
+from app.lessons.loader import parse_yaml
+
 
 def text_node(value: str) -> Any:
     """Output as a `|` block where YAML can keep it exactly, otherwise double-quoted."""
@@ -32,6 +34,21 @@ def text_node(value: str) -> Any:
         and all(line.isprintable() and line == line.rstrip() for line in lines)
     )
     return LiteralScalarString(value) if block_safe else DoubleQuotedScalarString(value)
+
+
+def flow_text(value: str) -> Any:
+    """Text inside a flow mapping or list (`params: {used: w.detach()}`): plain where the
+    lesson loader reads it back as the same text, otherwise double-quoted. Plain `:2` does not
+    parse, and `0:2` is a base-60 integer to PyYAML's YAML 1.1 (ruamel, a YAML 1.2 writer,
+    would leave both plain)."""
+    for written in (f"{{k: {value}}}", f"[{value}]"):
+        try:
+            read = parse_yaml(written)
+        except Exception:  # noqa: BLE001 - any parse error means: quote it
+            return DoubleQuotedScalarString(value)
+        if read not in ({"k": value}, [value]):
+            return DoubleQuotedScalarString(value)
+    return value
 
 
 def set_text(mapping: CommentedMap, key: str, value: str) -> None:
@@ -80,6 +97,25 @@ def error_node(error_type: str, fragment: str) -> CommentedMap:
     node["type"] = error_type
     node["message_contains"] = DoubleQuotedScalarString(fragment)
     return node
+
+
+FRAGMENT_CHARS = 80
+# Parts of an error message that change from run to run (addresses, scratch paths).
+_UNSTABLE = re.compile(r"0x[0-9a-fA-F]+|/tmp/|/proc/|/dev/shm/")
+
+
+def stable_fragment(message: str) -> str:
+    """The part of an error message to claim: its first line, before anything that changes
+    from run to run, cut at a word to at most FRAGMENT_CHARS characters."""
+    lines = message.strip().splitlines()
+    line = lines[0].strip() if lines else ""
+    unstable = _UNSTABLE.search(line)
+    cut = line[: unstable.start()] if unstable else line
+    if len(cut) > FRAGMENT_CHARS:
+        cut = cut[:FRAGMENT_CHARS].rsplit(" ", 1)[0]
+    if cut != line:  # a cut may leave half of a quote or a bracket behind
+        cut = cut.rstrip().rstrip(":,;(<[{'\"").rstrip()
+    return cut
 
 
 def insert_after(mapping: CommentedMap, after: list[str], key: str, value: Any) -> None:

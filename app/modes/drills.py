@@ -7,7 +7,8 @@ their code hidden until the myth is answered, and a drill would show it.
 
 A step with variants (app/lessons/variants.py) drills an instance instead of the code the step
 just revealed: other numbers, the answer its run computed, `None` where that is the answer
-(a detached tensor, a path never taken). `for_learner` puts the learner's instance in.
+(a detached tensor, a path never taken). `for_learner` puts the learner's instance in, one
+whose code ran to the end: an instance that raised has no `.grad` to type.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 from app.lessons.disclosure import Disclosure
 from app.lessons.schema import Lesson, Snippet, ValueMisconception
-from app.lessons.variants import Instance, asked_tensors, instances, pick
+from app.lessons.variants import Instance, asked_tensors, finished, pick
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ def lesson_drills(lesson: Lesson) -> list[Drill]:
         source = f"Step {number}: {step.title}"
         found = _from_snippet(f"step-{number}", source, step.snippet, step=number)
         guess = step.value_prediction
-        if instances(step):  # every asked tensor, None included, set per learner
+        if finished(step):  # every asked tensor, None included, set per learner
             template = step.variants.code if step.variants is not None else ""
             found = [
                 Drill(f"step-{number}.{n}", source, template, n, None, number)
@@ -131,7 +132,7 @@ def for_learner(
     # A step without a typed value asks no instance on its lesson page: none to avoid.
     asks_value = step.value_prediction is not None
     avoid = value_key(learner, lesson.slug, drill.step) if asks_value else None
-    instance = pick(step, f"{learner}/{asked}", avoid=avoid, previous=previous)
+    instance = pick(step, f"{learner}/{asked}", avoid=avoid, previous=previous, ran=True)
     return on_instance(lesson, drill, instance) if instance is not None else drill
 
 

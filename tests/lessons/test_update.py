@@ -292,3 +292,23 @@ def test_a_myths_other_forms_are_run_written_and_hidden_from_the_lesson(pack: Pa
     assert ("myth 1 form 1 demo", lesson.myths[0].forms[0].demo) in lesson.snippets()
     for shown in (None, Disclosure.everything(lesson)):
         assert "forms" not in public_lesson(lesson, disclosure=shown).model_dump()["myths"][0]
+
+
+TRICKY = [":2", "0:2", "2:5", "yes", "null", "1e3", "-", "#x", "a: b", "1:20:30", "[1]", "x[:, 0]"]
+
+
+def test_an_instances_text_reads_back_as_the_same_text() -> None:
+    """Variant params and values are written in flow style (`params: {s: ":2"}`); every text
+    that the lesson loader (PyYAML, YAML 1.1) would not read back as itself is quoted."""
+    from app.lessons.schema import VariantInstance
+    from app.lessons.variant_update import instance_node
+
+    instance = VariantInstance(
+        params={f"p{n}": text for n, text in enumerate(TRICKY)} | {"listed": TRICKY},
+        values={f"v{n}": text for n, text in enumerate(TRICKY)},
+    )
+    yaml = round_trip_yaml("instances: []\n")
+    text = dump(yaml, {"instances": [instance_node(instance)]})
+    read = parse_yaml(text)["instances"][0]
+    assert VariantInstance.model_validate(read) == instance
+    assert '{p0: ":2", p1: 0:2, p2: "2:5"' in text  # plain where it reads back the same

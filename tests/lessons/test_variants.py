@@ -104,24 +104,79 @@ def test_a_misconception_that_coincides_with_the_answer_fails_the_check(
     ]
 
 
-def test_an_instance_that_raises_fails_the_check(sandbox: SandboxHarness) -> None:
+def _written(lesson: Lesson, number: int, sandbox: SandboxHarness, **change: object) -> Lesson:
+    """`lesson` with step `number`'s variants changed and their instances computed now, as
+    `gradlab check --update` writes them."""
+    step = lesson.steps[number - 1]
+    assert step.variants is not None
+    moved = step.variants.model_copy(update={**change, "instances": []})
+    moved_lesson = _with_step(lesson, number, step.model_copy(update={"variants": moved}))
+    computed = sandbox.call(run_instances(moved_lesson, sandbox.sandbox.run))[number]
+    assert all(isinstance(made, VariantInstance) for made in computed), computed
+    written = moved.model_copy(update={"instances": computed})
+    return _with_step(lesson, number, step.model_copy(update={"variants": written}))
+
+
+def test_an_instance_that_raises_is_recorded_and_its_values_are_absent(
+    sandbox: SandboxHarness,
+) -> None:
+    """`v` is not defined: the second instance raises NameError, recorded as a snippet's
+    error is, with what it printed before; the choices name values it never computed."""
+    lesson = _written(_lesson(), 2, sandbox, params={"used": ["w", "v", "w"], "k": [3.0] * 3})
+    step = lesson.steps[1]
+    assert step.variants is not None
+    raised = step.variants.instances[1]
+    assert raised.error is not None and raised.error.type == "NameError"
+    assert raised.error.message_contains == "name 'v' is not defined"
+    assert (raised.values, raised.grads, raised.output) == ({}, {}, "")
+    assert _check(sandbox, lesson) == [
+        "step 2 (A tensor that may be cut off) variants instance 2: choice 1 names {printed}, "
+        "but this instance raised NameError, so its values were never computed",
+        "step 2 (A tensor that may be cut off) variants instance 2: choice 2 names {value}, "
+        "but this instance raised NameError, so its values were never computed",
+        "step 2 (A tensor that may be cut off) variants: some instances raise and others run "
+        "to the end: give `raised: {answer: ...}`, the right choice of those that raise",
+    ]
+
+
+def test_a_stored_error_is_checked_against_the_run(sandbox: SandboxHarness) -> None:
+    lesson = _written(_lesson(), 2, sandbox, params={"used": ["w", "v", "w"], "k": [3.0] * 3})
+    step = lesson.steps[1]
+    assert step.variants is not None
+    stored = list(step.variants.instances)
+    assert stored[1].error is not None
+    stored[1] = stored[1].model_copy(
+        update={"error": stored[1].error.model_copy(update={"type": "TypeError"})}
+    )
+    stored[0] = stored[0].model_copy(update={"error": stored[1].error})
+    stored[0] = VariantInstance.model_validate(stored[0].model_dump() | {"values": {}, "grads": {}})
+    planted = step.variants.model_copy(update={"instances": stored})
+    failures = _check(sandbox, _with_step(lesson, 2, step.model_copy(update={"variants": planted})))
+    at = "step 2 (A tensor that may be cut off) variants instance"
+    assert (
+        f"{at} 1: error is written raises TypeError: \"name 'v' is not defined\", but the run finishes"
+        in failures
+    )
+    assert (
+        f"{at} 2: error is written raises TypeError: \"name 'v' is not defined\", but the run "
+        "raises NameError: \"name 'v' is not defined\""
+    ) in failures
+
+
+def test_an_expression_that_raises_after_the_code_is_a_failure(sandbox: SandboxHarness) -> None:
     lesson = _lesson()
     step = lesson.steps[1]
     assert step.variants is not None
-    params = {"used": ["w", "v"], "k": [3.0, 3.0]}
-    broken = step.variants.model_copy(update={"params": params, "instances": []})
-    failures = _check(sandbox, _with_step(lesson, 2, step.model_copy(update={"variants": broken})))
-    assert failures == [
-        "step 2 (A tensor that may be cut off) variants: the instances are not written for "
-        "these params: run `gradlab check --update`"
-    ]
+    values = {**step.variants.values, "broken": "str(nowhere)"}
+    broken = step.variants.model_copy(update={"values": values, "instances": []})
     computed = sandbox.call(
         run_instances(
             _with_step(lesson, 2, step.model_copy(update={"variants": broken})),
             sandbox.sandbox.run,
         )
     )[2]
-    assert isinstance(computed[1], ValueError) and "NameError" in str(computed[1])
+    assert all(isinstance(made, ValueError) for made in computed)
+    assert "a `values` or misconception expression raised NameError" in str(computed[0])
 
 
 @pytest.mark.parametrize(
@@ -184,3 +239,229 @@ def test_an_instance_may_not_be_an_example_already_worked_out() -> None:
     assert len(found) == 1 and "myth" in found[0] and "10.0" in found[0]
     # Other numbers are a new example.
     assert list(repeated_instances(lesson, 2, _with_first_instance(step, 7.0, 14.0))) == []
+
+
+# A step that asks whether its code raises, its variants every slice that does not fit: text
+# params that YAML 1.1 would misread (`2:5` is a base-60 integer, `:2` does not parse plain).
+WHICH_ERROR = """\
+  - title: "A slice that does not fit"
+    level: intermediate
+    setup: "A slice of `x` meets a tensor of two numbers."
+    concept: "Shapes must match or broadcast."
+    explanation: "Three numbers against two."
+    snippet:
+      code: |
+        import torch
+        x = torch.ones(6, requires_grad=True)
+        print("sliced")
+        y = x[1:4] * torch.tensor([1.0, 2.0])
+        print(y)
+    prediction:
+      question: "What happens on the line that multiplies?"
+      choices:
+        - "It raises RuntimeError"
+        - text: "tensor([1., 2.])"
+          why: "A slice of three numbers does not shrink to fit two."
+      answer: "It raises RuntimeError"
+      explanation: "`x[1:4]` has three elements and the other tensor two."
+    variants:
+      params:
+        s: [":3", "0:3", "2:5"]
+      code: |
+        import torch
+        x = torch.ones(6, requires_grad=True)
+        print("sliced")
+        y = x[{s}] * torch.tensor([1.0, 2.0])
+        print(y)
+      choices:
+        - "It raises {error}"
+        - text: "tensor([1., 2.])"
+          why: "A slice of three numbers does not shrink to fit two."
+      explanation: "`x[{s}]` has three elements and the other tensor two: {error_message}."
+    insight: "Shapes are checked before anything is computed."
+  - title: "A result changed in place"
+    level: advanced
+    setup: "`y` is changed in place before backward."
+    concept: "Backward needs what the forward saved."
+    explanation: "`exp` saves its output."
+    snippet:
+      code: |
+        import torch
+        w = torch.tensor(1.0, requires_grad=True)
+        y = w.exp()
+        y.add_(1)
+        y.backward()
+    prediction:
+      question: "What happens on `y.backward()`?"
+      choices:
+        - "It raises RuntimeError"
+        - text: "It runs to the end"
+          why: "`exp` saved its output for backward, and `add_` changed it."
+      answer: "It raises RuntimeError"
+      explanation: "`exp` saves its output, and `add_` changed it."
+    variants:
+      params:
+        f: ["exp()", "mul(3.0)", "sigmoid()", "add(2.0)"]
+      code: |
+        import torch
+        w = torch.tensor(1.0, requires_grad=True)
+        y = w.{f}
+        y.add_(1)
+        y.backward()
+      choices:
+        - "It raises RuntimeError"
+        - text: "It runs to the end"
+          why: "`{f}` saved its output for backward, and `add_` changed it."
+      answer: "It runs to the end"
+      explanation: "`{f}` saved nothing that `add_` changes, so backward runs."
+      raised:
+        answer: "It raises {error}"
+        explanation: "`{f}` saved its output for backward, and `add_` changed it: {error_message}."
+    insight: "Backward needs what the forward saved."
+"""
+SIZES = "The size of tensor a (3) must match the size of tensor b (2) at non-singleton"
+
+
+@pytest.fixture(scope="module")
+def raising_pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The variants lesson with the step above, as `gradlab check --update` wrote it."""
+    from app.lessons.update import run_update
+    from tests.conftest import in_own_thread
+
+    folder = tmp_path_factory.mktemp("raising")
+    text = (VARIANT_LESSONS / "other-numbers.yaml").read_text(encoding="utf-8")
+    (folder / "other-numbers.yaml").write_text(
+        text.replace("takeaways:", WHICH_ERROR + "takeaways:")
+    )
+    assert in_own_thread(run_update, str(folder)) == 0
+    return folder
+
+
+def _raising_lesson(folder: Path) -> Lesson:
+    return load_catalog([folder]).lessons[0]
+
+
+def test_the_update_writes_each_error_and_quotes_text_yaml_would_misread(
+    raising_pack: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (raising_pack / "other-numbers.yaml").read_text(encoding="utf-8")
+    assert '- params: {s: ":3"}' in text and '- params: {s: "2:5"}' in text
+    assert text.count(f'message_contains: "{SIZES}"') == 4  # the snippet's and 3 instances'
+    step = _raising_lesson(raising_pack).steps[2]
+    assert step.variants is not None and step.variants.current
+    assert [i.params["s"] for i in step.variants.instances] == [":3", "0:3", "2:5"]
+    from app.lessons.update import run_update
+    from tests.conftest import in_own_thread
+
+    capsys.readouterr()
+    assert in_own_thread(run_update, str(raising_pack)) == 0  # written once, then left alone
+    assert "1 lessons: 0 updated" in capsys.readouterr().out
+
+
+def test_a_step_that_asks_which_error_passes_the_check_and_names_it(
+    raising_pack: Path, sandbox: SandboxHarness
+) -> None:
+    lesson = _raising_lesson(raising_pack)
+    assert _check(sandbox, lesson) == []
+    step = lesson.steps[2]
+    served = instances(step)
+    assert [i.answer for i in served] == ["It raises RuntimeError"] * 3
+    assert served[2].texts == ["It raises RuntimeError", "tensor([1., 2.])"]
+    assert served[2].explanation == (
+        f"`x[2:5]` has three elements and the other tensor two: {SIZES}."
+    )
+    assert served[2].output == "sliced\n" and not served[2].finished
+    # No instance finished: none can ask a `.grad` (the step asks none).
+    assert pick(step, "learner/step-3", ran=True) is None
+    assert pick(step, "learner/review/3", avoid="learner/step-3") is not None
+    # Some instances of step 4 raise and others finish: each reads its own answer.
+    mixed = instances(lesson.steps[3])
+    assert [i.finished for i in mixed] == [False, True, False, True]
+    assert [i.answer for i in mixed] == ["It raises RuntimeError", "It runs to the end"] * 2
+    assert mixed[1].explanation == "`mul(3.0)` saved nothing that `add_` changes, so backward runs."
+    assert mixed[2].explanation == (
+        "`sigmoid()` saved its output for backward, and `add_` changed it: one of the variables "
+        "needed for gradient computation has been modified by an."  # cut at 80 characters
+    )
+
+
+def test_an_error_named_where_none_was_raised_fails_the_check(
+    raising_pack: Path, sandbox: SandboxHarness
+) -> None:
+    lesson = _raising_lesson(raising_pack)
+    step = lesson.steps[0]
+    assert step.variants is not None
+    named = step.variants.model_copy(update={"explanation": "2x at {x}, not {error}."})
+    failures = _check(sandbox, _with_step(lesson, 1, step.model_copy(update={"variants": named})))
+    assert failures == [
+        f"step 1 (A square) variants instance {n}: the explanation names {{error}}, but this "
+        "instance does not raise"
+        for n in range(1, 5)
+    ]
+
+
+def test_served_instances_that_raised_are_never_asked_a_grad(sandbox: SandboxHarness) -> None:
+    """Step 2's second instance raises: the drills and the typed value ask only the others;
+    a review of its prediction may ask it, and its reveal shows the error."""
+    from app.learning.grader import instance_choice
+    from app.modes.drills import find_drill, for_learner
+
+    lesson = _written(_lesson(), 2, sandbox, params={"used": ["w", "v", "w"], "k": [3.0] * 3})
+    step = lesson.steps[1]
+    drill = find_drill(lesson, "step-2.w")
+    assert drill is not None
+    asked = {
+        for_learner(lesson, drill, f"learner-{n}", "drills/step-2").instance for n in range(40)
+    }
+    assert asked == {0, 2}
+    typed = [pick(step, f"learner-{n}/other-numbers/2", ran=True) for n in range(40)]
+    assert {instance.index for instance in typed if instance is not None} == {0, 2}
+    assert None not in typed
+    raised = instances(step)[1]
+    graded = instance_choice(step, raised, raised.texts[0])
+    assert graded.reveal.error == {
+        "type": "NameError",
+        "message_contains": "name 'v' is not defined",
+    }
+
+
+def test_a_choice_without_why_may_not_fall_back_on_the_steps_numbers() -> None:
+    """The step's own `why` of `tensor(9.)` says "9 is the value of `y`": an instance at
+    x = 5 shows no 9. Where the step's `why` names no number of the step, it may stand."""
+    from app.lessons.variant_runs import template_problems
+
+    step = _lesson().steps[0]
+    prediction, variants = step.prediction, step.variants
+    assert prediction is not None and variants is not None
+    bare = [
+        variants.choices[0],
+        variants.choices[1].model_copy(update={"why": None}),
+        variants.choices[2],
+    ]
+    without = step.model_copy(update={"variants": variants.model_copy(update={"choices": bare})})
+    assert template_problems(without, instances(without)[0]) == [
+        "choice 2 has no `why`, and the step's own `why` names 9, which this instance does "
+        "not show: give the variant choice a `why`"
+    ]
+    general = prediction.choices[1].model_copy(update={"why": "That is the value of `y`."})
+    choices = [prediction.choices[0], general, prediction.choices[2]]
+    fine = without.model_copy(
+        update={"prediction": prediction.model_copy(update={"choices": choices})}
+    )
+    assert template_problems(fine, instances(fine)[0]) == []
+
+
+def test_a_step_whose_instances_differ_needs_the_answer_of_those_that_raise(
+    raising_pack: Path,
+) -> None:
+    """Without `raised`, an instance that raised would read the answer of those that finish,
+    "It runs to the end", which no template can catch: the check asks for it."""
+    from app.lessons.variant_runs import step_problems
+
+    step = _raising_lesson(raising_pack).steps[3]
+    assert step.variants is not None and step_problems(step) == []
+    bare = step.model_copy(update={"variants": step.variants.model_copy(update={"raised": None})})
+    assert step_problems(bare) == [
+        "some instances raise and others run to the end: give `raised: {answer: ...}`, the "
+        "right choice of those that raise"
+    ]
