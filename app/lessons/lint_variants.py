@@ -233,8 +233,9 @@ def repeated_instances(lesson: Lesson, number: int, step: Step) -> Iterator[str]
                 break
 
 
-# On once every bundled step and myth has its other forms (the content is being written): until
-# then `gradlab check` prints how many have them, and `missing_forms` finds nothing.
+# Off for `gradlab check` on a pack of one's own, where it prints how many questions have other
+# forms and lists the rest; the bundled curriculum is held to it by a test
+# (tests/lessons/test_review_forms_lint.py), where it is on.
 REQUIRE_FORMS = False
 # The other forms review needs of a question: one asked on each of two returns in a row.
 MIN_FORMS = 2

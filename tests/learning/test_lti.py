@@ -114,7 +114,8 @@ def test_a_score_reaches_the_platform_with_every_ags_field(pair: Pair) -> None:
         )
     assert wait_until(lambda: any(s["userId"] == user for s in pair.platform.scores))
     score = next(s for s in pair.platform.scores if s["userId"] == user)
-    questions = sum(1 for s in lesson.steps if s.prediction) + len(lesson.myths)
+    # Each step that asks a choice or an order, and each myth, is one question of the score.
+    questions = sum(1 for s in lesson.steps if s.prediction or s.ordering) + len(lesson.myths)
     assert score["scoreGiven"] == pytest.approx(1 / questions)
     assert score["scoreMaximum"] == 1
     assert score["activityProgress"] == "InProgress"

@@ -86,6 +86,8 @@ FILLING = [
     "People expect a zero tensor.",
     "It is None until a backward pass reaches it.",
     "Reading it early and doing arithmetic on it fails.",
+    "Right after `torch.zeros(3, requires_grad=True)`, does `w.grad` hold three zeros?",
+    "No backward pass has run yet, so `w.grad` is None, not zeros.",
     "Does `x ** 3` have a different gradient from `x * x * x`?",
     "Some think the two formulas differentiate differently.",
     "Both give 3x²; only the graph differs.",

@@ -75,10 +75,18 @@ def test_new_writes_every_section_of_the_format(tmp_path: Path, capsys) -> None:
     # `answer`, which only some variants need; an exercise's hint for one kind of miss, its
     # rerun and its probe, which only some exercises need.
     assert _missing_fields(parse_yaml(text)) == [
+        "Step.ordering",  # a step that asks for an order (docs/authoring.md shows one)
         "Step.no_variants",
         "Step.insight_question",
         "Choice.because",
+        "Ordering.question",
+        "Ordering.lines",
+        "Ordering.explanation",
         "Variants.answer",
+        "Variants.raised",  # only where some instances raise
+        "RaisedTexts.answer",
+        "RaisedTexts.explanation",
+        "VariantInstance.error",
         "Exercise.rerun",
         "Exercise.probe",
         "Hint.text",

@@ -1,7 +1,8 @@
 """Every question review asks again has other forms: a step with a prediction or a typed value
 has variants (or says why not in `no_variants`), a myth has at least two forms. The lint is
-behind `REQUIRE_FORMS` until the bundled content has them; here it is on, against planted
-lessons. `gradlab check` prints how many have them."""
+behind `REQUIRE_FORMS` (off for an author's own pack, where `gradlab check` prints how many have
+them); here it is on, against planted lessons and against the bundled curriculum, which must
+have them all."""
 
 from __future__ import annotations
 
@@ -44,6 +45,19 @@ def missing(first: Data, second: Data) -> list[Finding]:
 @pytest.fixture
 def required(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(lint_variants, "REQUIRE_FORMS", True)
+
+
+@pytest.mark.usefixtures("required")
+def test_every_bundled_question_review_asks_again_has_other_forms() -> None:
+    from app.config import BUNDLED_LESSONS
+
+    lessons = list(load_catalog(BUNDLED_LESSONS).lessons)
+    found = [f for f in lint_catalog(lessons) if any(part in f.problem for part in MISSING)]
+    assert found == []
+    counts = form_counts(lessons)
+    assert counts.with_variants + len(counts.no_variants) == counts.steps
+    assert counts.neither == 0 and counts.one_left == []
+    assert counts.myths_with_forms == counts.myths > 0
 
 
 def test_off_it_finds_nothing() -> None:
