@@ -102,6 +102,12 @@ class Walk:
             self.post(f"{api}/steps/{number}/prediction", body)
             if done == 0:
                 self.every_page_answers(lesson, "committing the first step")
+        for number, step in enumerate(lesson.steps, 1):
+            if step.ordering is not None:  # lines to put in order: reversed first, then right
+                lines = list(step.ordering.lines)
+                for order in (lines[::-1], lines):
+                    body = {"order": order, "confidence": CONFIDENCES[number % 3]}
+                    self.post(f"{api}/steps/{number}/ordering", body)
         self.every_page_answers(lesson, "committing every step")
         self.values(lesson)
         self.practice(lesson)

@@ -75,8 +75,9 @@ def test_mode_pages_keep_the_answers_on_the_server(bundled: TestClient) -> None:
         for mode in MODES
     }
     for step in lesson.steps:
-        assert step.prediction is not None
-        explanation = page_text(str(step.prediction.explanation)).split(".")[0]
+        asked = step.prediction or step.ordering  # a choice, or lines to put in order
+        assert asked is not None
+        explanation = page_text(str(asked.explanation)).split(".")[0]
         for mode in ("step-by-step", "code-lab", "predict-the-gradient", "quick-read"):
             assert explanation not in pages[mode]
     for myth in lesson.myths:
