@@ -258,13 +258,16 @@ class Sandbox:
         if zygote is None or not zygote.alive or self._problem is not None:
             raise SandboxUnavailable(self._problem or "the sandbox is not running")
         started_at = time.perf_counter()
-        try:
-            return await self._attempt(zygote, code, nice, started_at, marks, retry_if_lost=True)
-        except _ChildLost:
-            # Its child was killed from outside before it read the code: nothing of the
-            # snippet ran, so running it once more on a fresh child is safe.
-            log.warning("sandbox: a child died before starting its run; running it again")
-            return await self._attempt(zygote, code, nice, started_at, marks, retry_if_lost=False)
+        # A child killed from outside before it read the code ran nothing of the snippet, so
+        # running it again on a fresh child is safe. Whoever killed it may have killed the
+        # spares too, and a spare still dying looks alive to the zygote: one try more than
+        # there are spares reaches a child forked after the kill.
+        for _ in range(self.settings.spares + 1):
+            try:
+                return await self._attempt(zygote, code, nice, started_at, marks, True)
+            except _ChildLost:
+                log.warning("sandbox: a child died before starting its run; running it again")
+        return await self._attempt(zygote, code, nice, started_at, marks, retry_if_lost=False)
 
     async def _attempt(
         self,
