@@ -15,13 +15,13 @@ import urllib.request
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from app.config import Settings
+    from app.config.settings import Settings
 
 
 def _serve(args: argparse.Namespace) -> int:
     # Alembic announces its plugins as it is imported: not for the operator's eyes.
     logging.getLogger("alembic").setLevel(logging.WARNING)
-    from app.config import load_settings
+    from app.config.loading import load_settings
     from app.lessons.loader import LessonError
     from app.web.logs import configure_logging
 
@@ -47,7 +47,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _listen(host: str, port: int) -> socket.socket:
     """The server's socket, bound as uvicorn binds it, or a SettingsError naming --port."""
-    from app.config import SettingsError
+    from app.config.loading import SettingsError
 
     listening = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -158,7 +158,7 @@ def _migrate(args: argparse.Namespace) -> int:
     """Bring the database to the newest schema and exit: for deployments that migrate once,
     before starting replicas with GRADLAB_MIGRATE=off."""
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)  # import chatter
-    from app.config import load_settings
+    from app.config.loading import load_settings
     from app.progress.database import make_engine, prepare_schema
 
     engine = make_engine(load_settings().database_url)
@@ -186,7 +186,7 @@ def _check(args: argparse.Namespace) -> int:
 def _new(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from app.config import load_settings
+    from app.config.loading import load_settings
     from app.lessons.scaffold import ScaffoldError, new_lesson
 
     try:
@@ -225,7 +225,7 @@ def _add_schema(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 
 def _settings_doc(args: argparse.Namespace) -> int:
-    from app.config import settings_doc
+    from app.config.settings_doc import settings_doc
 
     sys.stdout.write(settings_doc())
     return 0
@@ -241,7 +241,7 @@ def _add_settings_doc(commands: argparse._SubParsersAction[argparse.ArgumentPars
 
 def _shares(args: argparse.Namespace) -> int:
     """An operator's hand on share links: delete one by id, or those past GRADLAB_SHARE_DAYS."""
-    from app.config import load_settings
+    from app.config.loading import load_settings
     from app.learning.shares import SharePolicy, Shares
     from app.progress.store import open_store
 
@@ -323,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     migrate.set_defaults(func=_migrate)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    from app.config import SettingsError
+    from app.config.loading import SettingsError
 
     try:
         result: int = args.func(args)

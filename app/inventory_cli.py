@@ -9,7 +9,7 @@ import json
 import sys
 from typing import Any
 
-from app.config import Settings
+from app.config.settings import Settings
 from app.learning.inventory import ClassGain, class_gain, item_stats
 from app.lessons.loader import load_catalog
 from app.progress.store import open_store

@@ -6,7 +6,8 @@ import argparse
 import json
 import sys
 
-from app.config import Settings, load_settings, public_url_notice
+from app.config.loading import load_settings
+from app.config.settings import Settings, public_url_notice
 from app.learning.lti.keys import rotate, signing_key
 from app.learning.lti.launch import tool_urls
 from app.progress.store import ProgressStore, open_store

@@ -12,7 +12,8 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.sessions import SessionMiddleware
 
-from app.config import STATIC_DIR, Settings
+from app.config.paths import STATIC_DIR
+from app.config.settings import Settings
 from app.learning.lti.grades import ScoreSender, send_scores
 from app.learning.service import Learning
 from app.learning.shares import SharePolicy, Shares

@@ -8,7 +8,8 @@ import csv
 import json
 import sys
 
-from app.config import Settings, load_settings, public_url_notice
+from app.config.loading import load_settings
+from app.config.settings import Settings, public_url_notice
 from app.learning.classes import (
     answers_of,
     by_concern,

@@ -118,7 +118,7 @@ def main() -> None:
     parser.add_argument("--no-rehearsal", action="store_true", help="children skip it")
     args = parser.parse_args()
 
-    from app.config import Settings
+    from app.config.settings import Settings
     from app.sandbox.launch import make_scratch_root, zygote_config
     from app.sandbox.warmup import load_and_settle
 

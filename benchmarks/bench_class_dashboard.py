@@ -104,7 +104,8 @@ def main() -> int:
 
     from fastapi.testclient import TestClient
 
-    from app.config import BUNDLED_LESSONS, Settings
+    from app.config.paths import BUNDLED_LESSONS
+    from app.config.settings import Settings
     from app.learning.classes import dashboard
     from app.main import create_app
 

@@ -49,7 +49,7 @@ ATTACKS = [
         "read the app's files",
         "import os, torch\n"
         "site = os.path.dirname(os.path.dirname(torch.__file__))\n"
-        "print(open(os.path.join(site, 'app', 'config.py')).read()[:80])\n",
+        "print(open(os.path.join(site, 'app', 'config', 'settings.py')).read()[:80])\n",
         None,
         "PermissionError",
     ),

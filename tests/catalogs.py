@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from app.config import BUNDLED_LESSONS
+from app.config.paths import BUNDLED_LESSONS
 from app.lessons.loader import load_catalog
 from tests.conftest import FIXTURE_LESSONS
 

@@ -21,7 +21,8 @@ from typing import Any, TypeVar
 import pytest
 from fastapi.testclient import TestClient
 
-from app.config import BUNDLED_LESSONS, Settings
+from app.config.paths import BUNDLED_LESSONS
+from app.config.settings import Settings
 from app.main import create_app
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-from app.config import PROJECT_ROOT
+from app.config.paths import PROJECT_ROOT
 
 
 def free_port() -> int:

@@ -21,7 +21,7 @@ from lti1p3platform.message_launch import LTIAdvantageMessageLaunchAbstract
 from lti1p3platform.oidc_login import OIDCLoginAbstract
 from lti1p3platform.registration import Registration
 
-from app.config import BUNDLED_LESSONS
+from app.config.paths import BUNDLED_LESSONS
 from app.learning.lti.keys import signing_key
 from app.main import create_app
 from tests.conftest import make_settings

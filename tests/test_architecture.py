@@ -10,7 +10,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from app.config import PROJECT_ROOT
+from app.config.paths import PROJECT_ROOT
 
 APP = PROJECT_ROOT / "app"
 ARCHITECTURE = (PROJECT_ROOT / "docs" / "architecture.md").read_text()

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from app.config import PROJECT_ROOT
+from app.config.paths import PROJECT_ROOT
 
 
 @pytest.mark.parametrize("script", sorted((PROJECT_ROOT / "benchmarks").glob("[!_]*.py")), ids=str)

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.config import PROJECT_ROOT, SettingsError, load_settings
+from app.config.loading import SettingsError, load_settings
+from app.config.paths import PROJECT_ROOT
 from app.main import create_app
 from tests.conftest import FIXTURE_LESSONS, make_settings
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from app import config
-from app.config import GiB, Settings, default_workers
+from app.config import capacity
+from app.config.capacity import GiB, default_workers
+from app.config.settings import Settings
 
 
 @pytest.mark.parametrize(
@@ -24,8 +25,8 @@ from app.config import GiB, Settings, default_workers
 def test_default_workers_follow_cpus_and_memory(
     monkeypatch: pytest.MonkeyPatch, cpus: int, memory: int, expected: int
 ) -> None:
-    monkeypatch.setattr(config.os, "cpu_count", lambda: cpus)
-    monkeypatch.setattr(config, "memory_limit_bytes", lambda: memory)
+    monkeypatch.setattr(capacity.os, "cpu_count", lambda: cpus)
+    monkeypatch.setattr(capacity, "memory_limit_bytes", lambda: memory)
     assert default_workers() == expected
 
 
@@ -41,8 +42,8 @@ def test_default_workers_follow_cpus_and_memory(
 def test_server_processes_share_the_default_runs(
     monkeypatch: pytest.MonkeyPatch, cpus: int, memory: int, processes: int, expected: int
 ) -> None:
-    monkeypatch.setattr(config.os, "cpu_count", lambda: cpus)
-    monkeypatch.setattr(config, "memory_limit_bytes", lambda: memory)
+    monkeypatch.setattr(capacity.os, "cpu_count", lambda: cpus)
+    monkeypatch.setattr(capacity, "memory_limit_bytes", lambda: memory)
     monkeypatch.delenv("GRADLAB_WORKERS", raising=False)
     monkeypatch.setenv("GRADLAB_PROCESSES", str(processes))
     assert default_workers(processes) == expected
@@ -50,10 +51,10 @@ def test_server_processes_share_the_default_runs(
 
 
 def test_the_default_is_valid_on_a_big_server(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(config.os, "cpu_count", lambda: 128)
-    monkeypatch.setattr(config, "memory_limit_bytes", lambda: 1024 * GiB)
+    monkeypatch.setattr(capacity.os, "cpu_count", lambda: 128)
+    monkeypatch.setattr(capacity, "memory_limit_bytes", lambda: 1024 * GiB)
     monkeypatch.delenv("GRADLAB_WORKERS", raising=False)
-    assert Settings().workers == config.MAX_WORKERS
+    assert Settings().workers == capacity.MAX_WORKERS
 
 
 def test_an_explicit_worker_count_wins(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -63,7 +64,7 @@ def test_an_explicit_worker_count_wins(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_the_default_queue_is_six_runs_per_worker(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GRADLAB_WORKERS", "3")
-    assert Settings().queue_size == 3 * config.QUEUE_PER_WORKER
+    assert Settings().queue_size == 3 * capacity.QUEUE_PER_WORKER
     monkeypatch.setenv("GRADLAB_QUEUE_SIZE", "5")
     assert Settings().queue_size == 5
 
@@ -74,14 +75,14 @@ def test_a_containers_memory_limit_counts_when_lower(
 ) -> None:
     limit_file = tmp_path / "memory.max"
     limit_file.write_text(cgroup)
-    monkeypatch.setattr(config, "CGROUP_MEMORY_MAX", limit_file)
+    monkeypatch.setattr(capacity, "CGROUP_MEMORY_MAX", limit_file)
     machine = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     expected = machine if expected_gib is None else min(machine, expected_gib * GiB)
-    assert config.memory_limit_bytes() == expected
+    assert capacity.memory_limit_bytes() == expected
 
 
 def test_no_cgroup_file_means_the_machines_memory(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(config, "CGROUP_MEMORY_MAX", tmp_path / "absent")
-    assert config.memory_limit_bytes() == os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    monkeypatch.setattr(capacity, "CGROUP_MEMORY_MAX", tmp_path / "absent")
+    assert capacity.memory_limit_bytes() == os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")

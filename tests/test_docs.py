@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from app.config import PROJECT_ROOT, Settings, settings_doc
+from app.config.paths import PROJECT_ROOT
+from app.config.settings import Settings
+from app.config.settings_doc import settings_doc
 
 README = (PROJECT_ROOT / "README.md").read_text()
 DOCS = PROJECT_ROOT / "docs"

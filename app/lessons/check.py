@@ -20,7 +20,8 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from app.config import Settings, load_settings
+from app.config.loading import load_settings
+from app.config.settings import Settings
 from app.errors import SandboxUnavailable
 from app.lessons.behaviour import Verdict, snippet_problems
 from app.lessons.exercises import graded_programs, judge_runs

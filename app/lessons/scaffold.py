@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from app.config import LESSON_SCHEMA
+from app.config.paths import LESSON_SCHEMA
 from app.lessons.schema import Slug
 
 

@@ -17,7 +17,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event, make_url, text
 from sqlalchemy.exc import DBAPIError
 
-from app.config import SettingsError
+from app.config.loading import SettingsError
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 # Any fixed 64-bit number, the same in every instance: the key of the PostgreSQL advisory lock.

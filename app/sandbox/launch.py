@@ -12,7 +12,8 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from app.config import PROJECT_ROOT, Settings
+from app.config.paths import PROJECT_ROOT
+from app.config.settings import Settings
 from app.sandbox.protocol import MAX_PACKET, ProtocolError, Ready, ZygoteConfig, decode_event
 
 START_TIMEOUT_S = 120.0

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 
-from app.config import ISOLATION_LAYERS, Settings
+from app.config.settings import ISOLATION_LAYERS, Settings
 from app.errors import SandboxUnavailable, SnippetTooLarge
 from app.sandbox.fair import FairQueue
 from app.sandbox.launch import (

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
-from app.config import Settings
+from app.config.settings import Settings
 from app.sandbox.backward_result import BackwardWalk
 from app.sandbox.hints import hint_for
 from app.sandbox.pipes import OutputBudget

@@ -22,7 +22,7 @@ from prometheus_client.registry import Collector
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.config import Settings
+from app.config.settings import Settings
 from app.errors import LearnerLimit, SandboxBusy, SandboxUnavailable, SnippetTooLarge
 from app.processes import child_pids, is_zygote
 from app.sandbox.result import KILLED, RunResult

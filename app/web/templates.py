@@ -9,7 +9,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from app import rendering
-from app.config import TEMPLATES_DIR
+from app.config.paths import TEMPLATES_DIR
 
 templates = Jinja2Templates(directory=TEMPLATES_DIR)
 templates.env.filters["markdown"] = rendering.markdown

@@ -22,7 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.config import BUNDLED_LESSONS, PACKAGE_DIR, PROJECT_ROOT, STATIC_DIR
+from app.config.paths import BUNDLED_LESSONS, PACKAGE_DIR, PROJECT_ROOT, STATIC_DIR
 from app.lessons.loader import load_catalog
 from tests.live import free_port
 
@@ -196,7 +196,7 @@ def test_a_run_cannot_read_the_installed_package(served: str, installed: Install
     result = httpx.post(f"{served}/api/run", json={"code": code}, timeout=30).json()
     assert result["stdout"] == "Name: gradlab\n", result
     for path in (
-        installed.package / "config.py",
+        installed.package / "config" / "settings.py",
         installed.package / "bundled_lessons" / f"{LESSON}.yaml",
     ):
         assert path.is_file(), path

@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 import yaml
 
-from app.config import PROJECT_ROOT, Settings
+from app.config.paths import PROJECT_ROOT
+from app.config.settings import Settings
 from app.routes.api import router
 
 FOLDER = PROJECT_ROOT / "deploy" / "kubernetes"

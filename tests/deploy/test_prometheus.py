@@ -23,7 +23,7 @@ import yaml
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
-from app.config import PROJECT_ROOT
+from app.config.paths import PROJECT_ROOT
 from app.main import create_app
 from tests.conftest import FIXTURE_LESSONS, make_settings
 from tests.live import LiveServer, free_port

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from app.config import BUNDLED_LESSONS, PROJECT_ROOT
+from app.config.paths import BUNDLED_LESSONS, PROJECT_ROOT
 from tests.conftest import FIXTURE_LESSONS
 from tests.live import LiveServer
 

@@ -12,7 +12,7 @@ import httpx
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page, expect
 
-from app.config import BUNDLED_LESSONS
+from app.config.paths import BUNDLED_LESSONS
 from app.learning.registry import MODES
 from app.lessons.loader import load_catalog
 from tests.clock import time_passes

@@ -12,7 +12,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.config import BUNDLED_LESSONS
+from app.config.paths import BUNDLED_LESSONS
 from app.learning.registry import MODES
 from app.lessons.lint import mentions, plain
 from app.lessons.loader import load_catalog

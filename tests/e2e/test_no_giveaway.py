@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page
 
-from app.config import BUNDLED_LESSONS
+from app.config.paths import BUNDLED_LESSONS
 from app.lessons.lint import mentions, numbers, plain
 from app.lessons.loader import load_catalog
 from tests.live import LiveServer

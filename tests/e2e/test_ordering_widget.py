@@ -17,7 +17,7 @@ SLUG = "what-is-grad"
 
 
 def the_step() -> tuple[int, list[str]]:
-    from app.config import BUNDLED_LESSONS
+    from app.config.paths import BUNDLED_LESSONS
 
     lesson = load_catalog(BUNDLED_LESSONS).get(SLUG)
     assert lesson is not None

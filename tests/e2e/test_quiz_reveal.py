@@ -10,7 +10,7 @@ import json
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from app.config import BUNDLED_LESSONS
+from app.config.paths import BUNDLED_LESSONS
 from app.lessons.loader import load_catalog
 from tests.clock import time_passes
 from tests.e2e.conftest import SCREENSHOTS

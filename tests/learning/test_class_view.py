@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 from scipy.stats import pointbiserialr
 
-from app.config import BUNDLED_LESSONS
+from app.config.paths import BUNDLED_LESSONS
 from app.lessons.loader import load_catalog
 from app.main import create_app
 from tests.conftest import make_settings

@@ -17,7 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.cli import main as gradlab
-from app.config import BUNDLED_LESSONS
+from app.config.paths import BUNDLED_LESSONS
 from app.learning.inventory import forms_for
 from app.lessons.inventory import Inventory
 from app.lessons.loader import load_catalog

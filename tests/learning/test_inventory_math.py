@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 from scipy.stats import pointbiserialr
 
-from app.config import BUNDLED_LESSONS
+from app.config.paths import BUNDLED_LESSONS
 from app.learning.inventory import (
     bootstrap_interval,
     class_gain,

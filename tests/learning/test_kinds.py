@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.config import PACKAGE_DIR, TEMPLATES_DIR
+from app.config.paths import PACKAGE_DIR, TEMPLATES_DIR
 from app.errors import AnswerError
 from app.learning.kinds import (
     DRILL,

@@ -166,7 +166,7 @@ def test_calibration_counts_first_attempts_and_says_on_how_many(client: TestClie
 def test_on_the_real_curriculum_no_position_holds_the_answer_often(learner: str) -> None:
     """On the bundled lessons: for one learner, the right choice's position
     over every prediction of the curriculum, no position holding more than 40%."""
-    from app.config import BUNDLED_LESSONS
+    from app.config.paths import BUNDLED_LESSONS
     from app.lessons.loader import load_catalog
 
     questions = [

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 from fastapi.testclient import TestClient
 
-from app.config import BUNDLED_LESSONS
+from app.config.paths import BUNDLED_LESSONS
 from app.learning.kinds import MYTH, PREDICTION, Answer
 from app.learning.queue import ReviewQueue
 from app.main import create_app

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from app.cli import main
-from app.config import PROJECT_ROOT
+from app.config.paths import PROJECT_ROOT
 from app.lessons.loader import load_lesson
 from app.lessons.unfinished import unfinished_fields
 from tests.lessons.test_check import check_in_thread

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from app.config import BUNDLED_LESSONS
+from app.config.paths import BUNDLED_LESSONS
 from app.lessons.check import run_check
 from app.lessons.inventory import INVENTORY_FILE, Inventory
 from app.lessons.inventory_check import (

@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from app.cli import main
-from app.config import BUNDLED_LESSONS, LESSON_SCHEMA
+from app.config.paths import BUNDLED_LESSONS, LESSON_SCHEMA
 from app.lessons.json_schema import lesson_json_schema, schema_text
 from app.lessons.loader import lesson_files, parse_yaml
 from app.lessons.scaffold import scaffold_text

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.config import BUNDLED_LESSONS
+from app.config.paths import BUNDLED_LESSONS
 from app.lessons.check import check_lesson
 from app.lessons.lint import Finding, lint_catalog
 from app.lessons.loader import parse_yaml

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from app.config import BUNDLED_LESSONS
+from app.config.paths import BUNDLED_LESSONS
 from app.lessons.disclosure import asks
 from app.lessons.loader import LessonError, lesson_files, load_catalog, load_lesson, parse_yaml
 from tests.conftest import FIXTURE_LESSONS

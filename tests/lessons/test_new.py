@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel
 
 from app.cli import main
-from app.config import LESSON_SCHEMA
+from app.config.paths import LESSON_SCHEMA
 from app.lessons.loader import load_lesson, parse_yaml
 from app.lessons.scaffold import schema_reference
 from app.lessons.schema import Lesson

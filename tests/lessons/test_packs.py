@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.config import Settings
+from app.config.settings import Settings
 from app.lessons.loader import LessonError, load_catalog
 from app.main import create_app
 from tests.conftest import FIXTURE_LESSONS, make_settings

@@ -49,7 +49,7 @@ def required(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.usefixtures("required")
 def test_every_bundled_question_review_asks_again_has_other_forms() -> None:
-    from app.config import BUNDLED_LESSONS
+    from app.config.paths import BUNDLED_LESSONS
 
     lessons = list(load_catalog(BUNDLED_LESSONS).lessons)
     found = [f for f in lint_catalog(lessons) if any(part in f.problem for part in MISSING)]

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from app.config import BUNDLED_LESSONS
+from app.config.paths import BUNDLED_LESSONS
 from app.lessons.disclosure import Disclosure
 from app.lessons.loader import lesson_files, load_lesson, parse_yaml
 from app.lessons.public import public_lesson

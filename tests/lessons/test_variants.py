@@ -212,7 +212,7 @@ def _with_first_instance(step: Step, x: float, slope: float) -> Step:
 
 
 def test_an_instance_may_not_be_an_example_already_worked_out() -> None:
-    from app.config import BUNDLED_LESSONS
+    from app.config.paths import BUNDLED_LESSONS
     from app.lessons.lint_variants import repeated_instances
 
     lesson = next(

@@ -46,7 +46,7 @@ def test_a_mode_declared_alone_is_in_the_switcher_and_served(throwaway: Mode) ->
 
 
 def test_every_mode_names_its_template_and_script() -> None:
-    from app.config import STATIC_DIR, TEMPLATES_DIR
+    from app.config.paths import STATIC_DIR, TEMPLATES_DIR
     from app.learning.registry import MODES
 
     for mode in MODES:

@@ -9,7 +9,7 @@ import sys
 import pytest
 from fastapi.testclient import TestClient
 
-from app.config import PROJECT_ROOT
+from app.config.paths import PROJECT_ROOT
 from app.main import create_app
 from app.progress.database import SchemaOutOfDate
 from tests.conftest import make_settings

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from app.config import PROJECT_ROOT
+from app.config.paths import PROJECT_ROOT
 from app.progress.database import make_engine, migrate
 from app.progress.store import ProgressStore
 from tests.conftest import FIXTURE_LESSONS

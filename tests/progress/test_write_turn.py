@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app.config import PROJECT_ROOT
+from app.config.paths import PROJECT_ROOT
 from app.progress.database import make_engine, migrate
 from app.progress.records import PredictionRecord
 from app.progress.store import ProgressStore

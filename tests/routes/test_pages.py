@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from app.config import STATIC_DIR
+from app.config.paths import STATIC_DIR
 from app.rendering import pygments_css
 
 

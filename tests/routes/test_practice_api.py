@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from app.config import BUNDLED_LESSONS
+from app.config.paths import BUNDLED_LESSONS
 from app.lessons.variants import instances
 from app.main import create_app
 from tests.catalogs import BUNDLED, FIXTURES, LESSON, page_text

@@ -18,7 +18,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, event
 
-from app.config import BUNDLED_LESSONS
+from app.config.paths import BUNDLED_LESSONS
 from app.main import create_app
 from benchmarks.load_test import LESSON, SNIPPET
 from tests.conftest import make_settings
@@ -107,7 +107,7 @@ def test_each_request_of_a_round_stays_within_its_query_budget(round_client: Tes
 
 def test_the_budgets_in_the_docs_are_these() -> None:
     """docs/performance.md lists the budgets, in this order: a list in the docs is tested."""
-    from app.config import PROJECT_ROOT
+    from app.config.paths import PROJECT_ROOT
 
     text = (PROJECT_ROOT / "docs" / "performance.md").read_text()
     table = text.split("The budgets today, first round / later round:")[1].split("\n\n")[1]

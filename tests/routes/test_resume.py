@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from app.config import BUNDLED_LESSONS
+from app.config.paths import BUNDLED_LESSONS
 from app.main import create_app
 from tests.catalogs import BUNDLED, page_text
 from tests.conftest import make_settings

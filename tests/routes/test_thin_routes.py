@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from app.config import PROJECT_ROOT
+from app.config.paths import PROJECT_ROOT
 
 LIMIT = 25
 

@@ -198,7 +198,7 @@ def test_cant_list_host_directories(sandbox: SandboxHarness, path: str) -> None:
 
 
 def test_cant_import_the_apps_settings(sandbox: SandboxHarness) -> None:
-    result = run(sandbox, "import app.config\nprint(app.config.Settings())\n")
+    result = run(sandbox, "import app.config.settings\nprint(app.config.settings.Settings())\n")
     assert result.status == "error"
 
 

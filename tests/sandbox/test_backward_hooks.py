@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.config import BUNDLED_LESSONS
+from app.config.paths import BUNDLED_LESSONS
 from app.lessons.loader import parse_yaml
 from app.sandbox.backward_types import HOOK_NAME_CHARS
 from tests.conftest import SandboxHarness

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.config import PROJECT_ROOT
+from app.config.paths import PROJECT_ROOT
 from app.processes import descendants
 from tests.conftest import FIXTURE_LESSONS, wait_until
 from tests.live import free_port

@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 
-from app.config import PROJECT_ROOT
+from app.config.paths import PROJECT_ROOT
 
 PROGRAM = """
 import gc, json

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import re
 
-from app.config import STATIC_DIR, TEMPLATES_DIR
+from app.config.paths import STATIC_DIR, TEMPLATES_DIR
 
 # Emoji, dingbats, geometric shapes and miscellaneous symbols: 🔒 ✓ ✗ ▶ ▸ ★ ⚠ and the like.
 GLYPHS = re.compile("[\u2190-\u21ff\u2300-\u23ff\u25a0-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]")

@@ -17,7 +17,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from app.config import PROJECT_ROOT
+from app.config.paths import PROJECT_ROOT
 from app.main import create_app
 from tests.conftest import FIXTURE_LESSONS, make_settings
 from tests.live import free_port

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app import errors
-from app.config import PROJECT_ROOT
+from app.config.paths import PROJECT_ROOT
 from app.errors import Problem, TooManyRequests, UnknownLesson
 from app.main import create_app
 from app.web.problems import responses

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.config import PROJECT_ROOT
+from app.config.paths import PROJECT_ROOT
 from app.processes import descendants
 from app.web.process_metrics import PUBLISH_EVERY_S
 from tests.conftest import FIXTURE_LESSONS, wait_until

@@ -2,139 +2,27 @@
 
 Each default works on a laptop; a bad value stops the server (and every command) at start-up
 with one line that names the variable, instead of failing later in the middle of a request:
-`load_settings` reads them so.
+`app.config.loading.load_settings` reads them so.
 """
 
 from __future__ import annotations
 
-import contextlib
-import importlib.resources
 import os
-import re
-import types
-from collections.abc import Mapping
 from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Literal
 
-import annotated_types
-from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
-from pydantic.fields import FieldInfo
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-
-def _package_dir() -> Path:
-    """The `app` package's folder. Jinja, the static files, the lesson loader and the sandbox
-    read its files from disk, so it must be a folder, not a zip archive."""
-    package = importlib.resources.files("app")
-    if not isinstance(package, Path):
-        raise RuntimeError(f"gradlab must be installed as files on disk, not in {package}")
-    return package.resolve()
-
-
-PACKAGE_DIR = _package_dir()
-# The folder that holds the package: the checkout, or site-packages when installed.
-PROJECT_ROOT = PACKAGE_DIR.parent
-
-
-def _shipped(folder: str, installed: str) -> Path:
-    """A folder of the checkout's top level that gradlab cannot run without. A wheel carries it
-    inside the package as `installed` (pyproject.toml maps it there), so that an installed
-    gradlab finds it from whatever directory it is started; in a checkout, or an editable
-    install of one, it is the top-level folder itself."""
-    inside = PACKAGE_DIR / installed
-    return inside if inside.is_dir() else PROJECT_ROOT / folder
-
-
-TEMPLATES_DIR = _shipped("templates", "templates")
-STATIC_DIR = _shipped("static", "static")
-BUNDLED_LESSONS = _shipped("lessons", "bundled_lessons")  # the lessons gradlab comes with
-LESSON_SCHEMA = BUNDLED_LESSONS / "lesson.schema.json"  # what `gradlab schema` prints
-MiB = 1024 * 1024
+from app.config.capacity import MAX_PROCESSES, MAX_WORKERS, QUEUE_PER_WORKER, MiB, default_workers
+from app.config.database_url import database_url
+from app.config.paths import BUNDLED_LESSONS
 
 # The isolation layers a snippet runs behind; each can be required or relaxed by name.
 ISOLATION_LAYERS = ("rlimits", "uid", "no_new_privs", "landlock", "seccomp")
 
-
-# Under load a run spends most of its time waiting for the server's event loop, not computing:
-# with one run per CPU they queued until the server refused them (docs/performance.md).
-RUNS_PER_CPU = 4
-# ...but each run may use up to GRADLAB_MEMORY_MIB (1 GiB by default) above the zygote: the
-# default keeps one GiB of the memory this server may use for each, after one for the server,
-# its zygote and its spares.
-GiB = 1 << 30
-CGROUP_MEMORY_MAX = Path("/sys/fs/cgroup/memory.max")  # cgroup v2; "max" means no limit
-
-
-def memory_limit_bytes() -> int:
-    """The memory this process may use: the machine's, or its cgroup's limit if lower (in a
-    container, /proc/meminfo shows the host's)."""
-    limit = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    with contextlib.suppress(OSError, ValueError):
-        cgroup = CGROUP_MEMORY_MAX.read_text().strip()
-        if cgroup.isdigit():
-            limit = min(limit, int(cgroup))
-    return limit
-
-
 IPNetwork = IPv4Network | IPv6Network
-MAX_WORKERS = 64
-MAX_PROCESSES = 32
-# Runs that may wait, per worker: a full queue is about this many runs' time away. At 100
-# learners on 2 cores (eight workers), once answers stopped queueing for the database, six per
-# worker refused 2.1 - 3.8 % of runs, eight 0.38 - 0.60 %, ten none; a longer queue makes the
-# runs that wait wait longer (docs/performance.md).
-QUEUE_PER_WORKER = 8
-
-
-def default_workers(processes: int = 1) -> int:
-    """Runs at once in each of `processes` server processes: the machine's share of each."""
-    by_cpu = RUNS_PER_CPU * (os.cpu_count() or 1) // processes
-    by_memory = (memory_limit_bytes() // GiB - processes) // processes
-    return max(1, min(by_cpu, by_memory, MAX_WORKERS))
-
-
-class SettingsError(Exception):
-    """Settings that cannot work, as one line per bad setting, each naming its variable (or
-    command-line option), the value given and what is allowed. Raised at start-up only; every
-    command prints the lines and exits with status 2 (`app/cli.py`)."""
-
-    def __init__(self, *lines: str) -> None:
-        super().__init__("\n".join(lines))
-        self.lines = lines
-
-
-POSTGRES_DRIVER = "postgresql+psycopg"  # the driver gradlab ships (psycopg 3)
-DATABASE_URL_FORMS = (
-    "sqlite:///relative/path.db, sqlite:////absolute/path.db or "
-    f"{POSTGRES_DRIVER}://user:password@host:port/database"
-)
-
-
-def database_url(url: str) -> str:
-    """GRADLAB_DATABASE_URL as SQLAlchemy reads it: `postgres://` and `postgresql://` (what
-    hosting services print) name the psycopg driver gradlab ships; a path or an unknown
-    database is refused with what to write instead."""
-    url = url.strip()
-    scheme, separator, rest = url.partition("://")
-    if not separator:
-        if url.startswith(("/", ".", "~")) or url.endswith((".db", ".sqlite", ".sqlite3")):
-            raise ValueError(f"a path, not a URL: for a SQLite file write sqlite:///{url}")
-        raise ValueError(f"not a database URL; write {DATABASE_URL_FORMS}")
-    scheme = scheme.lower()
-    if scheme in ("postgres", "postgresql"):
-        return f"{POSTGRES_DRIVER}://{rest}"
-    if scheme == POSTGRES_DRIVER or scheme in ("sqlite", "sqlite+pysqlite"):
-        return url
-    raise ValueError(
-        f"gradlab stores progress in SQLite or PostgreSQL (with psycopg); write "
-        f"{DATABASE_URL_FORMS}"
-    )
-
-
-def without_password(url: str) -> str:
-    """A database URL fit to print: its password, if any, is `***`."""
-    return re.sub(r"(://[^/@:]*:)[^/@]*@", r"\1***@", url)
 
 
 class Settings(BaseSettings):
@@ -332,101 +220,6 @@ class Settings(BaseSettings):
         return tuple(folders)
 
 
-def load_settings(
-    options: Mapping[str, object] | None = None, *, flags: Mapping[str, str] | None = None
-) -> Settings:
-    """The settings from the environment, with `options` given on the command line (`flags`
-    names each one's option, e.g. {"processes": "--processes"}); a bad value raises
-    SettingsError, one line per bad setting, instead of pydantic's report."""
-    given: dict[str, Any] = {k: v for k, v in (options or {}).items() if v is not None}
-    try:
-        return Settings(**given)
-    except ValidationError as exc:
-        lines: dict[str, str] = {}
-        for error in exc.errors():
-            # A field whose default is computed from a bad one: the bad one says it all.
-            if error["type"] == "default_factory_not_called":
-                continue
-            field = str(error["loc"][0]) if error["loc"] else ""
-            if field not in lines:
-                lines[field] = _problem(field, error, given, flags or {})
-        raise SettingsError(*lines.values()) from None
-
-
-def _problem(field: str, error: Any, given: Mapping[str, object], flags: Mapping[str, str]) -> str:
-    """One bad setting as a line: its variable or option, the value given, what is allowed."""
-    reason = str(error["msg"]).removeprefix("Value error, ")
-    if not field:  # a rule across settings: its message names them
-        return reason
-    info = Settings.model_fields[field]
-    if field in given:
-        name, value = flags.get(field, field), given[field]
-    else:
-        name = f"GRADLAB_{field.upper()}"
-        value = _from_environment(name, error.get("input"))
-    shown = "(hidden)" if _secret(info) else repr(without_password(str(value)))
-    said = f"{name} {shown}" if name.startswith("--") else f"{name}={shown}"
-    allowed = None if error["type"] == "value_error" else _allowed(info)
-    return f"{said}: {f'must be {allowed}' if allowed else reason}"
-
-
-def _secret(info: FieldInfo) -> bool:
-    return any(member is SecretStr for member in (info.annotation, *get_args(info.annotation)))
-
-
-def _from_environment(name: str, fallback: object) -> object:
-    """The variable as set (pydantic-settings reads names in any case)."""
-    for key, value in os.environ.items():
-        if key.upper() == name:
-            return value
-    return fallback
-
-
-def _allowed(info: FieldInfo) -> str | None:
-    """What a setting accepts, in words, from its type and bounds."""
-    annotation: Any = info.annotation
-    metadata = list(info.metadata)
-    optional = False
-    if get_origin(annotation) in (Union, types.UnionType):
-        members = [a for a in get_args(annotation) if a is not type(None)]
-        optional = len(members) < len(get_args(annotation))
-        if len(members) == 1:
-            annotation = members[0]
-    if get_origin(annotation) is Annotated:
-        annotation, *more = get_args(annotation)
-        metadata += more
-    bounds = _bounds(metadata)
-    if annotation is bool:
-        allowed = "true or false"
-    elif annotation is int:
-        allowed = f"a whole number{bounds}"
-    elif annotation is float:
-        allowed = f"a number{bounds}"
-    elif get_origin(annotation) is Literal:
-        allowed = "one of " + ", ".join(repr(choice) for choice in get_args(annotation))
-    else:
-        return None
-    return f"{allowed}, or unset" if optional else allowed
-
-
-def _bounds(metadata: list[Any]) -> str:
-    low = high = ""
-    for rule in metadata:
-        if isinstance(rule, FieldInfo):  # Annotated[int, Field(ge=...)] inside an Optional
-            return _bounds(list(rule.metadata))
-        if isinstance(rule, annotated_types.Ge):
-            low = f"from {rule.ge}"
-        elif isinstance(rule, annotated_types.Gt):
-            low = f"above {rule.gt}"
-        elif isinstance(rule, annotated_types.Le):
-            high = str(rule.le)
-    if not high:
-        return f" {low}" if low else ""
-    if low.startswith("from"):
-        return f" {low} to {high}"
-    return f" {low} and at most {high}" if low else f" at most {high}"
-
-
 def public_url_notice(settings: Settings) -> str | None:
     """What a command that prints links says on stderr when GRADLAB_PUBLIC_URL is unset: the
     default address opens on this machine only, so links under it are dead anywhere else."""
@@ -437,55 +230,3 @@ def public_url_notice(settings: Settings) -> str | None:
         "on this machine only; set it to the address learners open gradlab at, e.g. "
         "GRADLAB_PUBLIC_URL=https://gradlab.example.org"
     )
-
-
-def _shown(value: object) -> str:
-    """A default as an operator would write it, with the bundled lessons' folder as
-    `<lessons>`."""
-    if value is None:
-        return "unset"
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, frozenset):
-        return ",".join(sorted(value)) or "(none)"
-    if isinstance(value, tuple):
-        return os.pathsep.join(_shown(item) for item in value)
-    return str(value).replace(str(BUNDLED_LESSONS), "<lessons>")
-
-
-SETTINGS_DOC_HEAD = """# Settings
-
-Every setting is an environment variable with a default that works on a laptop. A bad value
-stops the server, and every other `gradlab` command, at start-up with one line per bad setting
-naming the variable, the value given and what is allowed, and exit status 2:
-
-```
-gradlab serve: GRADLAB_WORKERS='abc': must be a whole number from 1 to 64
-```
-
-A database named by `GRADLAB_DATABASE_URL` that cannot be opened is said the same way: a plain
-path (write `sqlite:////path/to/file.db`), a SQLite folder this user cannot make or write, a
-PostgreSQL server that refuses or does not answer within 10 s (`?connect_timeout=N` in the URL
-changes the wait), named by its host and port, never the password.
-A busy port stops `gradlab serve` before anything starts, naming `--port`.
-
-This page is generated from `Settings` in `app/config.py` (each field's description): after
-changing a setting, run `python -m app.cli settings-doc > docs/settings.md`;
-`tests/test_docs.py` fails until you do. `<lessons>` is the folder of the bundled lessons:
-`lessons/` in a clone, `bundled_lessons/` inside the `app` package when installed.
-
-| variable | default | what it does |
-| --- | --- | --- |
-"""
-
-
-def settings_doc() -> str:
-    """docs/settings.md: every setting's variable, default and description, as Markdown."""
-    rows = []
-    for name, field in Settings.model_fields.items():
-        default = "(computed)" if field.default_factory is not None else _shown(field.default)
-        default = default if default in ("unset", "(computed)", "(none)") else f"`{default}`"
-        about = " ".join((field.description or "").split())  # a docstring may wrap
-        about = about.replace("|", "\\|")  # a table cell
-        rows.append(f"| `GRADLAB_{name.upper()}` | {default} | {about} |")
-    return SETTINGS_DOC_HEAD + "\n".join(rows) + "\n"
