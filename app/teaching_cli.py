@@ -10,15 +10,9 @@ import sys
 
 from app.config.loading import load_settings
 from app.config.settings import Settings, public_url_notice
-from app.learning.classes import (
-    answers_of,
-    by_concern,
-    current_answers,
-    first_attempts,
-    item_rows,
-    links_text,
-    misconceptions,
-)
+from app.learning.classes import links_text
+from app.learning.first_attempts import answers_of, current_answers, first_attempts
+from app.learning.question_figures import by_concern, item_rows, misconceptions
 from app.learning.teaching import item_out
 from app.lessons.loader import load_catalog
 from app.progress.classes_store import ClassLinks

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from app.errors import NotFound
+from app.learning.class_csv import export_csv
 from app.learning.class_schemas import (
     ChoiceOut,
     DashboardOut,
@@ -28,24 +29,17 @@ from app.learning.class_schemas import (
     ReportBody,
     RosterOut,
 )
-from app.learning.classes import (
-    Dashboard,
+from app.learning.classes import Dashboard, clean_display_name, clean_report, dashboard
+from app.learning.first_attempts import answers_of, current_answers, find_question, first_attempts
+from app.learning.inventory_schemas import ClassGainOut
+from app.learning.inventory_tests import InventoryTests
+from app.learning.question_figures import (
     InstanceStats,
     ItemRow,
-    answers_of,
     by_concern,
-    clean_display_name,
-    clean_report,
-    current_answers,
-    dashboard,
-    export_csv,
-    find_question,
-    first_attempts,
     instance_stats,
     item_rows,
 )
-from app.learning.inventory_schemas import ClassGainOut
-from app.learning.inventory_tests import InventoryTests
 from app.learning.questions import find_lesson
 from app.lessons.loader import Catalog
 from app.progress.classes_store import ClassInfo

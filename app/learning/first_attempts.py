@@ -1,0 +1,146 @@
+"""The answers a teacher's figures count: every question of the catalog as item analysis sees
+it (a step's prediction or ordering, a myth), and each learner's first attempt at it.
+
+Answers to a question that has since been rewritten (another fingerprint), or given after
+reading the lesson ahead, are left out of every figure, and the figures say how many were.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from app.errors import NotFound
+from app.learning.completion import step_answer_kind
+from app.learning.kinds import (
+    MYTH,
+    ORDERING,
+    PREDICTION,
+    QuestionKind,
+    myth_fingerprint,
+    prediction_fingerprint,
+    step_ordering_fingerprint,
+    stored_order,
+)
+from app.lessons.loader import Catalog
+from app.lessons.schema import Lesson
+from app.modes.item_analysis import Answer
+from app.progress.classes_store import FirstAttempt
+from app.progress.store import ProgressStore
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question of the catalog as item analysis sees it."""
+
+    lesson: Lesson
+    kind: QuestionKind  # a step's prediction or ordering, or a myth
+    number: int
+    fingerprint: str
+    text: str
+    answer: str
+    whys: dict[str, str]  # wrong choice -> the misconception it stands for
+    # Every answer a learner could give, in the question's order; empty for an ordering, whose
+    # answers are the orders learners sent (any of several may be right).
+    choices: tuple[str, ...]
+
+    @cached_property
+    def key(self) -> tuple[str, str, int]:
+        return (self.lesson.slug, self.kind.name, self.number)
+
+
+def questions(catalog: Catalog) -> list[Question]:
+    """Every prediction and myth of the catalog, in the learning path's order."""
+    found: list[Question] = []
+    for lesson in catalog.lessons:
+        for number, step in enumerate(lesson.steps, start=1):
+            if (prediction := step.prediction) is not None:
+                whys = {c.text: c.why for c in prediction.choices if c.why}
+                found.append(
+                    Question(
+                        lesson,
+                        PREDICTION,
+                        number,
+                        prediction_fingerprint(prediction),
+                        prediction.question,
+                        prediction.answer,
+                        whys,
+                        tuple(prediction.texts),
+                    )
+                )
+            if (ordering := step.ordering) is not None:
+                fingerprint = step_ordering_fingerprint(step) or ""
+                answer = stored_order(ordering.texts)
+                asked = ordering.question
+                found.append(Question(lesson, ORDERING, number, fingerprint, asked, answer, {}, ()))
+        for number, myth in enumerate(lesson.myths, start=1):
+            wrong = "no" if myth.answer == "yes" else "yes"
+            found.append(
+                Question(
+                    lesson,
+                    MYTH,
+                    number,
+                    myth_fingerprint(myth),
+                    myth.question,
+                    myth.answer,
+                    {wrong: myth.belief},
+                    ("yes", "no"),
+                )
+            )
+    return found
+
+
+def first_attempts(store: ProgressStore, class_id: str | None) -> list[FirstAttempt]:
+    """The store's first attempts (of a class, or with None of everyone), labelled with the
+    names of their kinds."""
+    return store.first_attempts(class_id, prediction=PREDICTION.name, myth=MYTH.name)
+
+
+def current_answers(
+    catalog: Catalog, attempts: list[FirstAttempt]
+) -> tuple[list[tuple[Question, FirstAttempt]], int]:
+    """First attempts at today's version of each question, and how many were left out: those
+    at a question rewritten since, and those given after reading the lesson ahead."""
+    by_key = {question.key: question for question in questions(catalog)}
+    kept: list[tuple[Question, FirstAttempt]] = []
+    left_out = 0
+    for attempt in attempts:
+        lesson = catalog.get(attempt.lesson)
+        kind = step_answer_kind(lesson, attempt.kind, attempt.number) if lesson else attempt.kind
+        if kind != attempt.kind:
+            attempt = attempt._replace(kind=kind)  # labelled by its step
+        question = by_key.get((attempt.lesson, attempt.kind, attempt.number))
+        if question is None or left_out_reason(question, attempt):
+            left_out += 1
+            continue
+        kept.append((question, attempt))
+    return kept, left_out
+
+
+def answers_of(answered: list[tuple[Question, FirstAttempt]]) -> list[Answer]:
+    return [
+        Answer(attempt.learner, question.key, attempt.choice, attempt.correct, attempt.confidence)
+        for question, attempt in answered
+    ]
+
+
+LEFT_OUT_READ_AHEAD = "read the lesson ahead (saw the answers first)"
+LEFT_OUT_REWRITTEN = "question rewritten since"
+LEFT_OUT_REMOVED = "question no longer in the lesson"
+
+
+def left_out_reason(question: Question | None, attempt: FirstAttempt) -> str:
+    """Why a first attempt is left out of every figure ("" when it counts); the same test as
+    `current_answers`."""
+    if question is None:
+        return LEFT_OUT_REMOVED
+    if question.fingerprint != attempt.fingerprint:
+        return LEFT_OUT_REWRITTEN
+    return LEFT_OUT_READ_AHEAD if attempt.seen else ""
+
+
+def find_question(catalog: Catalog, slug: str, kind: str, number: int) -> Question:
+    for question in questions(catalog):
+        if question.key == (slug, kind, number):
+            return question
+    raise NotFound(f"Lesson {slug!r} has no {kind} {number}")
