@@ -10,7 +10,8 @@ import sys
 from typing import Any
 
 from app.config.settings import Settings
-from app.learning.inventory import ClassGain, class_gain, item_stats
+from app.learning.inventory_gain import ClassGain, class_gain
+from app.learning.inventory_item_stats import item_stats
 from app.lessons.loader import load_catalog
 from app.progress.store import open_store
 

@@ -21,7 +21,7 @@ from app.learning.first_attempts import (
     first_attempts,
     questions,
 )
-from app.learning.inventory import ClassGain
+from app.learning.inventory_gain import ClassGain
 from app.learning.kinds import PREDICTION
 from app.learning.question_figures import (
     ItemRow,

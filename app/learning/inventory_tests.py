@@ -26,15 +26,14 @@ from app.errors import (
 )
 from app.learning.inventory import (
     PHASES,
-    ClassGain,
     TestScore,
     choice_order,
-    class_gain,
     forms_for,
     gain,
     learner_scores,
     lessons_to_skip,
 )
+from app.learning.inventory_gain import ClassGain, class_gain
 from app.learning.inventory_schemas import (
     BandOut,
     ClassGainOut,
