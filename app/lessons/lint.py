@@ -11,8 +11,9 @@ What the page shows before a learner commits (see `Step` and `Myth` in the schem
 title, summary, overview and mental model; a step's title, setup, code, question and choices;
 a myth's question. Code and the question's own numbers are the inputs of a question, so a number
 found there is not a leak. app/lessons/lint_disclosure.py reads the rest of what is sent before
-each commit (earlier reveals, open value questions, open pitfalls, earlier lessons' examples)
-and the myths' patterns over the curriculum.
+each commit (earlier reveals, open value questions, open pitfalls, earlier lessons' examples:
+app/lessons/lint_visible.py lists them), app/lessons/lint_myth_patterns.py the myths' patterns
+over the curriculum and app/lessons/lint_diagnosis.py an exercise's card before its diagnosis.
 """
 
 from __future__ import annotations
@@ -26,13 +27,10 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from app.lessons.lint_cards import card_problems
-from app.lessons.lint_disclosure import (
-    diagnosis_card_leaks,
-    myth_patterns,
-    question_leaks,
-    repeated_examples,
-)
+from app.lessons.lint_diagnosis import diagnosis_card_leaks
+from app.lessons.lint_disclosure import question_leaks, repeated_examples
 from app.lessons.lint_examples import myth_answers, other_numbers_of_earlier
+from app.lessons.lint_myth_patterns import myth_patterns
 from app.lessons.lint_variants import missing_forms, repeated_instances, variant_leaks
 from app.lessons.schema import Lesson, Level, Step, StepLevel
 

@@ -22,7 +22,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from app.lessons.lint_disclosure import (
-    Visible,
     _in_a_row,
     _plain,
     _show,
@@ -32,6 +31,7 @@ from app.lessons.lint_disclosure import (
     numbers_of,
     value_leaks,
 )
+from app.lessons.lint_visible import Visible
 from app.lessons.numeric import compare
 from app.lessons.schema import ChoicePrediction, Lesson, Step
 from app.lessons.variants import Instance, expected_value, instances
