@@ -26,7 +26,8 @@ from app.errors import SandboxUnavailable
 from app.lessons.behaviour import Verdict, snippet_problems
 from app.lessons.exercises import graded_programs, judge_runs
 from app.lessons.inventory_check import check_inventory, summary
-from app.lessons.lint import Finding, lint_catalog, plain, step_label
+from app.lessons.lint import Finding, lint_catalog, step_label
+from app.lessons.lint_text import plain
 from app.lessons.lint_variants import form_counts
 from app.lessons.loader import Catalog, LessonError, load_catalog
 from app.lessons.numeric import compare

@@ -28,7 +28,8 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator
 
 from app.lessons.behaviour import snippet_problems
 from app.lessons.inventory import FORMS, INVENTORY_FILE, Inventory, Item
-from app.lessons.lint import Finding, plain
+from app.lessons.lint import Finding
+from app.lessons.lint_text import plain
 from app.lessons.schema import Lesson
 from app.sandbox.result import RunResult
 

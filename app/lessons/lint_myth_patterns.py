@@ -1,6 +1,6 @@
-"""Patterns a learner could answer the myths by without reading them, over the curriculum: a
-fixed yes/no split in every lesson, or a first word or a position in a lesson's list that
-predicts the answer.
+"""Patterns a learner could answer the myths by without reading them: a lesson whose myths all
+give one answer; over the curriculum, a share of "yes" far from half, a fixed yes/no split in
+every lesson, or a first word or a position in a lesson's list that predicts the answer.
 """
 
 from __future__ import annotations
@@ -15,6 +15,37 @@ from app.lessons.schema import Lesson
 # one answer; so does a position in the lessons' myth lists.
 PATTERN_USES = 5
 PATTERN_SHARE = 0.8
+# Share of myths answered "yes" across the curriculum.
+YES_SHARE = (0.4, 0.6)
+
+
+def one_answer(lesson: Lesson) -> str | None:
+    """A lesson of three myths or more that all give the same answer."""
+    answers = {myth.answer for myth in lesson.myths}
+    if len(lesson.myths) >= 3 and len(answers) == 1:
+        return (
+            f"all {len(lesson.myths)} myths answer {answers.pop()!r}: "
+            "a learner who always says that scores full marks"
+        )
+    return None
+
+
+def myth_balance(lessons: list[Lesson]) -> Iterator[str]:
+    """The share of myths answered "yes" across the curriculum, when it is far from half."""
+    counts: dict[str, int] = defaultdict(int)
+    for lesson in lessons:
+        for myth in lesson.myths:
+            counts[myth.answer] += 1
+    total = sum(counts.values())
+    if not total:
+        return
+    share = counts["yes"] / total
+    low, high = YES_SHARE
+    if not low <= share <= high:
+        yield (
+            f"{counts['yes']} of {total} myths answer yes ({share:.0%}); keep it between "
+            f"{low:.0%} and {high:.0%} so that neither 'always yes' nor 'always no' passes"
+        )
 
 
 def myth_patterns(lessons: list[Lesson]) -> Iterator[str]:

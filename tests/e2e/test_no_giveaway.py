@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page
 
 from app.config.paths import BUNDLED_LESSONS
-from app.lessons.lint import mentions, numbers, plain
+from app.lessons.lint_text import mentions, numbers, plain
 from app.lessons.loader import load_catalog
 from tests.live import LiveServer
 
