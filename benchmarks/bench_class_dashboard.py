@@ -30,7 +30,8 @@ from benchmarks.bench_sandbox import machine_line
 
 def _fill(store, catalog, class_id: str, learners: int) -> int:  # type: ignore[no-untyped-def]
     from app.learning.kinds import myth_fingerprint, prediction_fingerprint
-    from app.progress.models import ClassMember, Learner, MythAnswer, PredictionAttempt
+    from app.progress.models.classes import ClassMember
+    from app.progress.models.learners import Learner, MythAnswer, PredictionAttempt
 
     rng = random.Random(1)
     start = datetime.now(UTC) - timedelta(days=1)

@@ -13,7 +13,7 @@ def time_passes(where: TestClient | str, wait: timedelta = timedelta(minutes=11)
     or the database URL of a live server."""
     from sqlalchemy import create_engine, select, update
 
-    from app.progress.models import ReviewCard
+    from app.progress.models.modes import ReviewCard
 
     live = isinstance(where, str)
     engine = create_engine(where) if live else where.app.state.store.engine  # type: ignore[union-attr]

@@ -19,7 +19,8 @@ from typing import Any
 from sqlalchemy import Connection, Engine, Insert, Row, Table, bindparam, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from app.progress.models import AppSecret, Learner
+from app.progress.models.app_secrets import AppSecret
+from app.progress.models.learners import Learner
 from app.progress.write_turn import write_turn
 from app.progress.writer import Writer, writer_for
 

@@ -18,14 +18,8 @@ from typing import Any, NamedTuple
 from sqlalchemy import delete, func, literal, null, select, update
 
 from app.progress.base import StoreBase
-from app.progress.models import (
-    ClassMember,
-    Classroom,
-    MythAnswer,
-    PredictionAttempt,
-    QuestionReport,
-    StepState,
-)
+from app.progress.models.classes import ClassMember, Classroom, QuestionReport
+from app.progress.models.learners import MythAnswer, PredictionAttempt, StepState
 
 TOKEN_BYTES = 24  # 192 bits of randomness per link
 ID_BYTES = 12

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from app.progress.base import StoreBase
-from app.progress.models import ExerciseAttempt
+from app.progress.models.modes import ExerciseAttempt
 from app.progress.records import ExerciseRecord
 
 CODE, DIAGNOSIS = "code", "diagnosis"

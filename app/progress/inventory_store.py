@@ -12,7 +12,7 @@ from sqlalchemy import BindParameter, bindparam, delete, select
 from sqlalchemy.exc import IntegrityError
 
 from app.progress.base import StoreBase
-from app.progress.models import InventoryAnswer
+from app.progress.models.inventory import InventoryAnswer
 
 PRE, POST = "pre", "post"
 

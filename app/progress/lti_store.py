@@ -15,8 +15,8 @@ from typing import Any
 from sqlalchemy import bindparam, delete, select, update
 
 from app.progress.classes_store import ClassRecords
-from app.progress.models import (
-    Learner,
+from app.progress.models.learners import Learner
+from app.progress.models.lti import (
     LtiContext,
     LtiDeployment,
     LtiGradeLink,

@@ -9,13 +9,13 @@ from typing import Any, cast
 from sqlalchemy import BindParameter, Table, bindparam, case, delete, func, select, update
 
 from app.progress.base import StoreBase
-from app.progress.models import (
+from app.progress.models.learners import PredictionAttempt
+from app.progress.models.modes import (
     DrillAttempt,
     ExerciseAttempt,
     FlashcardRating,
     LessonMode,
     PitfallCheck,
-    PredictionAttempt,
     ReviewAnswer,
     ReviewCard,
 )

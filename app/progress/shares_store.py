@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from sqlalchemy import BindParameter, bindparam, delete, func, select, update
 
 from app.progress.base import StoreBase
-from app.progress.models import Share
+from app.progress.models.shares import Share
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,8 @@ from sqlalchemy import (
 from app.progress.exercises_store import ExerciseRecords
 from app.progress.inventory_store import InventoryRecords
 from app.progress.lti_store import LtiRecords
-from app.progress.models import (
-    Base,
+from app.progress.models.declarative import Base
+from app.progress.models.learners import (
     Learner,
     MythAnswer,
     PredictionAttempt,

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import update
 
 from app.learning.kinds import choice_order
-from app.progress.models import MythAnswer, PredictionAttempt
+from app.progress.models.learners import MythAnswer, PredictionAttempt
 from tests.catalogs import LESSON, page_text
 from tests.clock import time_passes
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from app.progress.models import MythAnswer, PredictionAttempt, ReadAhead
+from app.progress.models.learners import MythAnswer, PredictionAttempt, ReadAhead
 from tests.catalogs import LESSON, page_text
 
 TAKEAWAY = "Backward fills"  # the fixture's takeaway: reference text

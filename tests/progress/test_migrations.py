@@ -9,7 +9,7 @@ from alembic import command
 
 from app.main import create_app
 from app.progress.database import alembic_config, make_engine
-from app.progress.models import PredictionAttempt
+from app.progress.models.learners import PredictionAttempt
 from tests.conftest import make_settings
 
 

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from app.progress.models import ExerciseAttempt
+from app.progress.models.modes import ExerciseAttempt
 from tests.catalogs import BUNDLED, page_text
 from tests.conftest import curriculum_with_sandbox
 from tests.learning.test_store_off_the_loop import calls_on_loop, writes_on_loop  # noqa: F401

@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 
 from app.learning.registry import MODES
 from app.main import create_app
-from app.progress.models import Learner
+from app.progress.models.learners import Learner
 from tests.conftest import make_settings
 
 COOKIE = "gradlab_learner"

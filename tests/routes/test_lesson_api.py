@@ -8,7 +8,7 @@ from sqlalchemy import func, select
 
 from app.lessons.grading import TypedValueError, parse_typed_value
 from app.main import create_app
-from app.progress.models import Learner
+from app.progress.models.learners import Learner
 from tests.conftest import make_settings
 
 LESSON = "/api/lessons/first-steps"

@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from app.learning.lti.messages import Launched
 from app.learning.registry import MODES
-from app.progress.models import Base
+from app.progress.models.declarative import Base
 
 LESSON = "/api/lessons/first-steps"
 

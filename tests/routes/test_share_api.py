@@ -18,7 +18,7 @@ from sqlalchemy import select, update
 
 from app.cli import main as cli
 from app.main import create_app
-from app.progress.models import Share
+from app.progress.models.shares import Share
 from tests.conftest import make_settings
 
 CODE = "import torch\nx = torch.ones(2, requires_grad=True)\n(x * 3).sum().backward()\n"

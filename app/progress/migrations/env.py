@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from alembic import context
 
-from app.progress.models import Base
+from app.progress.models.declarative import Base
 
 engine = context.config.attributes["engine"]
 with engine.begin() as connection:
