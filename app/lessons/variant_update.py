@@ -16,22 +16,29 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from app.lessons.lint import Finding, step_label
 from app.lessons.schema import Lesson, VariantInstance
-from app.lessons.variant_runs import differences, step_problems, template_problems
+from app.lessons.variant_runs import (
+    differences,
+    empty_findings,
+    step_problems,
+    template_problems,
+)
 from app.lessons.variants import coincidences, instances
 from app.lessons.yaml_edit import error_node, flow_text, grad_node, set_text, text_node
 
 
 def _flow(value: Any) -> Any:
+    """A param or value in flow style, of the type it has: a whole number the author wrote
+    (`3`) stays one, a float is written as a gradient is (`3.0`, float32 noise dropped)."""
     if isinstance(value, dict):
         mapping = CommentedMap((key, _flow(item)) for key, item in value.items())
         mapping.fa.set_flow_style()
         return mapping
     if isinstance(value, list):
-        if all(not isinstance(item, str) for item in value):
-            return grad_node(value)
         sequence = CommentedSeq(_flow(item) for item in value)
         sequence.fa.set_flow_style()
         return sequence
+    if isinstance(value, float):
+        return grad_node(value)
     return flow_text(value) if isinstance(value, str) else value
 
 
@@ -67,9 +74,9 @@ def write_instances(
             reports += [Finding(lesson.slug, f"{where} instance {i}", str(m)) for i, m in failed]
             continue
         fresh = [m for m in made if isinstance(m, VariantInstance)]
-        written = step.model_copy(
-            update={"variants": variants.model_copy(update={"instances": fresh})}
-        )
+        fresh_variants = variants.model_copy(update={"instances": fresh})
+        written = step.model_copy(update={"variants": fresh_variants})
+        reports += empty_findings(lesson.slug, where, fresh_variants)
         for instance in instances(written):
             problems = coincidences(written, instance) + template_problems(written, instance)
             reports += [
