@@ -9,9 +9,11 @@ not, is reported for the author to decide (other parameters, or another rule).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
+from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from app.lessons.lint import Finding, step_label
@@ -27,8 +29,10 @@ from app.lessons.yaml_edit import error_node, flow_text, grad_node, set_text, te
 
 
 def _flow(value: Any) -> Any:
-    """A param or value in flow style, of the type it has: a whole number the author wrote
-    (`3`) stays one, a float is written as a gradient is (`3.0`, float32 noise dropped)."""
+    """A param or value in flow style, as it is: a whole number the author wrote (`3`) stays
+    one, and a float is not rounded (a param is the author's; a value is rounded when read)."""
+    if isinstance(value, float):
+        return _float(value)
     if isinstance(value, dict):
         mapping = CommentedMap((key, _flow(item)) for key, item in value.items())
         mapping.fa.set_flow_style()
@@ -37,9 +41,17 @@ def _flow(value: Any) -> Any:
         sequence = CommentedSeq(_flow(item) for item in value)
         sequence.fa.set_flow_style()
         return sequence
-    if isinstance(value, float):
-        return grad_node(value)
     return flow_text(value) if isinstance(value, str) else value
+
+
+def _float(value: float) -> Any:
+    """A float as the lesson loader (YAML 1.1) reads it back as one: `1e-05` is text there, so
+    an exponent gets its mantissa's point (`1.0e-05`)."""
+    written = repr(value)
+    mantissa, _, exponent = written.partition("e")
+    if not exponent or "." in mantissa or not math.isfinite(value):
+        return value
+    return YAML().load(f"{mantissa}.0e{exponent}")  # a float that keeps how it is written
 
 
 def instance_node(instance: VariantInstance) -> CommentedMap:

@@ -118,3 +118,34 @@ def test_a_why_that_fills_to_nothing_is_a_failure_line_not_a_traceback(
     assert [f"{f.where}: {f.problem}" for f in failures] == [
         f"{STEP_2} variants instance {n}: {said}" for n in (1, 2)
     ]
+
+
+def test_an_instances_numbers_read_back_as_the_same_numbers_of_the_same_types() -> None:
+    """Written by the update and read by the lesson loader (YAML 1.1): a whole number stays a
+    whole number, alone or in a list, a truth value stays one, a float keeps every digit, and
+    one written with an exponent (`1e-05`, text to YAML 1.1) still reads as a float."""
+    from app.lessons.loader import parse_yaml
+    from app.lessons.schema import VariantInstance
+    from app.lessons.variant_update import instance_node
+    from app.lessons.yaml_edit import dump, round_trip_yaml
+
+    numbers = {"k": 3, "f": 2.0, "long": 1.23456789, "tiny": 1e-05, "huge": -2.5e20}
+    instance = VariantInstance(
+        params=numbers | {"xs": [1, 2], "mixed": [[1, 2.5], [True, None]], "off": float("-inf")},
+        values={"n": [3, 4], "flags": [True, False], "g": [0.1, 0.25]},
+    )
+    yaml = round_trip_yaml("instances: []\n")
+    text = dump(yaml, {"instances": [instance_node(instance)]})
+    read = VariantInstance.model_validate(parse_yaml(text)["instances"][0])
+    assert read == instance
+
+    def types(value: object) -> object:
+        if isinstance(value, dict):
+            return {key: types(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [types(item) for item in value]
+        return type(value).__name__
+
+    assert types(read.params) == types(instance.params)
+    assert types(read.values) == types(instance.values)
+    assert "k: 3," in text and "xs: [1, 2]" in text and "tiny: 1.0e-05" in text
