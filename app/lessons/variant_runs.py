@@ -35,6 +35,7 @@ from app.lessons.variants import (
     Instance,
     asked_tensors,
     coincidences,
+    empty_texts,
     fill,
     finished,
     instance_code,
@@ -161,6 +162,16 @@ def _same(stored: Plain | GradValue, fresh: Plain | GradValue) -> bool:
     return compare(stored, fresh).matches
 
 
+def _typed(value: Plain | dict[str, Plain]) -> object:
+    """`value` with each number and truth value paired with its type, for a comparison in
+    which `3`, `3.0` and `True` differ as they differ in the code a param is written into."""
+    if isinstance(value, dict):
+        return {key: _typed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_typed(item) for item in value]
+    return (type(value).__name__, value)
+
+
 def _raised(instance: VariantInstance) -> str:
     error = instance.error
     return "finishes" if error is None else f"raises {error.type}: {error.message_contains!r}"
@@ -169,7 +180,7 @@ def _raised(instance: VariantInstance) -> str:
 def differences(stored: VariantInstance, fresh: VariantInstance) -> list[str]:
     """How a stored instance differs from what the sandbox computes now."""
     found = []
-    if stored.params != fresh.params:
+    if _typed(stored.params) != _typed(fresh.params):  # 3 and 3.0 are two params
         found.append(f"params are written {stored.params!r}, now {fresh.params!r}")
     if stored.output != fresh.output:
         found.append(f"output is written {stored.output!r} but the run prints {fresh.output!r}")
@@ -288,6 +299,15 @@ def step_problems(step: Step) -> list[str]:
     return problems
 
 
+def empty_findings(slug: str, where: str, variants: Variants) -> list[Finding]:
+    """A failure for each text an instance fills to nothing (its step serves no instance)."""
+    return [
+        Finding(slug, f"{where} instance {index + 1}", problem)
+        for index in range(len(variants.instances))
+        for problem in empty_texts(variants, index)
+    ]
+
+
 async def check_variants(lesson: Lesson, run: Runner) -> list[Finding]:
     """`gradlab check`: every stored instance is what its code computes (an error it raises
     included), its texts name only what it has, and no instance's numbers make a misconception
@@ -299,6 +319,9 @@ async def check_variants(lesson: Lesson, run: Runner) -> list[Finding]:
         if not variants.current:
             problem = "the instances are not written for these params"
             failures.append(Finding(lesson.slug, where, f"{problem}: run `gradlab check --update`"))
+            continue
+        if empty := empty_findings(lesson.slug, where, variants):
+            failures += empty
             continue
         for instance, fresh in zip(instances(step), computed[number], strict=True):
             at = f"{where} instance {instance.index + 1}"

@@ -9,30 +9,49 @@ not, is reported for the author to decide (other parameters, or another rule).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
+from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from app.lessons.lint import Finding, step_label
 from app.lessons.schema import Lesson, VariantInstance
-from app.lessons.variant_runs import differences, step_problems, template_problems
+from app.lessons.variant_runs import (
+    differences,
+    empty_findings,
+    step_problems,
+    template_problems,
+)
 from app.lessons.variants import coincidences, instances
 from app.lessons.yaml_edit import error_node, flow_text, grad_node, set_text, text_node
 
 
 def _flow(value: Any) -> Any:
+    """A param or value in flow style, as it is: a whole number the author wrote (`3`) stays
+    one, and a float is not rounded (a param is the author's; a value is rounded when read)."""
+    if isinstance(value, float):
+        return _float(value)
     if isinstance(value, dict):
         mapping = CommentedMap((key, _flow(item)) for key, item in value.items())
         mapping.fa.set_flow_style()
         return mapping
     if isinstance(value, list):
-        if all(not isinstance(item, str) for item in value):
-            return grad_node(value)
         sequence = CommentedSeq(_flow(item) for item in value)
         sequence.fa.set_flow_style()
         return sequence
     return flow_text(value) if isinstance(value, str) else value
+
+
+def _float(value: float) -> Any:
+    """A float as the lesson loader (YAML 1.1) reads it back as one: `1e-05` is text there, so
+    an exponent gets its mantissa's point (`1.0e-05`)."""
+    written = repr(value)
+    mantissa, _, exponent = written.partition("e")
+    if not exponent or "." in mantissa or not math.isfinite(value):
+        return value
+    return YAML().load(f"{mantissa}.0e{exponent}")  # a float that keeps how it is written
 
 
 def instance_node(instance: VariantInstance) -> CommentedMap:
@@ -67,9 +86,9 @@ def write_instances(
             reports += [Finding(lesson.slug, f"{where} instance {i}", str(m)) for i, m in failed]
             continue
         fresh = [m for m in made if isinstance(m, VariantInstance)]
-        written = step.model_copy(
-            update={"variants": variants.model_copy(update={"instances": fresh})}
-        )
+        fresh_variants = variants.model_copy(update={"instances": fresh})
+        written = step.model_copy(update={"variants": fresh_variants})
+        reports += empty_findings(lesson.slug, where, fresh_variants)
         for instance in instances(written):
             problems = coincidences(written, instance) + template_problems(written, instance)
             reports += [

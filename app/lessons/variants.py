@@ -109,13 +109,39 @@ def texts_of(variants: Variants, raised: bool) -> tuple[str | None, str]:
     return answer, explanation
 
 
+def empty_texts(variants: Variants, index: int) -> list[str]:
+    """The templates that stored instance `index` fills to no text at all (`why: "{note}"`
+    where `note` is ""): such an instance has nothing to show there, so the step serves none
+    of its instances and `gradlab check` names each one."""
+    stored = variants.instances[index]
+    named = variants.params_of(index) | stored.named()
+    answer, explanation = texts_of(variants, stored.error is not None)
+    templates = [("the explanation", explanation), ("the answer", answer)]
+    for number, rule in enumerate(variants.choices, start=1):
+        templates += [(f"choice {number}", rule.text), (f"choice {number}'s `why`", rule.why)]
+    if stored.error is None:
+        templates += [
+            (f"misconception {number}'s `why`", rule.why)
+            for number, rule in enumerate(variants.misconceptions, start=1)
+        ]
+    return [
+        f"{where} fills to empty text with this instance's params and values: "
+        "give it words of its own around the placeholder, or other values"
+        for where, template in templates
+        if template is not None and not fill(template, named).strip()
+    ]
+
+
 @per_object
 def instances(step: Step) -> tuple[Instance, ...]:
     """Every stored instance of the step (none until `gradlab check --update` wrote them for
-    the step's current params). Computed once per step (app/lessons/memo.py): the page, the
-    progress and every answer on a step with variants ask for them."""
+    the step's current params, nor while one of them fills a text to nothing). Computed once
+    per step (app/lessons/memo.py): the page, the progress and every answer on a step with
+    variants ask for them."""
     variants = step.variants
     if variants is None or not variants.current:
+        return ()
+    if any(empty_texts(variants, index) for index in range(len(variants.instances))):
         return ()
     found = []
     for index, stored in enumerate(variants.instances):

@@ -40,13 +40,13 @@ def test_a_committed_prediction_brings_the_steps_run_with_its_reveal(
             if width == 1280 and scheme == "light":
                 expect(step.locator(".run-output")).to_be_hidden()  # nothing runs before
                 step.get_by_label("Fairly sure").check()
-                step.get_by_role("button", name="0.0060", exact=True).click()
+                step.get_by_role("button", name="About x.grad times 0.001", exact=True).click()
                 expect(step.locator(".prediction-feedback")).to_contain_text("Right.")
             else:  # the reload restores the reveal; the learner runs it again
                 expect(step.locator(".prediction-feedback")).to_contain_text("Right.")
                 step.get_by_role("button", name="Run").click()
             # No click on Run: the output, the .grad inspector and the graph come with the reveal.
-            expect(step.locator(".run-stdout")).to_have_text("tensor(6.)\n0.0060\n")
+            expect(step.locator(".run-stdout")).to_have_text("tensor(0.5000)\n0.00050\n")
             expect(step.locator(".inspector table")).to_contain_text("x")
             expect(step.locator(".graph svg[role='img']")).to_be_visible()
             # The backward walk stays one click away.
