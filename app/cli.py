@@ -132,6 +132,8 @@ def _uvicorn_options(args: argparse.Namespace, settings: Settings) -> dict[str, 
         "proxy_headers": False,
         # A request's headers must arrive within GRADLAB_HEADER_TIMEOUT_S (app/web/slow_clients).
         "http": HeaderDeadlineProtocol,
+        # An idle connection stays open while a learner reads (GRADLAB_KEEP_ALIVE_S).
+        "timeout_keep_alive": settings.keep_alive_s,
         # On SIGTERM: stop accepting, give runs in flight their wall limit (and a margin for
         # the answer to leave), then the lifespan stops the zygote and its children.
         "timeout_graceful_shutdown": int(settings.wall_time_s) + 5,

@@ -12,7 +12,14 @@ learners would ask for if every answer were instant: when they ask for more than
 serve, the test is a closed loop at saturation, and waiting is conserved, only moved between
 requests (docs/performance.md).
 
+With `--against REV` it also serves REV, checked out into a temporary git worktree
+(benchmarks/revision.py, as bench_endpoints.py does), and loads the two in turn, A B A B ...
+(`--repeat` passes each), each pass a fresh server and the same learners; it prints each pass's
+figures, then each side's range and the ratio now / REV of their medians, the CPU of a round
+first (what a busy host's drift leaves comparable).
+
 Usage: python benchmarks/load_test.py [--learners 50] [--seconds 60] [--pause 0.2 1.0]
+                                      [--against REV [--repeat 2]]
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from urllib.parse import urlparse
 
 import aiohttp
@@ -38,14 +46,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.processes import descendants
 from benchmarks.bench_sandbox import (
+    ROOT,
     cold_runs,
     cpu_ms,
     free_port,
+    machine_line,
     own_usage,
     percentile,
     pss_kib,
     start_server,
 )
+from benchmarks.revision import checked_out, commit_of, compared
 
 LESSON = "what-is-grad"
 SNIPPET = (
@@ -67,9 +78,20 @@ class Tally:
         self.busy: dict[str, int] = defaultdict(int)
         # What each error was: an HTTP status, or the client's exception (a timeout, a reset).
         self.kinds: dict[str, int] = defaultdict(int)
+        # Of each request that opened a new connection, the time the connection took (ms).
+        self.connects: dict[str, list[float]] = defaultdict(list)
 
-    def record(self, name: str, started: float, answer: Answer | None, failure: str = "") -> None:
+    def record(
+        self,
+        name: str,
+        started: float,
+        answer: Answer | None,
+        failure: str = "",
+        connect_ms: float | None = None,
+    ) -> None:
         self.latencies[name].append((time.perf_counter() - started) * 1000)
+        if connect_ms is not None:
+            self.connects[name].append(connect_ms)
         if answer is None:
             self.errors[name] += 1
             self.kinds[f"{name}: {failure}"] += 1
@@ -106,6 +128,25 @@ def capacity(
     )
 
 
+def connection_timing() -> aiohttp.TraceConfig:
+    """aiohttp hooks that put, in a request's `trace_request_ctx` dict, how long opening a new
+    connection took ("connect_ms"), when the request had to open one: uvicorn closes a
+    connection idle for 5 s, so a learner back from a longer pause connects anew."""
+
+    async def start(_: object, context: SimpleNamespace, __: object) -> None:
+        context.trace_request_ctx["connecting"] = time.perf_counter()
+
+    async def end(_: object, context: SimpleNamespace, __: object) -> None:
+        began = context.trace_request_ctx.pop("connecting", None)
+        if began is not None:
+            context.trace_request_ctx["connect_ms"] = (time.perf_counter() - began) * 1000
+
+    trace = aiohttp.TraceConfig()
+    trace.on_connection_create_start.append(start)
+    trace.on_connection_create_end.append(end)
+    return trace
+
+
 async def learner(
     base: str,
     deadline: float,
@@ -122,19 +163,26 @@ async def learner(
         base_url=base,
         cookie_jar=aiohttp.CookieJar(unsafe=True),  # keep the learner's cookie on 127.0.0.1
         timeout=aiohttp.ClientTimeout(total=30),
+        trace_configs=[connection_timing()],
     )
     async with session as client:
 
         async def call(name: str, method: str, path: str, **options: object) -> None:
             started = time.perf_counter()
             answer, failure = None, ""
+            timing: dict[str, float] = {}
             try:
-                async with client.request(method, path, **options) as response:  # type: ignore[arg-type]
+                async with client.request(
+                    method,
+                    path,
+                    trace_request_ctx=timing,
+                    **options,  # type: ignore[arg-type]
+                ) as response:
                     await response.read()
                     answer = Answer(response.status, response.headers.get("retry-after"))
             except (aiohttp.ClientError, TimeoutError) as exc:
                 failure = type(exc).__name__
-            tally.record(name, started, answer, failure)
+            tally.record(name, started, answer, failure, timing.get("connect_ms"))
 
         async def think(seconds: float) -> None:  # reading and thinking, until the end at most
             await asyncio.sleep(max(0.0, min(seconds, deadline - time.monotonic())))
@@ -185,49 +233,56 @@ def watch_memory(pid: int, stop: threading.Event, peak: list[int]) -> None:
         stop.wait(1.0)
 
 
-async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--learners", type=int, default=50)
-    parser.add_argument("--seconds", type=float, default=60.0)
-    parser.add_argument(
-        "--pause",
-        type=float,
-        nargs=2,
-        default=(0.2, 1.0),
-        metavar=("MIN", "MAX"),
-        help="seconds a learner pauses after each round, uniformly between MIN and MAX",
-    )
-    parser.add_argument(
-        "--arrive",
-        type=float,
-        metavar="SECONDS",
-        help="learners arrive uniformly over the first SECONDS (default: the longest pause)",
-    )
-    parser.add_argument("--url", help="an already running gradlab on loopback")
-    parser.add_argument(
-        "--processes", type=int, default=1, help="server processes (gradlab serve --processes)"
-    )
-    args = parser.parse_args()
-    pause = (min(args.pause), max(args.pause))
-    if pause[0] < 0 or pause[1] <= 0:
-        parser.error("--pause takes two seconds, MIN >= 0 and MAX > 0")
-    if args.arrive is not None and not 0 <= args.arrive < args.seconds:
-        parser.error("--arrive takes seconds >= 0 and shorter than --seconds")
-    arrive = pause[1] if args.arrive is None else args.arrive
-    # How loaded the machine is: a cold `python snippet.py` took 1.39 - 1.49 s on the idle 2-core
-    # box of docs/performance.md's figures.
-    cold = statistics.median(cold_runs(3))
-    print(
-        f"cold python snippet.py p50: {cold / 1000:.2f} s (1.39 - 1.49 s on an idle 2-core machine)"
-    )
+@dataclass
+class Outcome:
+    """One load test: what the learners saw and what the processes spent."""
+
+    tally: Tally
+    elapsed: float  # seconds
+    own_ms: float  # the load generator's CPU
+    server_ms: list[float] | None  # server, zygote, sandboxed runs (None with --url)
+    peak_kib: int
+
+    @property
+    def requests(self) -> int:
+        return sum(len(v) for v in self.tally.latencies.values())
+
+    def parts(self) -> list[tuple[str, float]]:
+        parts = [("load generator (this script)", self.own_ms)]
+        if self.server_ms is not None:
+            names = ("server", "zygote", "sandboxed runs")
+            parts = [*zip(names, self.server_ms, strict=True), *parts]
+        return parts
+
+    def figures(self) -> dict[str, float]:
+        """What --against compares: CPU a round (all processes, and the server's), the
+        throughput, the refusals, and p95 of the catalog, the lesson page and the runs."""
+        total = max(self.requests, 1)
+        rounds = total / ROUND
+        figures = {
+            "CPU a round, all processes (ms)": sum(ms for _, ms in self.parts()) / rounds,
+            "server CPU a round (ms)": (self.server_ms or [0.0])[0] / rounds,
+            "requests/s": self.requests / self.elapsed,
+            "503 with Retry-After (%)": 100 * sum(self.tally.busy.values()) / total,
+            "errors (%)": 100 * sum(self.tally.errors.values()) / total,
+        }
+        for name in ("GET /", "GET /lessons/{slug}", "POST /api/run"):
+            latencies = self.tally.latencies.get(name) or [0.0]
+            figures[f"{name} p95 (ms)"] = percentile(latencies, 0.95)
+        return figures
+
+
+async def run_once(
+    args: argparse.Namespace, pause: tuple[float, float], arrive: float, root: Path = ROOT
+) -> Outcome:
+    """One load test against `args.url`, or against a fresh `gradlab serve` of the tree at
+    `root` (another revision's checkout with --against: benchmarks/revision.py)."""
     server = None
     base = args.url
     if base is None:
         port = free_port()
         base = f"http://127.0.0.1:{port}"
-        server = start_server(port, processes=args.processes)
-    elif urlparse(base).hostname not in ("127.0.0.1", "localhost", "::1"):
-        raise SystemExit("load tests only target loopback addresses")
+        server = start_server(port, processes=args.processes, root=root)
     peak = [0]
     stop = threading.Event()
     if server is not None:
@@ -254,7 +309,13 @@ async def main() -> None:
         if server is not None:
             server.terminate()
             server.wait(10)
-    total = sum(len(v) for v in tally.latencies.values())
+    return Outcome(tally, elapsed, own, server_cpu, peak[0])
+
+
+def report(
+    args: argparse.Namespace, pause: tuple[float, float], arrive: float, outcome: Outcome
+) -> None:
+    tally, elapsed, total = outcome.tally, outcome.elapsed, outcome.requests
     errors = sum(tally.errors.values())
     busy = sum(tally.busy.values())
     print(
@@ -268,20 +329,13 @@ async def main() -> None:
     # Where the machine's CPU went: the learners here are simulated on the same cores as the
     # server, which real learners' browsers are not.
     cores = (os.cpu_count() or 1) * elapsed * 1000
-    parts = [("load generator (this script)", own)]
-    if server_cpu is not None:
-        parts = [
-            ("server", server_cpu[0]),
-            ("zygote", server_cpu[1]),
-            ("sandboxed runs", server_cpu[2]),
-            *parts,
-        ]
+    parts = outcome.parts()
     print(
         "CPU per request: "
         + ", ".join(f"{name} {ms / max(total, 1):.2f} ms" for name, ms in parts)
         + f"; {sum(ms for _, ms in parts) / cores:.0%} of the machine's {os.cpu_count()} cores"
     )
-    if server_cpu is not None:
+    if outcome.server_ms is not None:
         cores_n = os.cpu_count() or 1
         cost = capacity(sum(ms for _, ms in parts), total, cores_n, args.learners, pause)
         saturated = " (saturated: waiting only moves between requests)"
@@ -294,21 +348,112 @@ async def main() -> None:
         )
     for kind, count in sorted(tally.kinds.items()):
         print(f"error: {kind} x{count}")
-    if peak[0]:
-        print(f"peak memory (PSS) of server + zygote + children: {peak[0] / 1024:.0f} MiB")
-    # The catalog's p95, and how loaded the machine is beside it (a cold python + torch run).
-    cold = statistics.median(cold_runs(3))
-    catalog = tally.latencies.get("GET /", [])
-    if catalog:
-        p95 = percentile(catalog, 0.95)
-        print(f"catalog GET / p95: {p95:.1f} ms (cold python+torch run: {cold:.0f} ms)")
-    print(f"\n{'endpoint':26} {'requests':>9} {'p50 ms':>8} {'p95 ms':>8} {'errors':>7} {'503':>5}")
+    if outcome.peak_kib:
+        print(f"peak memory (PSS) of server + zygote + children: {outcome.peak_kib / 1024:.0f} MiB")
+    print(f"{'endpoint':26} {'requests':>9} {'p50 ms':>8} {'p95 ms':>8} {'errors':>7} {'503':>5}")
     for name, latencies in tally.latencies.items():
         print(
             f"{name:26} {len(latencies):9d} {statistics.median(latencies):8.1f} "
             f"{percentile(latencies, 0.95):8.1f} {tally.errors[name]:7d} {tally.busy[name]:5d}"
         )
+    if tally.connects:
+        print("requests that opened a new connection, and the time the connection took (ms):")
+        for name, connects in tally.connects.items():
+            print(
+                f"{name:26} {len(connects):9d} {statistics.median(connects):8.1f} "
+                f"{percentile(connects, 0.95):8.1f}"
+            )
+
+
+def cold_line() -> str:
+    """How loaded the machine is: a cold `python snippet.py` took 1.39 - 1.49 s on the idle
+    2-core box of docs/performance.md's figures."""
+    cold = statistics.median(cold_runs(3))
+    return (
+        f"cold python snippet.py p50: {cold / 1000:.2f} s "
+        f"(1.39 - 1.49 s on an idle 2-core machine); {machine_line()}"
+    )
+
+
+def against(args: argparse.Namespace, pause: tuple[float, float], arrive: float, rev: str) -> None:
+    """This tree and REV's, served in turn (A B A B ...), the same learners against each;
+    each pass's figures, then each side's range and the ratio now / REV of their medians."""
+    with checked_out(rev) as folder:
+        passes = []
+        for number in range(args.repeat):
+            for side, root in (("now", ROOT), (rev, folder)):
+                outcome = asyncio.run(run_once(args, pause, arrive, root))
+                print(f"\n--- pass {number + 1}/{args.repeat}, {side} ---")
+                report(args, pause, arrive, outcome)
+                passes.append((side, outcome.figures()))
+    print(f"\n{cold_line()}")
+    print(f"{args.learners} learners, {args.repeat} passes a side, interleaved")
+    print(f"  {'measure':38} {'now':>15} {rev[:15]:>15} {'ratio':>7}")
+    for name, figures in compared(passes, "now").items():
+        print(figures.line(name))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--learners", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument(
+        "--pause",
+        type=float,
+        nargs=2,
+        default=(0.2, 1.0),
+        metavar=("MIN", "MAX"),
+        help="seconds a learner pauses after each round, uniformly between MIN and MAX",
+    )
+    parser.add_argument(
+        "--arrive",
+        type=float,
+        metavar="SECONDS",
+        help="learners arrive uniformly over the first SECONDS (default: the longest pause)",
+    )
+    parser.add_argument("--url", help="an already running gradlab on loopback")
+    parser.add_argument(
+        "--processes", type=int, default=1, help="server processes (gradlab serve --processes)"
+    )
+    parser.add_argument(
+        "--against",
+        metavar="REV",
+        help="also load REV (a commit, branch or tag) from a temporary git worktree, in turn "
+        "with this tree, and print both and the ratio now / REV",
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=2, help="with --against: passes of each side (default 2)"
+    )
+    args = parser.parse_args()
+    pause = (min(args.pause), max(args.pause))
+    if pause[0] < 0 or pause[1] <= 0:
+        parser.error("--pause takes two seconds, MIN >= 0 and MAX > 0")
+    if args.arrive is not None and not 0 <= args.arrive < args.seconds:
+        parser.error("--arrive takes seconds >= 0 and shorter than --seconds")
+    if args.url is not None and urlparse(args.url).hostname not in (
+        "127.0.0.1",
+        "localhost",
+        "::1",
+    ):
+        parser.error("--url: load tests only target loopback addresses")
+    arrive = pause[1] if args.arrive is None else args.arrive
+    if args.against is not None:
+        if args.url is not None:
+            parser.error("--against starts both servers itself: leave out --url")
+        try:
+            commit_of(args.against)
+        except ValueError as error:
+            parser.error(f"--against: {error}")
+        if args.repeat < 1:
+            parser.error("--repeat takes a number of passes >= 1")
+        print(cold_line())
+        against(args, pause, arrive, args.against)
+        return
+    print(cold_line())
+    outcome = asyncio.run(run_once(args, pause, arrive))
+    report(args, pause, arrive, outcome)
+    print(cold_line())
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    main()

@@ -95,3 +95,74 @@ def test_against_compares_each_side_by_its_median() -> None:
     assert name == "round"
     assert figures.now == [10.0, 12.0, 11.0] and figures.then == [20.0, 16.0, 22.0]
     assert figures.ratio == pytest.approx(11.0 / 20.0)
+
+
+def test_the_load_test_against_refuses_a_revision_that_names_no_commit() -> None:
+    script = PROJECT_ROOT / "benchmarks" / "load_test.py"
+    answer = subprocess.run(
+        [sys.executable, str(script), "--against", "no-such-revision"],
+        capture_output=True,
+        text=True,
+    )
+    assert answer.returncode == 2
+    assert "--against: 'no-such-revision' names no commit" in answer.stderr
+
+
+def test_the_load_test_against_starts_both_servers_itself() -> None:
+    script = PROJECT_ROOT / "benchmarks" / "load_test.py"
+    answer = subprocess.run(
+        [sys.executable, str(script), "--against", "HEAD", "--url", "http://127.0.0.1:9"],
+        capture_output=True,
+        text=True,
+    )
+    assert answer.returncode == 2
+    assert "--against starts both servers itself" in answer.stderr
+
+
+def test_the_load_test_figures_what_a_round_cost_and_what_learners_saw() -> None:
+    from benchmarks.load_test import Outcome, Tally
+
+    tally = Tally()
+    for name in ("GET /", "GET /lessons/{slug}", "POST /api/run", "a", "b", "c"):
+        tally.latencies[name] = [10.0, 20.0]
+    tally.busy["POST /api/run"] = 1
+    # 12 requests (two rounds) in 4 s; the server spent 6 ms, the zygote 2, runs 10, us 6.
+    figures = Outcome(tally, 4.0, 6.0, [6.0, 2.0, 10.0], 0).figures()
+    assert figures["CPU a round, all processes (ms)"] == pytest.approx(12.0)
+    assert figures["server CPU a round (ms)"] == pytest.approx(3.0)
+    assert figures["requests/s"] == pytest.approx(3.0)
+    assert figures["503 with Retry-After (%)"] == pytest.approx(100 / 12)
+    assert figures["GET / p95 (ms)"] == 20.0
+
+
+@pytest.mark.slow
+def test_the_load_test_against_a_revision_loads_both_in_turn_and_compares_them() -> None:
+    script = PROJECT_ROOT / "benchmarks" / "load_test.py"
+    answer = subprocess.run(
+        [
+            sys.executable,
+            str(script),
+            "--learners",
+            "2",
+            "--seconds",
+            "3",
+            "--pause",
+            "0.2",
+            "0.4",
+            "--against",
+            "HEAD",
+            "--repeat",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=PROJECT_ROOT,
+    )
+    assert answer.returncode == 0, answer.stderr
+    assert "--- pass 1/1, now ---" in answer.stdout
+    assert "--- pass 1/1, HEAD ---" in answer.stdout
+    table = answer.stdout.split("2 learners, 1 passes a side, interleaved")[1]
+    row = next(line for line in table.splitlines() if "CPU a round, all processes" in line)
+    ratio = float(row.split()[-1])
+    assert ratio > 0  # both sides served rounds and spent CPU on them

@@ -97,8 +97,14 @@ class Settings(BaseSettings):
     280 MiB more each); the default runs at once are shared between them."""
 
     header_timeout_s: Annotated[float, Field(gt=0, le=300)] = 10.0
-    """Seconds a client has to send a request's headers (from connecting, or from the previous
-    answer) before its connection is closed: slow-loris clients are cut off."""
+    """Seconds a client has to send a request's headers (from connecting, or from the first
+    byte of a later request on the same connection) before its connection is closed:
+    slow-loris clients are cut off."""
+    keep_alive_s: Annotated[int, Field(ge=1, le=3600)] = 75
+    """Seconds an idle connection stays open for the client's next request. Longer than a
+    learner reads a page: a connection closed sooner is opened again for the next click, and
+    under load a new connection waits for the server to accept it behind every request on
+    the open ones."""
     body_timeout_s: Annotated[float, Field(gt=0, le=300)] = 15.0
     """Seconds a request's body may take to arrive once its headers have; then 408."""
 

@@ -175,7 +175,7 @@ class ExercisePractice:
         with self.store.together():  # the check and its review card: one transaction
             self.store.record_exercise(self.learner, slug, number, CODE, answer, passed, miss=miss)
             memory = queue.note_check(slug, EXERCISE, str(number), passed, moment)
-        return (memory.due, moment, queue.view(moment).due_total) if memory else None
+        return (memory.due, moment, queue.due_count(moment)) if memory else None
 
     def diagnose(self, slug: str, number: int, body: DiagnosisBody) -> DiagnosisReveal:
         """Grade the diagnosis by its text, keep it, and reveal it with the code to fix."""

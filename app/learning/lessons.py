@@ -368,7 +368,7 @@ class LessonAnswers:
             reviewed = queue.note_check(slug, ORDERING, str(number), correct, at)
             if reviewed is None and correct and confidence == "guess" and attempt == 1:
                 queue.note_guess(slug, ORDERING, str(number), at)
-            due = queue.view(at).due_total if reviewed else None
+            due = queue.due_count(at) if reviewed else None
             queue_score(self.store, self.learner, lesson)
         reveal = grader.ordering_reveal(step, correct, attempt, result)
         if reviewed is None:

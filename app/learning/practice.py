@@ -200,7 +200,7 @@ class Practice:
         # `again` and `hard` queue a card (it comes back after a learning step), as they relearn
         # one that was queued already.
         queued = rating in (Grade.again, Grade.hard)
-        return RatingResult(queued=queued, due_count=self.queue.view(moment).due_total)
+        return RatingResult(queued=queued, due_count=self.queue.due_count(moment))
 
     # --- Pitfall fixer ------------------------------------------------------------------------
     def hint(self, slug: str, number: int, level: int) -> HintOut:
@@ -264,11 +264,15 @@ class Practice:
             reveal=outcome.reveal,
             next_due=memory.due,
             comes_back=describe_wait(memory.due, moment),
-            due_count=self.queue.view(moment).due_total,
+            due_count=self.queue.due_count(moment),
         )
 
     def view(self) -> QueueView:
         return self.queue.view(now())
+
+    def due_total(self) -> int:
+        """How many review items are due now (`view().due_total`, read more cheaply)."""
+        return self.queue.due_count(now())
 
     def reviewed_today(self) -> int:
         return self.store.review_answers_since(self.learner, now() - timedelta(hours=24))

@@ -193,6 +193,16 @@ class ReviewQueue:
         planned = sitting.plan(due, _slot, self.sitting_size)
         return QueueView(planned, len(later), min(later) if later else None, len(due))
 
+    def due_count(self, now: datetime) -> int:
+        """`view(now).due_total` without drawing the items that are not due, nor planning the
+        sitting: what the catalog and an answer's "due" count need; reads only."""
+        now = utc(now)
+        return sum(
+            1
+            for card in self.store.review_cards(self.learner)
+            if utc(card.memory.due) <= now and self._prompt(card) is not None
+        )
+
     def answer(
         self, card_id: int, given: Answer, now: datetime, form: int | None = None
     ) -> tuple[Graded, Memory] | None:

@@ -114,7 +114,7 @@ class Learning:
     def catalog_page(self, learner: str | None, inventory_flag: object = None) -> Page:
         """The catalog; `inventory_flag` is what the cookie says of the pre-test's offer."""
         progress = catalog_progress(self.catalog, self.store, learner)
-        due = self.practice(learner).view().due_total if learner else 0
+        due = self.practice(learner).due_total() if learner else 0
         done = {slug: summary.steps_done for slug, summary in progress.lessons.items()}
         offer = self.inventory.offer(learner, inventory_flag, done, now().date())
         return Page(

@@ -13,9 +13,10 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import delete, func, literal, null, select, update
+from sqlalchemy import BindParameter, bindparam, delete, func, literal, null, select, update
 
 from app.progress.base import StoreBase
 from app.progress.models.classes import ClassMember, Classroom, QuestionReport
@@ -226,23 +227,12 @@ class ClassRecords(StoreBase):
             if class_id is not None
             else None
         )
-        if learner is not None:
-            members = [learner]
+        queries, values = _all_firsts(prediction, myth, members), {}
+        if learner is not None:  # the catalog's, on every visit: built once
+            queries, values = _one_learners_firsts(prediction, myth), {"learner": learner}
         with self.reading() as connection:
             found = [
-                FirstAttempt(*row)
-                for query in (
-                    _firsts(
-                        PredictionAttempt,
-                        prediction,
-                        PredictionAttempt.step,
-                        PredictionAttempt.choice,
-                        PredictionAttempt.confidence,
-                        members,
-                    ),
-                    _firsts(MythAnswer, myth, MythAnswer.myth, MythAnswer.answer, null(), members),
-                )
-                for row in connection.execute(query)
+                FirstAttempt(*row) for query in queries for row in connection.execute(query, values)
             ]
         return sorted(found, key=lambda attempt: attempt.at)
 
@@ -297,13 +287,37 @@ class ClassRecords(StoreBase):
             ]
 
 
+def _all_firsts(prediction: str, myth: str, learners: Any) -> tuple[Any, Any]:
+    """The two queries of `first_attempts`, predictions' and myths', for `learners` (a list,
+    a subquery, a bound parameter, or None for everyone)."""
+    return (
+        _firsts(
+            PredictionAttempt,
+            prediction,
+            PredictionAttempt.step,
+            PredictionAttempt.choice,
+            PredictionAttempt.confidence,
+            learners,
+        ),
+        _firsts(MythAnswer, myth, MythAnswer.myth, MythAnswer.answer, null(), learners),
+    )
+
+
+@cache
+def _one_learners_firsts(prediction: str, myth: str) -> tuple[Any, Any]:
+    """`_all_firsts` for the learner bound as "learner", built once (app/progress/base.py)."""
+    return _all_firsts(prediction, myth, bindparam("learner"))
+
+
 def _firsts(model: Any, kind: str, number: Any, choice: Any, confidence: Any, learners: Any) -> Any:
     """The first row each learner made at each version of each question of `model`, in the
     order of FirstAttempt's fields."""
     first = select(func.min(model.id)).group_by(
         model.learner_id, model.lesson, number, model.fingerprint
     )
-    if learners is not None:
+    if isinstance(learners, BindParameter):
+        first = first.where(model.learner_id == learners)
+    elif learners is not None:
         first = first.where(model.learner_id.in_(learners))
     return select(
         model.learner_id,

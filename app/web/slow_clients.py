@@ -1,12 +1,13 @@
 """Cut off clients that send a request's headers too slowly (a slow-loris).
 
-uvicorn closes a keep-alive connection that stays idle for `timeout_keep_alive` seconds, but
-it has no limit on the time a request's headers take: a client that connects and sends nothing,
-or a header byte every few seconds, holds its connection (and a file descriptor) for as long as
-it likes, and enough of them exhaust the server. This HTTP protocol (uvicorn's httptools one,
-given as `http=`) closes a connection whose request headers are not complete within
-GRADLAB_HEADER_TIMEOUT_S of its opening, or of the previous response. The body's time is
-bounded by `BodyLimitMiddleware` (app/web/body_limit.py), which can answer 408.
+uvicorn closes a keep-alive connection that stays idle for `timeout_keep_alive` seconds
+(GRADLAB_KEEP_ALIVE_S), but it has no limit on the time a request's headers take: a client that
+connects and sends nothing, or a header byte every few seconds, holds its connection (and a file
+descriptor) for as long as it likes, and enough of them exhaust the server. This HTTP protocol
+(uvicorn's httptools one, given as `http=`) closes a connection whose request headers are not
+complete within GRADLAB_HEADER_TIMEOUT_S of its opening, or of the first byte of a later request
+on it; between requests the connection is idle, and the keep-alive limit closes it. The body's
+time is bounded by `BodyLimitMiddleware` (app/web/body_limit.py), which can answer 408.
 """
 
 from __future__ import annotations
@@ -55,14 +56,14 @@ class HeaderDeadlineProtocol(HttpToolsProtocol):
         super().connection_made(transport)
         self._arm()
 
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        if self._header_deadline is None:  # a later request's first byte: its headers' turn
+            self._arm()
+
     def on_headers_complete(self) -> None:
         self._disarm()
         super().on_headers_complete()
-
-    def on_response_complete(self) -> None:
-        super().on_response_complete()
-        if not self.transport.is_closing() and not self.pipeline:
-            self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()

@@ -136,6 +136,20 @@ def test_a_new_miss_of_a_learned_item_is_a_lapse(migrated_url: str) -> None:
     assert store.review_cards(learner) == []
 
 
+def test_the_due_count_is_the_views_without_drawing_what_is_not_due(migrated_url: str) -> None:
+    app = create_app(make_settings(database_url=migrated_url))
+    store, catalog = app.state.store, app.state.catalog
+    learner = store.new_learner()
+    queue = ReviewQueue(store, catalog, learner)
+    now = datetime.now(UTC)
+    queue.note_miss("first-steps", MYTH, "1", now)
+    queue.note_miss("first-steps", MYTH, "1", now - timedelta(minutes=5))
+    queue.note_miss("no-such-lesson", MYTH, "1", now - timedelta(hours=1))  # gone: never due
+    for moment in (now, now + timedelta(minutes=10), now + timedelta(days=30)):
+        assert queue.due_count(moment) == queue.view(moment).due_total
+    assert [queue.due_count(now + timedelta(minutes=m)) for m in (0, 10)] == [0, 1]
+
+
 def test_the_review_page_says_when_nothing_is_due(client: TestClient) -> None:
     page = client.get("/review").text
     assert "Nothing to review right now" in page and "0 items in this sitting" in page

@@ -22,7 +22,11 @@ PATIENCE_S = 15.0
 @pytest.fixture(scope="module")
 def server() -> Iterator[LiveServer]:
     live = LiveServer(
-        FIXTURE_LESSONS, header_timeout_s="1", body_timeout_s="1", new_learners_per_minute="2"
+        FIXTURE_LESSONS,
+        header_timeout_s="1",
+        body_timeout_s="1",
+        new_learners_per_minute="2",
+        keep_alive_s="60",
     )
     yield live
     live.stop()
@@ -61,6 +65,50 @@ def test_a_connection_that_sends_nothing_is_closed(server: LiveServer) -> None:
 def test_headers_sent_a_byte_at_a_time_are_cut_off(server: LiveServer) -> None:
     headers = b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"X-Slow: " + b"a" * 200 + b"\r\n\r\n"
     with _connect(server) as sock:
+        still_open = _trickle(sock, headers)
+        answer = b"" if not still_open else _read_all(sock)
+    assert not still_open or not answer.startswith(b"HTTP/1.1 200"), answer[:100]
+
+
+def _one_answer(sock: socket.socket) -> bytes:
+    """Read one answer to a GET /healthz: its head, then as many bytes as it says."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        assert chunk, data  # the server closed the connection before answering
+        data += chunk
+    head, body = data.split(b"\r\n\r\n", 1)
+    length = int(
+        next(
+            line for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")
+        ).split(b":")[1]
+    )
+    while len(body) < length:
+        body += sock.recv(65536)
+    return head
+
+
+HEALTHZ = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+
+
+def test_a_connection_idle_between_requests_is_kept_past_the_header_limit(
+    server: LiveServer,
+) -> None:
+    # A learner reading a page for longer than the header limit: their next click comes on the
+    # same connection (the keep-alive limit, 60 s here, closes an idle one), not a new one.
+    with _connect(server) as sock:
+        sock.sendall(HEALTHZ)
+        assert _one_answer(sock).startswith(b"HTTP/1.1 200")
+        time.sleep(3)  # three times the header limit
+        sock.sendall(HEALTHZ)
+        assert _one_answer(sock).startswith(b"HTTP/1.1 200")
+
+
+def test_a_later_request_whose_headers_trickle_in_is_cut_off(server: LiveServer) -> None:
+    headers = b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"X-Slow: " + b"a" * 200 + b"\r\n\r\n"
+    with _connect(server) as sock:
+        sock.sendall(HEALTHZ)
+        assert _one_answer(sock).startswith(b"HTTP/1.1 200")
         still_open = _trickle(sock, headers)
         answer = b"" if not still_open else _read_all(sock)
     assert not still_open or not answer.startswith(b"HTTP/1.1 200"), answer[:100]
