@@ -204,6 +204,11 @@ class FlashcardBack(BaseModel):
     answer_html: str | None
 
 
+# What a graded answer reveals (the grader's `Graded.reveal`, a review answer's `reveal`): the
+# one union of the reveals the grader builds for an answer it grades at once.
+Reveal = PredictionReveal | MythReveal | DrillFeedback | FlashcardBack
+
+
 class RatingResult(BaseModel):
     queued: bool
     due_count: int
@@ -321,9 +326,6 @@ class ReviewQueueOut(BaseModel):
     scheduled: int
     next_due: datetime | None
     next_due_text: str | None = Field(description="e.g. 'in 10 minutes', 'tomorrow'")
-
-
-Reveal = PredictionReveal | MythReveal | DrillFeedback | FlashcardBack
 
 
 class ReviewResult(BaseModel):

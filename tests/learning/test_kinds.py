@@ -28,8 +28,10 @@ from app.learning.kinds import (
     QuestionKind,
     find_kind,
     prediction_fingerprint,
+    step_kind,
 )
 from app.learning.registry import MODES, find_mode
+from app.lessons.schema import Step
 from app.modes.drills import lesson_drills
 from app.modes.flashcards import lesson_flashcards
 from app.modes.scheduler import Grade
@@ -219,3 +221,13 @@ def test_a_mode_says_it_asks_only_the_kinds_the_lesson_has() -> None:
     assert MYTH.count_in(without_myths) == 0
     assert EXERCISE.count_in(without_myths) == 0
     assert deep_dive.asked_in(without_myths) == [PREDICTION, VALUE, ORDERING]
+
+
+def test_every_question_a_step_asks_is_one_kind_that_says_what_commits_it() -> None:
+    # "Is it committed?" (app/learning/questions.py) reads the kind of the step's first
+    # question: a new field of `Step.QUESTIONS` needs its kind, or no step asking it commits.
+    declared = [kind.step_field for kind in KINDS if kind.step_field is not None]
+    assert sorted(declared) == sorted(Step.QUESTIONS)
+    for field in Step.QUESTIONS:
+        kind = step_kind(field)
+        assert kind is not None and kind.committed is not None, field

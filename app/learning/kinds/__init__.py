@@ -45,6 +45,7 @@ __all__ = [
     "myth_fingerprint",
     "prediction_fingerprint",
     "read_order",
+    "step_kind",
     "step_ordering_fingerprint",
     "stored_order",
     "value_fingerprint",
@@ -66,3 +67,11 @@ _BY_NAME = {kind.name: kind for kind in KINDS}
 def find_kind(name: str) -> QuestionKind | None:
     """The kind a stored name stands for (a review card's), or None for a name no kind has."""
     return _BY_NAME.get(name)
+
+
+_BY_FIELD = {kind.step_field: kind for kind in KINDS if kind.step_field is not None}
+
+
+def step_kind(field: str) -> QuestionKind | None:
+    """The kind whose question a step holds in `field` (one of `Step.QUESTIONS`)."""
+    return _BY_FIELD.get(field)

@@ -19,12 +19,12 @@ from app.learning import grader
 from app.learning.grader import Graded
 from app.lessons.behaviour import GoalGrad
 from app.lessons.exercises import goal, parts
-from app.lessons.schema import Exercise, Lesson
+from app.lessons.schema import Exercise, Lesson, Step
 from app.lessons.variants import Instance
 from app.modes.drills import Drill
 from app.modes.flashcards import Flashcard
 from app.modes.scheduler import Grade
-from app.progress.records import ExerciseRecord
+from app.progress.records import ExerciseRecord, StepRecord
 
 # How a learner answers: a choice among texts, yes or no, a typed `.grad`, a card turned over
 # and rated, or code edited and run. Templates render one macro per widget; scripts dispatch
@@ -141,6 +141,10 @@ class QuestionKind:
     count_in: Callable[[Lesson], int]  # how many questions of this kind a lesson has
     review: Review | None = None  # None: never enters the review queue
     anchor: str | None = None  # the fragment of `page` that shows one item, e.g. "step-{key}"
+    # A kind a step asks: the `Step` field that holds its question (one of `Step.QUESTIONS`),
+    # and whether a learner's records commit the step by it (app/learning/questions.py).
+    step_field: str | None = None
+    committed: Callable[[Step, StepRecord], bool] | None = None
 
     def link(self, lesson: str, key: str) -> str:
         page = f"/lessons/{lesson}/{self.page}"

@@ -20,6 +20,7 @@ from app.learning.kinds.kind import (
     item_number,
 )
 from app.lessons.schema import Lesson, Ordering, Step
+from app.progress.records import StepRecord
 
 
 def ordering_fingerprint(ordering: Ordering, output: str) -> str:
@@ -70,6 +71,13 @@ def _grade(prompt: Prompt, answer: Answer) -> Graded:
     )
 
 
+def _committed(step: Step, record: StepRecord) -> bool:
+    # An order commits its step once given, kept as the step's committed answer (told apart
+    # from a choice by its fingerprint).
+    saved = record.prediction
+    return saved is not None and saved.fingerprint == step_ordering_fingerprint(step)
+
+
 ORDERING = QuestionKind(
     name="ordering",
     label="Ordering",
@@ -80,4 +88,6 @@ ORDERING = QuestionKind(
     count_in=lambda lesson: sum(step.ordering is not None for step in lesson.steps),
     review=Review(_prompt, _grade),
     anchor="step-{key}",
+    step_field="ordering",
+    committed=_committed,
 )

@@ -11,9 +11,10 @@ import hashlib
 from app.learning import grader
 from app.learning.grader import Graded
 from app.learning.kinds.kind import Answer, Prompt, QuestionKind, Review, item_number
-from app.lessons.schema import ChoicePrediction, Lesson
+from app.lessons.schema import ChoicePrediction, Lesson, Step
 from app.lessons.variants import pick
 from app.modes.drills import value_key
+from app.progress.records import StepRecord
 
 
 def prediction_fingerprint(prediction: ChoicePrediction) -> str:
@@ -70,6 +71,16 @@ def _grade(prompt: Prompt, answer: Answer) -> Graded:
     return grader.graded_choice(step, answer.choice)
 
 
+def _committed(step: Step, record: StepRecord) -> bool:
+    # A choice commits its step once given (right or wrong).
+    saved = record.prediction
+    return (
+        step.prediction is not None
+        and saved is not None
+        and saved.fingerprint == prediction_fingerprint(step.prediction)
+    )
+
+
 PREDICTION = QuestionKind(
     name="prediction",
     label="Prediction",
@@ -80,4 +91,6 @@ PREDICTION = QuestionKind(
     count_in=lambda lesson: sum(step.prediction is not None for step in lesson.steps),
     review=Review(_prompt, _grade),
     anchor="step-{key}",
+    step_field="prediction",
+    committed=_committed,
 )
