@@ -365,7 +365,7 @@ class LessonAnswers:
             at = datetime.now(UTC)
             queue = self._queue()
             # A due review item of it is answered by this order; a miss enters the queue.
-            reviewed = queue.note_check(slug, ORDERING, str(number), correct, at)
+            reviewed = queue.note_check(slug, ORDERING, str(number), correct, at, confidence)
             if reviewed is None and correct and confidence == "guess" and attempt == 1:
                 queue.note_guess(slug, ORDERING, str(number), at)
             due = queue.view(at).due_total if reviewed else None

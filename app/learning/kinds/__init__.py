@@ -11,7 +11,7 @@ from app.learning.kinds.drill import DRILL, drill_fingerprint
 from app.learning.kinds.exercise import EXERCISE, exercise_fingerprint
 from app.learning.kinds.fix import FIX
 from app.learning.kinds.flashcard import FLASHCARD, flashcard_fingerprint
-from app.learning.kinds.kind import Answer, Prompt, QuestionKind, Review, Widget
+from app.learning.kinds.kind import Prompt, QuestionKind, Review, ReviewAnswer, Widget
 from app.learning.kinds.myth import MYTH, myth_fingerprint
 from app.learning.kinds.ordering import (
     ORDERING,
@@ -32,10 +32,10 @@ __all__ = [
     "ORDERING",
     "PREDICTION",
     "VALUE",
-    "Answer",
     "Prompt",
     "QuestionKind",
     "Review",
+    "ReviewAnswer",
     "Widget",
     "choice_order",
     "drill_fingerprint",

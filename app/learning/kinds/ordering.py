@@ -12,11 +12,11 @@ import json
 from app.errors import AnswerError
 from app.learning.grader import Graded
 from app.learning.kinds.kind import (
-    Answer,
     OrderingCard,
     Prompt,
     QuestionKind,
     Review,
+    ReviewAnswer,
     item_number,
 )
 from app.lessons.schema import Lesson, Ordering, Step
@@ -64,7 +64,7 @@ def _prompt(
     return Prompt(lesson, ORDERING, key, source, step.ordering.question, fingerprint, ordering=card)
 
 
-def _grade(prompt: Prompt, answer: Answer) -> Graded:
+def _grade(prompt: Prompt, answer: ReviewAnswer) -> Graded:
     raise AnswerError(
         "An ordering is graded by running it: send the order to "
         f"/api/lessons/{prompt.lesson.slug}/steps/{prompt.key}/ordering"
@@ -86,7 +86,7 @@ ORDERING = QuestionKind(
     widget="ordering",
     confidence=True,
     count_in=lambda lesson: sum(step.ordering is not None for step in lesson.steps),
-    review=Review(_prompt, _grade),
+    review=Review(_prompt, ReviewAnswer, _grade),
     anchor="step-{key}",
     step_field="ordering",
     committed=_committed,
