@@ -21,6 +21,7 @@ from app.learning.kinds.ordering import (
 )
 from app.learning.kinds.prediction import PREDICTION, choice_order, prediction_fingerprint
 from app.learning.kinds.value import VALUE, value_fingerprint
+from app.lessons.schema import Step
 
 __all__ = [
     "DRILL",
@@ -45,6 +46,7 @@ __all__ = [
     "myth_fingerprint",
     "prediction_fingerprint",
     "read_order",
+    "step_answer_of",
     "step_kind",
     "step_ordering_fingerprint",
     "stored_order",
@@ -75,3 +77,13 @@ _BY_FIELD = {kind.step_field: kind for kind in KINDS if kind.step_field is not N
 def step_kind(field: str) -> QuestionKind | None:
     """The kind whose question a step holds in `field` (one of `Step.QUESTIONS`)."""
     return _BY_FIELD.get(field)
+
+
+def step_answer_of(step: Step) -> tuple[QuestionKind, str] | None:
+    """The kind of the step's committed answer as the store keeps it (a choice, an order) and
+    the fingerprint it carries for the step as it is today; None for a step that keeps none."""
+    for kind in KINDS:
+        fingerprint = kind.step_answer(step) if kind.step_answer is not None else None
+        if fingerprint is not None:
+            return kind, fingerprint
+    return None

@@ -158,6 +158,10 @@ class QuestionKind:
     # and whether a learner's records commit the step by it (app/learning/questions.py).
     step_field: str | None = None
     committed: Callable[[Step, StepRecord], bool] | None = None
+    # A kind whose answer is kept as its step's committed answer (the store's step answers: a
+    # choice, an order): the fingerprint that answer carries for the step as it is today, None
+    # when the step does not ask it. Completion and calibration count these answers.
+    step_answer: Callable[[Step], str | None] | None = None
 
     def link(self, lesson: str, key: str) -> str:
         page = f"/lessons/{lesson}/{self.page}"

@@ -90,4 +90,5 @@ ORDERING = QuestionKind(
     anchor="step-{key}",
     step_field="ordering",
     committed=_committed,
+    step_answer=step_ordering_fingerprint,
 )

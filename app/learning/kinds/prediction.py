@@ -101,4 +101,5 @@ PREDICTION = QuestionKind(
     anchor="step-{key}",
     step_field="prediction",
     committed=_committed,
+    step_answer=lambda step: prediction_fingerprint(step.prediction) if step.prediction else None,
 )
