@@ -24,6 +24,7 @@ from app.learning.kinds import (
     myth_fingerprint,
     prediction_fingerprint,
     read_order,
+    step_answer_of,
     step_ordering_fingerprint,
     stored_order,
     value_fingerprint,
@@ -447,14 +448,14 @@ class LessonAnswers:
         self.store.save_code(self.learner, slug, number, code)
 
     def completed_by_running(self, slug: str | None, number: int | None) -> bool:
-        """Does running this step's code complete it? Only a step that asks for no prediction
-        nor an ordering (a typed value alone is its own business); decided from the lesson
-        alone, without the store."""
+        """Does running this step's code complete it? Only a step that keeps no committed
+        answer (no prediction nor ordering: a typed value alone is its own business); decided
+        from the lesson alone, without the store."""
         lesson = self.catalog.get(slug) if slug else None
         if lesson is None or number is None or not 1 <= number <= len(lesson.steps):
             return False
         step = lesson.steps[number - 1]
-        return step.prediction is None and step.ordering is None
+        return step_answer_of(step) is None
 
     def mark_run(self, slug: str | None, number: int | None) -> None:
         """Running a step's code completes a step that asks for no prediction."""
