@@ -11,6 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from app.config.paths import PROJECT_ROOT
+from app.learning.kinds import KINDS
+from app.learning.registry import MODES
+from app.lessons.schema import Step
+from app.web.templates import templates
 
 APP = PROJECT_ROOT / "app"
 ARCHITECTURE = (PROJECT_ROOT / "docs" / "architecture.md").read_text()
@@ -88,3 +92,59 @@ def test_where_things_are_names_every_folder_and_module_of_app() -> None:
         path = name.replace(".", "/")
         shown = f"{path}/" if (PROJECT_ROOT / path).is_dir() else f"{path}.py"
         assert shown in text or f"{Path(shown).name}" in text, shown
+
+
+# --- what a new question kind touches ("Question kinds") --------------------------------------
+
+
+def _kind_files(which: str) -> list[str]:
+    """The files one list of "What a new kind touches" names, in order."""
+    start = ARCHITECTURE.index(f"<!-- kind-files: {which} -->")
+    end = ARCHITECTURE.index("<!-- /kind-files -->", start)
+    return re.findall(r"^- `([^`]+)`", ARCHITECTURE[start:end], re.M)
+
+
+def test_the_files_a_new_kind_touches_are_listed_and_exist() -> None:
+    every_kind = _kind_files("every kind")
+    every_widget = _kind_files("every widget")
+    step_question = _kind_files("a step's question")
+    assert (len(every_kind), len(every_widget), len(step_question)) == (3, 4, 9)
+    for kind in KINDS:
+        named = [
+            path.replace("<kind>", kind.name).replace(
+                "static/js/widgets/<widget>.js", _scripts()[kind.widget]
+            )
+            for path in every_kind + every_widget + (step_question if kind.step_field else [])
+        ]
+        missing = [path for path in named if not (PROJECT_ROOT / path).is_file()]
+        assert missing == [], kind.name
+
+
+WIDGETS_JS = PROJECT_ROOT / "static" / "js" / "widgets"
+# Widgets whose one macro is their page's own: code to write (`exercise_card`, _exercise.html,
+# which the lesson page, the pitfall fixer and review call) and the flashcard deck.
+OWN_TEMPLATE = {"code": "_exercise.html", "card": "modes/flashcards.html"}
+
+
+def _scripts() -> dict[str, str]:
+    """widget name -> its script, as widgets/registry.js maps it."""
+    registry = (WIDGETS_JS / "registry.js").read_text()
+    files = dict(re.findall(r'import \{(\w+)\} from "\./([\w-]+\.js)";', registry))
+    table = registry[registry.index("export const WIDGETS") :]
+    mapped = re.findall(r'"?([\w-]+)"?: (mount\w+)', table[: table.index("};")])
+    return {name: f"static/js/widgets/{files[mount]}" for name, mount in mapped}
+
+
+def test_every_kind_has_its_module_its_widget_and_its_place() -> None:
+    widgets = templates.env.get_template("_widgets.html").module
+    scripts = _scripts()
+    for kind in KINDS:
+        assert (APP / "learning" / "kinds" / f"{kind.name}.py").is_file(), kind.name
+        drawn = callable(getattr(widgets, kind.macro, None))
+        assert drawn or kind.widget in OWN_TEMPLATE, kind.name
+        if kind.review is not None:
+            assert callable(getattr(widgets, kind.review_macro, None)), kind.name
+        assert (PROJECT_ROOT / scripts[kind.widget]).is_file(), kind.name
+        assert any(kind in mode.asks for mode in MODES), kind.name
+    # Every field of the lesson format that asks a step something is one kind's.
+    assert sorted(k.step_field or "" for k in KINDS if k.step_field) == sorted(Step.QUESTIONS)

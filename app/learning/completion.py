@@ -14,14 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import TypeAlias
 
-from app.learning.kinds import (
-    MYTH,
-    ORDERING,
-    PREDICTION,
-    myth_fingerprint,
-    prediction_fingerprint,
-    step_ordering_fingerprint,
-)
+from app.learning.kinds import MYTH, PREDICTION, myth_fingerprint, step_answer_of
 from app.lessons.schema import Lesson
 from app.progress.classes_store import FirstAttempt
 
@@ -31,14 +24,11 @@ Questions: TypeAlias = dict[tuple[str, int], str]
 
 def lesson_questions(lesson: Lesson) -> Questions:
     """Every question a lesson asks today, by (kind name, number), with its fingerprint."""
-    found: Questions = {
-        (PREDICTION.name, n): prediction_fingerprint(step.prediction)
-        for n, step in enumerate(lesson.steps, start=1)
-        if step.prediction is not None
-    }
+    found: Questions = {}
     for n, step in enumerate(lesson.steps, start=1):
-        if (fingerprint := step_ordering_fingerprint(step)) is not None:
-            found[(ORDERING.name, n)] = fingerprint
+        if (asked := step_answer_of(step)) is not None:  # a choice or an order, by its kind
+            kind, fingerprint = asked
+            found[(kind.name, n)] = fingerprint
     found.update(
         {(MYTH.name, n): myth_fingerprint(myth) for n, myth in enumerate(lesson.myths, start=1)}
     )
@@ -48,8 +38,10 @@ def lesson_questions(lesson: Lesson) -> Questions:
 def step_answer_kind(lesson: Lesson, kind: str, number: int) -> str:
     """The kind of a step's committed answer as the store labels it (`prediction`: the store
     keeps a choice and an order alike, told apart by fingerprint): the kind its step asks."""
-    asks_order = 1 <= number <= len(lesson.steps) and lesson.steps[number - 1].ordering
-    return ORDERING.name if kind == PREDICTION.name and asks_order else kind
+    if kind != PREDICTION.name or not 1 <= number <= len(lesson.steps):
+        return kind
+    asked = step_answer_of(lesson.steps[number - 1])
+    return asked[0].name if asked is not None else kind
 
 
 def answered_today(

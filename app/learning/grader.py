@@ -20,6 +20,7 @@ from app.learning.schemas import (
     MythReveal,
     OrderingReveal,
     PredictionReveal,
+    Reveal,
     Score,
     StepReveal,
     ValueFeedback,
@@ -42,7 +43,7 @@ class Graded:
 
     correct: bool
     grade: Grade | None
-    reveal: PredictionReveal | MythReveal | DrillFeedback | FlashcardBack
+    reveal: Reveal  # the one union of what a graded answer reveals (app/learning/schemas.py)
 
 
 def _schedule(correct: bool) -> Grade:

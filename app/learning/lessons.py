@@ -24,6 +24,7 @@ from app.learning.kinds import (
     myth_fingerprint,
     prediction_fingerprint,
     read_order,
+    step_answer_of,
     step_ordering_fingerprint,
     stored_order,
     value_fingerprint,
@@ -365,7 +366,7 @@ class LessonAnswers:
             at = datetime.now(UTC)
             queue = self._queue()
             # A due review item of it is answered by this order; a miss enters the queue.
-            reviewed = queue.note_check(slug, ORDERING, str(number), correct, at)
+            reviewed = queue.note_check(slug, ORDERING, str(number), correct, at, confidence)
             if reviewed is None and correct and confidence == "guess" and attempt == 1:
                 queue.note_guess(slug, ORDERING, str(number), at)
             due = queue.due_count(at) if reviewed else None
@@ -447,14 +448,14 @@ class LessonAnswers:
         self.store.save_code(self.learner, slug, number, code)
 
     def completed_by_running(self, slug: str | None, number: int | None) -> bool:
-        """Does running this step's code complete it? Only a step that asks for no prediction
-        nor an ordering (a typed value alone is its own business); decided from the lesson
-        alone, without the store."""
+        """Does running this step's code complete it? Only a step that keeps no committed
+        answer (no prediction nor ordering: a typed value alone is its own business); decided
+        from the lesson alone, without the store."""
         lesson = self.catalog.get(slug) if slug else None
         if lesson is None or number is None or not 1 <= number <= len(lesson.steps):
             return False
         step = lesson.steps[number - 1]
-        return step.prediction is None and step.ordering is None
+        return step_answer_of(step) is None
 
     def mark_run(self, slug: str | None, number: int | None) -> None:
         """Running a step's code completes a step that asks for no prediction."""

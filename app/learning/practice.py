@@ -16,7 +16,7 @@ from app.errors import (
     UnknownReviewItem,
 )
 from app.learning import grader
-from app.learning.kinds import DRILL, Answer, prediction_fingerprint
+from app.learning.kinds import DRILL, step_answer_of
 from app.learning.questions import disclosure_of, find_lesson
 from app.learning.queue import QueueView, ReviewQueue
 from app.learning.runs import Runs
@@ -30,7 +30,7 @@ from app.learning.schemas import (
     FlashcardBack,
     HintOut,
     RatingResult,
-    ReviewBody,
+    ReviewAnswerBody,
     ReviewItemOut,
     ReviewQueueOut,
     ReviewResult,
@@ -87,11 +87,12 @@ def calibration_of(catalog: Catalog, store: ProgressStore, learner: str | None) 
     """First attempts only, on each question as it is now: an answer to an older version of a
     question (or one recorded before questions had fingerprints) says nothing about it, nor
     does one given after the learner chose to read the lesson ahead."""
+    # A step's committed answer, a choice or an order (each weighed by how sure it was given).
     current: dict[tuple[str, int], str] = {
-        (lesson.slug, number): prediction_fingerprint(step.prediction)
+        (lesson.slug, number): asked[1]
         for lesson in catalog.lessons
         for number, step in enumerate(lesson.steps, start=1)
-        if step.prediction is not None
+        if (asked := step_answer_of(step)) is not None
     }
     firsts = store.first_predictions(learner) if learner else []
     kept = [
@@ -247,14 +248,13 @@ class Practice:
         )
 
     def answer_review(
-        self, card_id: int, body: ReviewBody, form: int | None = None
+        self, card_id: int, body: ReviewAnswerBody, form: int | None = None
     ) -> ReviewResult:
         """Graded as its lesson page grades it, then rescheduled by FSRS. NotDue when it was
         answered already, NotFound when there is no such item, NotTheFormAsked when `form` is
         not the form of the question this return asks."""
         moment = now()
-        given = Answer(body.choice, body.answer, body.value, body.rating, body.confidence)
-        answered = self.queue.answer(card_id, given, moment, form)
+        answered = self.queue.answer(card_id, body, moment, form)
         if answered is None:
             raise UnknownReviewItem(f"There is no review item {card_id}")
         outcome, memory = answered

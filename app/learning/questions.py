@@ -9,11 +9,7 @@ calibration, never reviewed, and never taken as committing the new one.
 from __future__ import annotations
 
 from app.errors import UnknownLesson, UnknownMyth, UnknownStep
-from app.learning.kinds import (
-    prediction_fingerprint,
-    step_ordering_fingerprint,
-    value_fingerprint,
-)
+from app.learning.kinds import step_kind
 from app.lessons.disclosure import Disclosure, asks
 from app.lessons.loader import Catalog
 from app.lessons.schema import Lesson, Myth, Step
@@ -49,23 +45,17 @@ def find_myth(lesson: Lesson, number: int) -> Myth:
 
 
 def committed(step: Step, record: StepRecord | None) -> bool:
-    """Has the learner committed this version of the step's question? A choice or an order is
-    committed when given (both are kept as the step's committed answer, told apart by their
-    fingerprints); a typed value alone (a step without a choice) when right or revealed."""
-    if record is None:
-        return False
-    if step.ordering is not None:
-        saved = record.prediction
-        return saved is not None and saved.fingerprint == step_ordering_fingerprint(step)
-    if step.prediction is not None:
-        saved = record.prediction
-        return saved is not None and saved.fingerprint == prediction_fingerprint(step.prediction)
-    value, guess = record.value, step.value_prediction
+    """Has the learner committed this version of the step's question? The first question the
+    step asks (in `Step.QUESTIONS` order) commits it, as its kind's declaration says: a choice
+    or an order once given, a typed value alone (a step without a choice: one after a choice
+    opens only once the choice is committed) once right or revealed."""
+    asked = step.questions()
+    kind = step_kind(asked[0][0]) if asked and record is not None else None
     return (
-        value is not None
-        and guess is not None
-        and (value.correct or value.revealed)
-        and value.fingerprint == value_fingerprint(guess)
+        kind is not None
+        and kind.committed is not None
+        and record is not None
+        and kind.committed(step, record)
     )
 
 

@@ -17,12 +17,13 @@ longer matches) is retired: not shown, not answerable; a miss of the new questio
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
 from app.errors import NotDue, NotTheFormAsked
 from app.learning.grader import Graded
-from app.learning.kinds import FLASHCARD, Answer, Prompt, QuestionKind, find_kind
+from app.learning.kinds import FLASHCARD, Prompt, QuestionKind, find_kind
 from app.lessons.loader import Catalog
 from app.modes import sitting
 from app.modes.scheduler import Grade, Memory, new_memory, review, utc, with_confidence
@@ -131,11 +132,18 @@ class ReviewQueue:
             self.store.update_review_card(card.id, memory, prompt.fingerprint)
 
     def note_check(
-        self, lesson: str, kind: QuestionKind, key: str, passed: bool, at: datetime
+        self,
+        lesson: str,
+        kind: QuestionKind,
+        key: str,
+        passed: bool,
+        at: datetime,
+        confidence: str | None = None,
     ) -> Memory | None:
-        """A check of written code (graded by a run on its own page): a due card of it is
-        reviewed (passed: `good`, else `again`) and its new schedule returned; otherwise a miss
-        enters the queue as any miss does, and a pass changes nothing."""
+        """A check graded by a run on its own page (written code, an order): a due card of it
+        is reviewed (passed: `good`, else `again`, weighed by `confidence` as a review answer
+        is) and its new schedule returned; otherwise a miss enters the queue as any miss does
+        (first, when the learner was certain), and a pass changes nothing."""
         at = utc(at)
         prompt = self._prompt_of(lesson, kind, key)
         card = self._card(lesson, kind, key)
@@ -145,14 +153,14 @@ class ReviewQueue:
             and card.fingerprint == prompt.fingerprint
             and utc(card.memory.due) <= at
         ):
-            grade = Grade.good if passed else Grade.again
+            grade, urgent = with_confidence(Grade.good if passed else Grade.again, confidence)
             memory = review(_memory(card), grade, at)
             missed = card.memory.last_miss_at if passed else at
-            self.store.update_review_card(card.id, _stored(memory, missed))
+            self.store.update_review_card(card.id, _stored(memory, missed, urgent=urgent))
             self.store.record_review_answer(self.learner, card.id, grade.value)
             return memory
         if not passed:
-            self.note_miss(lesson, kind, key, at)
+            self.note_miss(lesson, kind, key, at, urgent=confidence == "certain")
         return None
 
     def note_flashcard(self, lesson: str, card_id: str, grade_given: Grade, now: datetime) -> None:
@@ -204,7 +212,7 @@ class ReviewQueue:
         )
 
     def answer(
-        self, card_id: int, given: Answer, now: datetime, form: int | None = None
+        self, card_id: int, body: Mapping[str, object], now: datetime, form: int | None = None
     ) -> tuple[Graded, Memory] | None:
         """Grade an answer to a due item and reschedule it; None when there is no such item.
         `form`: the form of the question the page showed (its `form`); an answer to another
@@ -213,6 +221,7 @@ class ReviewQueue:
         prompt = self._prompt(card) if card is not None else None
         if card is None or prompt is None:
             return None
+        given = prompt.kind.read(body)  # as the item's kind answers: refused if it does not fit
         memory = _memory(card)
         if memory.due > utc(now):
             raise NotDue

@@ -106,14 +106,10 @@ class ModeBody(BaseModel):
     mode: str = Field(max_length=32)
 
 
-class ReviewBody(BaseModel):
-    choice: str | None = Field(default=None, max_length=2000)
-    answer: YesNo | None = None
-    value: str | None = Field(default=None, max_length=2000)
-    rating: Grade | None = None
-    confidence: Confidence | None = Field(
-        default=None, description="Required for every kind but flashcards (which carry a rating)"
-    )
+# A review answer: which fields fit depends on the item's kind, so the body is an object that
+# the kind reads as its own answer model (`Review.answer`, app/learning/kinds/), refusing one
+# that does not fit it (422 `not-an-answer`).
+ReviewAnswerBody = dict[str, JsonValue]
 
 
 # --- reveals: what explains an answer, sent only once it is given -----------------------------
@@ -202,6 +198,11 @@ class DrillFeedback(ValueFeedback):
 class FlashcardBack(BaseModel):
     back_html: str
     answer_html: str | None
+
+
+# What a graded answer reveals (the grader's `Graded.reveal`, a review answer's `reveal`): the
+# one union of the reveals the grader builds for an answer it grades at once.
+Reveal = PredictionReveal | MythReveal | DrillFeedback | FlashcardBack
 
 
 class RatingResult(BaseModel):
@@ -321,9 +322,6 @@ class ReviewQueueOut(BaseModel):
     scheduled: int
     next_due: datetime | None
     next_due_text: str | None = Field(description="e.g. 'in 10 minutes', 'tomorrow'")
-
-
-Reveal = PredictionReveal | MythReveal | DrillFeedback | FlashcardBack
 
 
 class ReviewResult(BaseModel):

@@ -242,8 +242,9 @@ MIN_FORMS = 2
 
 
 def asks_a_computed_answer(step: Step) -> bool:
-    """A step whose prediction or typed value review asks again."""
-    return step.prediction is not None or step.value_prediction is not None
+    """A step whose question review asks again on other numbers (a prediction, a typed value:
+    each `Question` says whether it is `computed`)."""
+    return any(question.computed for _, question in step.questions())
 
 
 def has_variants(step: Step) -> bool:

@@ -133,6 +133,9 @@ class Question(Strict):
     in_learner_order: ClassVar[str | None] = None
     # Is the step's code itself the answer (sent only with the reveal)?
     withholds_code: ClassVar[bool] = False
+    # Is its answer computed from the step's numbers, so that review asks it again on a variant
+    # instance with other numbers (app/lessons/lint_variants.py)?
+    computed: ClassVar[bool] = False
 
     def sent(self, snippet: Snippet | None) -> dict[str, object]:
         """What a page may send of this question before the commit, as JSON."""
@@ -145,6 +148,7 @@ class ChoicePrediction(Question):
 
     hidden: ClassVar[frozenset[str]] = frozenset({"answer", "explanation"})
     in_learner_order: ClassVar[str | None] = "choices"
+    computed: ClassVar[bool] = True
 
     question: Text
     choices: Annotated[list[Choice], Field(min_length=2, max_length=6)]
@@ -186,6 +190,7 @@ class ValuePrediction(Question):
 
     # Named wrong values would narrow the answer down: they come only with a matching answer.
     hidden: ClassVar[frozenset[str]] = frozenset({"expected", "explanation", "misconceptions"})
+    computed: ClassVar[bool] = True
 
     question: Text
     tensor: Annotated[str, StringConstraints(pattern=IDENTIFIER.pattern)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Body, Path, Query, Request
 from fastapi.responses import HTMLResponse
 
 from app.errors import (
@@ -16,7 +16,7 @@ from app.errors import (
     NotTheFormAsked,
     UnknownReviewItem,
 )
-from app.learning.schemas import CalibrationOut, ReviewBody, ReviewQueueOut, ReviewResult
+from app.learning.schemas import CalibrationOut, ReviewAnswerBody, ReviewQueueOut, ReviewResult
 from app.routes.deps import (
     LearningDep,
     MaybeLearnerDep,
@@ -34,6 +34,15 @@ CardId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 # The form of the question the page showed (the item's `form`): an answer is graded only
 # against the question it answers.
 Form = Annotated[int | None, Query(ge=0, le=2**31 - 1)]
+# The answer: the item's kind reads it as its own answer model (app/learning/kinds/).
+Answer = Annotated[
+    ReviewAnswerBody,
+    Body(
+        description='As the item\'s kind answers: a prediction `{"choice", "confidence"}`, a '
+        'myth `{"answer": "yes" | "no", "confidence"}`, a drill `{"value", "confidence"}`, a '
+        'flashcard `{"rating"}`; 422 `not-an-answer` for a body that does not fit the kind',
+    ),
+]
 
 
 @router.get("/api/review", responses=responses(*STORE))
@@ -60,7 +69,7 @@ async def review_queue(learning: LearningDep, learner: MaybeLearnerDep) -> Revie
 )
 async def answer_review(
     card_id: CardId,
-    body: ReviewBody,
+    body: Answer,
     practice: PracticeDep,
     write: WriterDep,
     form: Form = None,

@@ -1,5 +1,5 @@
 // A build-up step's typed-value question ("type the value of x.grad"): its form (answering it is
-// widgets/value.js). The server draws the form (value_form in templates/_partials.html) when it may be
+// widgets/value.js). The server draws the form (the `value` widget macro, templates/_widgets.html) when it may be
 // sent; on a step that also asks a choice, that is only once the choice is committed, so the
 // choice's reveal carries the question ({question_html, tensor, code}) and placeValueForm draws
 // the same markup at once, without a reload. `code` is set on a step with variants: the value
@@ -11,19 +11,20 @@
 
 import {el, setServerHtml} from "./util.js";
 
-/** The form for `question` ({question_html, tensor}), the same markup as value_form. */
+/** The form for `question` ({question_html, tensor}), the same markup as the `value` macro. */
 export function valueForm(step, question) {
   const label = el("label", {}, el("strong", {}, "Your turn:"), " ");
   label.append(...setServerHtml(el("span"), question.question_html).childNodes);
   label.append(" ", el("input", {
-    name: "value", autocomplete: "off", spellcheck: "false", placeholder: "a number or a list of numbers",
+    name: "value", autocomplete: "off", spellcheck: "false", autocapitalize: "off",
+    placeholder: "a number or a list of numbers",
   }));
   // On a step with variants, the value is asked on other numbers than the step's own.
   const variant = question.code ? [el("div", {class: "value-variant"},
     el("p", {class: "value-variant-lead"}, "The same idea with other numbers:"),
     el("pre", {class: "value-code", tabindex: "0", "aria-label": "The code this value is asked on"},
       el("code", {}, question.code)))] : [];
-  return el("form", {class: "value-prediction", "data-step": String(step), "data-tensor": question.tensor},
+  return el("form", {class: "value-prediction", "data-step": String(step), "data-tensor": question.tensor, novalidate: true},
     ...variant,
     label,
     el("div", {class: "value-actions"},

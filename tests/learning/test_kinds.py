@@ -24,12 +24,13 @@ from app.learning.kinds import (
     ORDERING,
     PREDICTION,
     VALUE,
-    Answer,
     QuestionKind,
     find_kind,
     prediction_fingerprint,
+    step_kind,
 )
 from app.learning.registry import MODES, find_mode
+from app.lessons.schema import Step
 from app.modes.drills import lesson_drills
 from app.modes.flashcards import lesson_flashcards
 from app.modes.scheduler import Grade
@@ -82,12 +83,12 @@ def test_a_link_goes_to_the_page_and_to_the_item_when_the_page_shows_one() -> No
     assert MYTH.link("first-steps", "2") == "/lessons/first-steps/myth-busters"
 
 
-def test_every_reviewed_kind_has_its_widget_macro() -> None:
-    widgets = templates.env.get_template("modes/_widgets.html").module
+def test_every_kind_has_its_widget_macro_and_a_reviewed_kind_its_review_item() -> None:
+    widgets = templates.env.get_template("_widgets.html").module
     for kind in KINDS:
         assert kind.widget in ("choice", "yes-no", "value", "card", "code", "ordering")
         if kind.review is not None:
-            assert callable(getattr(widgets, kind.macro, None)), kind.name
+            assert callable(getattr(widgets, kind.review_macro, None)), kind.name
 
 
 def test_the_reviewed_kinds() -> None:
@@ -134,7 +135,7 @@ def test_a_kind_that_asks_how_sure_refuses_an_answer_without_it(kind: QuestionKi
     prompt = kind.prompt(LESSON, _keys()[kind.name], "ada")
     assert prompt is not None and kind.confidence
     with pytest.raises(AnswerError, match="how sure"):
-        kind.grade(prompt, Answer(choice="x", answer="yes", value="1"))
+        kind.grade(prompt, kind.read({"choice": "x", "answer": "yes", "value": "1"}))
 
 
 def test_each_reviewed_kind_grades_a_right_answer_as_right() -> None:
@@ -142,15 +143,15 @@ def test_each_reviewed_kind_grades_a_right_answer_as_right() -> None:
     step = LESSON.steps[int(keys[PREDICTION.name]) - 1]
     assert step.prediction is not None
     right = {
-        PREDICTION: Answer(choice=step.prediction.answer, confidence="certain"),
-        MYTH: Answer(answer=LESSON.myths[0].answer, confidence="certain"),
-        DRILL: Answer(value=json.dumps(lesson_drills(LESSON)[0].expected), confidence="certain"),
-        FLASHCARD: Answer(rating=Grade.good),
+        PREDICTION: {"choice": step.prediction.answer, "confidence": "certain"},
+        MYTH: {"answer": LESSON.myths[0].answer, "confidence": "certain"},
+        DRILL: {"value": json.dumps(lesson_drills(LESSON)[0].expected), "confidence": "certain"},
+        FLASHCARD: {"rating": Grade.good.value},
     }
-    for kind, answer in right.items():
+    for kind, body in right.items():
         prompt = kind.prompt(LESSON, keys[kind.name], "ada")
         assert prompt is not None
-        graded = kind.grade(prompt, answer)
+        graded = kind.grade(prompt, kind.read(body))
         assert graded.correct and graded.grade == Grade.good, kind.name
 
 
@@ -219,3 +220,42 @@ def test_a_mode_says_it_asks_only_the_kinds_the_lesson_has() -> None:
     assert MYTH.count_in(without_myths) == 0
     assert EXERCISE.count_in(without_myths) == 0
     assert deep_dive.asked_in(without_myths) == [PREDICTION, VALUE, ORDERING]
+
+
+def test_every_question_a_step_asks_is_one_kind_that_says_what_commits_it() -> None:
+    # "Is it committed?" (app/learning/questions.py) reads the kind of the step's first
+    # question: a new field of `Step.QUESTIONS` needs its kind, or no step asking it commits.
+    declared = [kind.step_field for kind in KINDS if kind.step_field is not None]
+    assert sorted(declared) == sorted(Step.QUESTIONS)
+    for field in Step.QUESTIONS:
+        kind = step_kind(field)
+        assert kind is not None and kind.committed is not None, field
+
+
+def test_a_review_answer_is_read_as_its_kinds_own_answer() -> None:
+    # Each reviewed kind declares the model its answer is read as: another kind's fields are
+    # refused, naming the ones that fit, and no kind reads the union of every kind's fields.
+    models = {kind.name: kind.review.answer for kind in KINDS if kind.review is not None}
+    assert len({models[kind.name] for kind in (PREDICTION, MYTH, DRILL, FLASHCARD)}) == 4
+    with pytest.raises(
+        AnswerError, match="answered with `choice` and `confidence`: choice: Field required"
+    ):
+        PREDICTION.read({"answer": "yes", "confidence": "certain"})
+    with pytest.raises(
+        AnswerError, match="a myth, answered with `answer` and `confidence`: answer: Input"
+    ):
+        MYTH.read({"answer": "maybe", "confidence": "certain"})
+    with pytest.raises(AnswerError, match="a flashcard, answered with `rating`: rating: Field"):
+        FLASHCARD.read({"value": "1"})
+    with pytest.raises(AnswerError, match="confidence: Input should be"):
+        DRILL.read({"value": "1", "confidence": "very"})
+    assert FLASHCARD.read({"rating": "good", "choice": "ignored"}).model_dump() == {
+        "confidence": None,
+        "rating": Grade.good,
+    }
+    drill = DRILL.prompt(LESSON, _keys()[DRILL.name], "ada")
+    assert drill is not None  # an answer read by another kind is not graded as this one's
+    with pytest.raises(AnswerError, match="not answered that way"):
+        DRILL.grade(drill, MYTH.read({"answer": "yes", "confidence": "certain"}))
+    with pytest.raises(AnswerError, match="never answered in review"):
+        VALUE.read({"value": "1"})

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from fastapi.testclient import TestClient
 
 from app.config.paths import BUNDLED_LESSONS
-from app.learning.kinds import MYTH, PREDICTION, Answer
+from app.learning.kinds import MYTH, ORDERING, PREDICTION
 from app.learning.queue import ReviewQueue
 from app.main import create_app
 from tests.catalogs import BUNDLED, LESSON
@@ -122,7 +122,7 @@ def test_a_new_miss_of_a_learned_item_is_a_lapse(migrated_url: str) -> None:
     (card,) = store.review_cards(learner)
     assert queue.view(now).due == []  # not at once: after the learning step
     now += timedelta(minutes=10)
-    answer = Answer(answer="no", confidence="certain")
+    answer = {"answer": "no", "confidence": "certain"}
     outcome, memory = queue.answer(card.id, answer, now) or (None, None)
     assert outcome is not None and memory is not None and outcome.correct
     assert queue.view(now).due == []
@@ -148,6 +148,31 @@ def test_the_due_count_is_the_views_without_drawing_what_is_not_due(migrated_url
     for moment in (now, now + timedelta(minutes=10), now + timedelta(days=30)):
         assert queue.due_count(moment) == queue.view(moment).due_total
     assert [queue.due_count(now + timedelta(minutes=m)) for m in (0, 10)] == [0, 1]
+
+
+def test_an_order_missed_as_certain_comes_back_first_and_one_sent_in_review_is_weighed(
+    migrated_url: str,
+) -> None:
+    # An ordering is graded by a run on its page (`note_check`), and weighed by how sure the
+    # learner said they were, as a review answer is.
+    settings = make_settings(lessons_dir=BUNDLED_LESSONS, database_url=migrated_url)
+    app = create_app(settings)
+    store, catalog = app.state.store, app.state.catalog
+    lesson = next(one for one in BUNDLED.lessons if any(step.ordering for step in one.steps))
+    key = str(next(n for n, step in enumerate(lesson.steps, 1) if step.ordering is not None))
+    now = datetime.now(UTC)
+    for confidence, urgent in (("certain", True), ("guess", False), (None, False)):
+        learner = store.new_learner()
+        queue = ReviewQueue(store, catalog, learner)
+        assert queue.note_check(lesson.slug, ORDERING, key, False, now, confidence) is None
+        (card,) = store.review_cards(learner)
+        assert card.kind == ORDERING.name and card.memory.urgent is urgent, confidence
+        # Due: a right order given as a guess is reviewed as `hard`, and comes back first.
+        later = now + timedelta(minutes=10)
+        memory = queue.note_check(lesson.slug, ORDERING, key, True, later, "guess")
+        assert memory is not None
+        (card,) = store.review_cards(learner)
+        assert card.memory.urgent is True
 
 
 def test_the_review_page_says_when_nothing_is_due(client: TestClient) -> None:

@@ -188,3 +188,21 @@ def test_a_missed_ordering_comes_back_in_review_shuffled_and_graded_by_a_run(
     assert solved["correct"] is True and solved["due_count"] == 0
     assert solved["comes_back"]
     assert client.get("/api/review").json()["due_count"] == 0
+
+
+def test_an_order_given_as_certain_and_wrong_counts_in_calibration_and_comes_back_first(
+    client: TestClient,
+) -> None:
+    slug = "retain-grad-and-hooks"
+    _, number, _ = ordering_step(slug)
+    y, hook, z, backward, show = lines(slug)
+    client.post("/api/lessons/what-is-grad/myths/1/answer", json={"answer": "yes"})  # a miss
+    assert commit(client, slug, [y, z, backward, hook, show], "certain").json()["correct"] is False
+    assert commit(client, slug, [y, hook, z, backward, show], "certain").json()["correct"]
+    out = client.get("/api/progress/calibration").json()
+    levels = {row["level"]: row for row in out["levels"]}
+    assert (levels["certain"]["answered"], levels["certain"]["right"]) == (1, 0)  # the first
+    assert [(m["lesson"], m["step"]) for m in out["certain_misses"]] == [(slug, number)]
+    time_passes(client)
+    due = client.get("/api/review").json()["due"]
+    assert due[0]["kind"] == "ordering"  # a certain miss first, before the older myth

@@ -11,7 +11,7 @@ from app.learning.kinds.drill import DRILL, drill_fingerprint
 from app.learning.kinds.exercise import EXERCISE, exercise_fingerprint
 from app.learning.kinds.fix import FIX
 from app.learning.kinds.flashcard import FLASHCARD, flashcard_fingerprint
-from app.learning.kinds.kind import Answer, Prompt, QuestionKind, Review, Widget
+from app.learning.kinds.kind import Prompt, QuestionKind, Review, ReviewAnswer, Widget
 from app.learning.kinds.myth import MYTH, myth_fingerprint
 from app.learning.kinds.ordering import (
     ORDERING,
@@ -21,6 +21,7 @@ from app.learning.kinds.ordering import (
 )
 from app.learning.kinds.prediction import PREDICTION, choice_order, prediction_fingerprint
 from app.learning.kinds.value import VALUE, value_fingerprint
+from app.lessons.schema import Step
 
 __all__ = [
     "DRILL",
@@ -32,10 +33,10 @@ __all__ = [
     "ORDERING",
     "PREDICTION",
     "VALUE",
-    "Answer",
     "Prompt",
     "QuestionKind",
     "Review",
+    "ReviewAnswer",
     "Widget",
     "choice_order",
     "drill_fingerprint",
@@ -45,6 +46,8 @@ __all__ = [
     "myth_fingerprint",
     "prediction_fingerprint",
     "read_order",
+    "step_answer_of",
+    "step_kind",
     "step_ordering_fingerprint",
     "stored_order",
     "value_fingerprint",
@@ -66,3 +69,21 @@ _BY_NAME = {kind.name: kind for kind in KINDS}
 def find_kind(name: str) -> QuestionKind | None:
     """The kind a stored name stands for (a review card's), or None for a name no kind has."""
     return _BY_NAME.get(name)
+
+
+_BY_FIELD = {kind.step_field: kind for kind in KINDS if kind.step_field is not None}
+
+
+def step_kind(field: str) -> QuestionKind | None:
+    """The kind whose question a step holds in `field` (one of `Step.QUESTIONS`)."""
+    return _BY_FIELD.get(field)
+
+
+def step_answer_of(step: Step) -> tuple[QuestionKind, str] | None:
+    """The kind of the step's committed answer as the store keeps it (a choice, an order) and
+    the fingerprint it carries for the step as it is today; None for a step that keeps none."""
+    for kind in KINDS:
+        fingerprint = kind.step_answer(step) if kind.step_answer is not None else None
+        if fingerprint is not None:
+            return kind, fingerprint
+    return None

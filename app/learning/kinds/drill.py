@@ -6,10 +6,12 @@ its answer."""
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from app.errors import AnswerError
 from app.learning import grader
 from app.learning.grader import Graded, ValueCheck
-from app.learning.kinds.kind import Answer, Prompt, QuestionKind, Review
+from app.learning.kinds.kind import Prompt, QuestionKind, Review, ReviewAnswer
 from app.lessons.schema import Lesson
 from app.modes.drills import Drill, find_drill, for_learner, lesson_drills
 
@@ -40,7 +42,13 @@ def _prompt(
     )
 
 
-def _grade(prompt: Prompt, answer: Answer) -> Graded:
+class TypedAnswer(ReviewAnswer):
+    """A drill answered in review: the typed `.grad`."""
+
+    value: str = Field(max_length=2000)
+
+
+def _grade(prompt: Prompt, answer: TypedAnswer) -> Graded:
     drill = prompt.drill
     if drill is None:
         raise AnswerError("Type a value")
@@ -57,5 +65,5 @@ DRILL = QuestionKind(
     widget="value",
     confidence=True,
     count_in=lambda lesson: len(lesson_drills(lesson)),
-    review=Review(_prompt, _grade),
+    review=Review(_prompt, TypedAnswer, _grade),
 )

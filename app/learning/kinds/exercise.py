@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from app.errors import AnswerError
 from app.learning.grader import Graded
-from app.learning.kinds.kind import Answer, ExerciseCard, Prompt, QuestionKind, Review, item_number
+from app.learning.kinds.kind import (
+    ExerciseCard,
+    Prompt,
+    QuestionKind,
+    Review,
+    ReviewAnswer,
+    item_number,
+)
 from app.lessons.schema import Exercise, Lesson
 
 
@@ -36,7 +43,7 @@ def _prompt(
     )
 
 
-def _grade(prompt: Prompt, answer: Answer) -> Graded:
+def _grade(prompt: Prompt, answer: ReviewAnswer) -> Graded:
     raise AnswerError(
         "Code to write is graded by running it: send the lines to "
         f"/api/lessons/{prompt.lesson.slug}/exercises/{prompt.key}"
@@ -51,6 +58,6 @@ EXERCISE = QuestionKind(
     widget="code",
     confidence=False,
     count_in=lambda lesson: len(lesson.exercises),
-    review=Review(_prompt, _grade),
+    review=Review(_prompt, ReviewAnswer, _grade),
     anchor="exercise-{key}",
 )

@@ -6,9 +6,10 @@ from __future__ import annotations
 from app.errors import AnswerError
 from app.learning import grader
 from app.learning.grader import Graded
-from app.learning.kinds.kind import Answer, Prompt, QuestionKind, Review
+from app.learning.kinds.kind import Prompt, QuestionKind, Review, ReviewAnswer
 from app.lessons.schema import Lesson
 from app.modes.flashcards import Flashcard, find_flashcard, lesson_flashcards
+from app.modes.scheduler import Grade
 
 
 def flashcard_fingerprint(card: Flashcard) -> str:
@@ -26,7 +27,13 @@ def _prompt(
     )
 
 
-def _grade(prompt: Prompt, answer: Answer) -> Graded:
+class RatingAnswer(ReviewAnswer):
+    """A flashcard answered in review: the learner's own rating."""
+
+    rating: Grade
+
+
+def _grade(prompt: Prompt, answer: RatingAnswer) -> Graded:
     if prompt.card is None:
         raise AnswerError("Rate the card: again, hard, good or easy")
     return grader.grade_rating(prompt.card, answer.rating)
@@ -40,5 +47,5 @@ FLASHCARD = QuestionKind(
     widget="card",
     confidence=False,
     count_in=lambda lesson: len(lesson_flashcards(lesson)),
-    review=Review(_prompt, _grade),
+    review=Review(_prompt, RatingAnswer, _grade),
 )

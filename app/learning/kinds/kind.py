@@ -11,25 +11,28 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Generic, TypeVar
 
+from pydantic import BaseModel, Field, ValidationError
+
+from app.errors import AnswerError
 from app.learning import grader
 from app.learning.grader import Graded
+from app.learning.schemas import Confidence
 from app.lessons.behaviour import GoalGrad
 from app.lessons.exercises import goal, parts
-from app.lessons.schema import Exercise, Lesson
+from app.lessons.schema import Exercise, Lesson, Step
 from app.lessons.variants import Instance
 from app.modes.drills import Drill
 from app.modes.flashcards import Flashcard
-from app.modes.scheduler import Grade
-from app.progress.records import ExerciseRecord
+from app.progress.records import ExerciseRecord, StepRecord
 
-# How a learner answers: a choice among texts, yes or no, a typed `.grad`, a card turned over
-# and rated, or code edited and run. Templates render one macro per widget; scripts dispatch
-# on the `data-widget` attribute.
-Widget = Literal["choice", "yes-no", "value", "card", "code", "ordering"]
+# How a learner answers ("choice", "yes-no", "value", "card", "code", "ordering"): a widget is
+# its macro in templates/_widgets.html and its script in static/js/widgets/, dispatched on the
+# `data-widget` attribute; tests/test_architecture.py holds every kind's widget to both.
+Widget = str
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,7 @@ class ExerciseCard:
 
 @dataclass(frozen=True)
 class OrderingCard:
-    """An ordering as a review item draws it (templates/_partials.html ordering_widget): the
+    """An ordering as a review item draws it (templates/_widgets.html, the `ordering` macro): the
     code given first, the lines in this return's order, and the output they must print."""
 
     head: str
@@ -98,13 +101,15 @@ class Prompt:
         return self.kind.link(self.lesson.slug, self.key)
 
 
-@dataclass(frozen=True)
-class Answer:
-    choice: str | None = None
-    answer: str | None = None  # a myth's yes / no
-    value: str | None = None
-    rating: Grade | None = None
-    confidence: str | None = None  # asked of every kind that declares `confidence`
+class ReviewAnswer(BaseModel):
+    """The body of a review answer (POST /api/review/{id}/answer). Each reviewed kind declares
+    its own (`Review.answer`, a subclass with the field its widget sends), and the body is read
+    as the model of the item's kind: a body that does not fit it is refused, naming what fits."""
+
+    confidence: Confidence | None = Field(
+        default=None,
+        description="How sure the learner is: required by every kind that asks it (422 without)",
+    )
 
 
 def item_number(key: str, count: int) -> int | None:
@@ -118,16 +123,24 @@ def item_number(key: str, count: int) -> int | None:
 # asked, whose lesson-page form a review never repeats; `asked` is the form asked the time
 # before, which the next return does not ask again while another remains.
 PromptBuilder = Callable[[Lesson, str, str, str | None, int | None], Prompt | None]
-Grading = Callable[[Prompt, Answer], Graded]
+A = TypeVar("A", bound=ReviewAnswer)
 
 
 @dataclass(frozen=True)
-class Review:
-    """How the review queue asks a kind again: its prompt, and its grading there (the same
-    grader the kind's own page calls)."""
+class Review(Generic[A]):
+    """How the review queue asks a kind again: its prompt, the answer it reads (the body's
+    model), and its grading there (the same grader the kind's own page calls)."""
 
     prompt: PromptBuilder
-    grade: Grading
+    answer: type[A]
+    grade: Callable[[Prompt, A], Graded]
+
+
+def _problems(error: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(part) for part in problem['loc']) or 'the body'}: {problem['msg']}"
+        for problem in error.errors()
+    )
 
 
 @dataclass(frozen=True)
@@ -139,8 +152,16 @@ class QuestionKind:
     widget: Widget
     confidence: bool  # asks how sure the learner is (counted in calibration and scheduling)
     count_in: Callable[[Lesson], int]  # how many questions of this kind a lesson has
-    review: Review | None = None  # None: never enters the review queue
+    review: Review[Any] | None = None  # None: never enters the review queue
     anchor: str | None = None  # the fragment of `page` that shows one item, e.g. "step-{key}"
+    # A kind a step asks: the `Step` field that holds its question (one of `Step.QUESTIONS`),
+    # and whether a learner's records commit the step by it (app/learning/questions.py).
+    step_field: str | None = None
+    committed: Callable[[Step, StepRecord], bool] | None = None
+    # A kind whose answer is kept as its step's committed answer (the store's step answers: a
+    # choice, an order): the fingerprint that answer carries for the step as it is today, None
+    # when the step does not ask it. Completion and calibration count these answers.
+    step_answer: Callable[[Step], str | None] | None = None
 
     def link(self, lesson: str, key: str) -> str:
         page = f"/lessons/{lesson}/{self.page}"
@@ -150,6 +171,11 @@ class QuestionKind:
     def macro(self) -> str:
         """The name of the template macro that draws this kind's widget."""
         return self.widget.replace("-", "_")
+
+    @property
+    def review_macro(self) -> str:
+        """The template macro that draws this kind's widget for a review item."""
+        return f"{self.macro}_item"
 
     def fingerprint(self, *parts: object) -> str:
         """Names one version of a question of this kind: a hash of the kind's name and what
@@ -169,11 +195,30 @@ class QuestionKind:
         or the kind is never reviewed."""
         return self.review.prompt(lesson, key, order, learner, asked) if self.review else None
 
-    def grade(self, prompt: Prompt, answer: Answer) -> Graded:
-        """Grade a review answer as the kind's own page does. Right counts as `good`, wrong as
-        `again`; a kind that asks how sure the learner is refuses an answer without it."""
+    def read(self, body: Mapping[str, object]) -> ReviewAnswer:
+        """A review answer's body read as this kind's answer; refused (AnswerError, a 422)
+        when it does not fit, naming the fields that do."""
+        if self.review is None:
+            raise AnswerError(f"{self.label}: never answered in review")
+        model: type[ReviewAnswer] = self.review.answer
+        try:
+            return model.model_validate(body)
+        except ValidationError as error:
+            own = [name for name in model.model_fields if name != "confidence"]
+            asked = own + (["confidence"] if self.confidence else [])
+            fields = " and ".join(f"`{name}`" for name in asked) or "nothing here"
+            raise AnswerError(
+                f"This item is a {self.label.lower()}, answered with {fields}: {_problems(error)}"
+            ) from None
+
+    def grade(self, prompt: Prompt, answer: ReviewAnswer) -> Graded:
+        """Grade a review answer (read by `read`) as the kind's own page does. Right counts as
+        `good`, wrong as `again`; a kind that asks how sure the learner is refuses an answer
+        without it."""
         if self.confidence:
             grader.require_confidence(answer.confidence)
         if self.review is None:
             raise ValueError(f"{self.name} is never reviewed")
+        if not isinstance(answer, self.review.answer):
+            raise AnswerError(f"This item is a {self.label.lower()}: not answered that way")
         return self.review.grade(prompt, answer)

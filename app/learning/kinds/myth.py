@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from app.learning import grader
 from app.learning.grader import Graded
-from app.learning.kinds.kind import Answer, Prompt, QuestionKind, Review, item_number
+from app.learning.kinds.kind import Prompt, QuestionKind, Review, ReviewAnswer, item_number
+from app.learning.schemas import YesNo
 from app.lessons.schema import Lesson, Myth
 from app.lessons.variants import choose
 
@@ -31,7 +32,13 @@ def _prompt(
     return Prompt(lesson, MYTH, key, source, question, myth_fingerprint(myth), form=form)
 
 
-def _grade(prompt: Prompt, answer: Answer) -> Graded:
+class YesNoAnswer(ReviewAnswer):
+    """A myth answered in review: yes or no."""
+
+    answer: YesNo
+
+
+def _grade(prompt: Prompt, answer: YesNoAnswer) -> Graded:
     myth = prompt.lesson.myths[int(prompt.key) - 1]
     if prompt.form is not None:
         return grader.graded_myth_form(myth, myth.forms[prompt.form], answer.answer)
@@ -46,5 +53,5 @@ MYTH = QuestionKind(
     widget="yes-no",
     confidence=True,
     count_in=lambda lesson: len(lesson.myths),
-    review=Review(_prompt, _grade),
+    review=Review(_prompt, YesNoAnswer, _grade),
 )

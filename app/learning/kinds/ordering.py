@@ -12,14 +12,15 @@ import json
 from app.errors import AnswerError
 from app.learning.grader import Graded
 from app.learning.kinds.kind import (
-    Answer,
     OrderingCard,
     Prompt,
     QuestionKind,
     Review,
+    ReviewAnswer,
     item_number,
 )
 from app.lessons.schema import Lesson, Ordering, Step
+from app.progress.records import StepRecord
 
 
 def ordering_fingerprint(ordering: Ordering, output: str) -> str:
@@ -63,11 +64,18 @@ def _prompt(
     return Prompt(lesson, ORDERING, key, source, step.ordering.question, fingerprint, ordering=card)
 
 
-def _grade(prompt: Prompt, answer: Answer) -> Graded:
+def _grade(prompt: Prompt, answer: ReviewAnswer) -> Graded:
     raise AnswerError(
         "An ordering is graded by running it: send the order to "
         f"/api/lessons/{prompt.lesson.slug}/steps/{prompt.key}/ordering"
     )
+
+
+def _committed(step: Step, record: StepRecord) -> bool:
+    # An order commits its step once given, kept as the step's committed answer (told apart
+    # from a choice by its fingerprint).
+    saved = record.prediction
+    return saved is not None and saved.fingerprint == step_ordering_fingerprint(step)
 
 
 ORDERING = QuestionKind(
@@ -78,6 +86,9 @@ ORDERING = QuestionKind(
     widget="ordering",
     confidence=True,
     count_in=lambda lesson: sum(step.ordering is not None for step in lesson.steps),
-    review=Review(_prompt, _grade),
+    review=Review(_prompt, ReviewAnswer, _grade),
     anchor="step-{key}",
+    step_field="ordering",
+    committed=_committed,
+    step_answer=step_ordering_fingerprint,
 )

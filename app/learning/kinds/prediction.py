@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import hashlib
 
+from pydantic import Field
+
 from app.learning import grader
 from app.learning.grader import Graded
-from app.learning.kinds.kind import Answer, Prompt, QuestionKind, Review, item_number
-from app.lessons.schema import ChoicePrediction, Lesson
+from app.learning.kinds.kind import Prompt, QuestionKind, Review, ReviewAnswer, item_number
+from app.lessons.schema import ChoicePrediction, Lesson, Step
 from app.lessons.variants import pick
 from app.modes.drills import value_key
+from app.progress.records import StepRecord
 
 
 def prediction_fingerprint(prediction: ChoicePrediction) -> str:
@@ -63,11 +66,27 @@ def _prompt(
     )
 
 
-def _grade(prompt: Prompt, answer: Answer) -> Graded:
+class ChoiceAnswer(ReviewAnswer):
+    """A prediction answered in review: the chosen text (graded by text, never position)."""
+
+    choice: str = Field(max_length=2000)
+
+
+def _grade(prompt: Prompt, answer: ChoiceAnswer) -> Graded:
     step = prompt.lesson.steps[int(prompt.key) - 1]
     if prompt.instance is not None:
         return grader.instance_choice(step, prompt.instance, answer.choice)
     return grader.graded_choice(step, answer.choice)
+
+
+def _committed(step: Step, record: StepRecord) -> bool:
+    # A choice commits its step once given (right or wrong).
+    saved = record.prediction
+    return (
+        step.prediction is not None
+        and saved is not None
+        and saved.fingerprint == prediction_fingerprint(step.prediction)
+    )
 
 
 PREDICTION = QuestionKind(
@@ -78,6 +97,9 @@ PREDICTION = QuestionKind(
     widget="choice",
     confidence=True,
     count_in=lambda lesson: sum(step.prediction is not None for step in lesson.steps),
-    review=Review(_prompt, _grade),
+    review=Review(_prompt, ChoiceAnswer, _grade),
     anchor="step-{key}",
+    step_field="prediction",
+    committed=_committed,
+    step_answer=lambda step: prediction_fingerprint(step.prediction) if step.prediction else None,
 )

@@ -5,11 +5,23 @@ question, asked on Predict the gradient), so this kind never enters the queue it
 from __future__ import annotations
 
 from app.learning.kinds.kind import QuestionKind
-from app.lessons.schema import ValuePrediction
+from app.lessons.schema import Step, ValuePrediction
+from app.progress.records import StepRecord
 
 
 def value_fingerprint(guess: ValuePrediction) -> str:
     return VALUE.fingerprint(guess.question, guess.tensor, guess.expected)
+
+
+def _committed(step: Step, record: StepRecord) -> bool:
+    # A typed value commits its step (one that asks no choice) once right or revealed.
+    value, guess = record.value, step.value_prediction
+    return (
+        value is not None
+        and guess is not None
+        and (value.correct or value.revealed)
+        and value.fingerprint == value_fingerprint(guess)
+    )
 
 
 VALUE = QuestionKind(
@@ -21,4 +33,6 @@ VALUE = QuestionKind(
     confidence=False,
     count_in=lambda lesson: sum(step.value_prediction is not None for step in lesson.steps),
     anchor="step-{key}",
+    step_field="value_prediction",
+    committed=_committed,
 )

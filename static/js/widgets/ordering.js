@@ -5,7 +5,7 @@
 // what the order printed or raised, the lesson's order and the explanation.
 //
 //   mountOrdering(root, options) -> {restore(saved), reopen(), order(), regions}
-//     root       the .ordering of templates/_partials.html (ordering_widget)
+//     root       the .ordering of templates/_widgets.html (the `ordering` macro)
 //     feedback   the live region for the verdict (default: root's .prediction-feedback)
 //     url        where {order, confidence} is sent
 //     lesson, card   a review item's lesson and step (widgets/registry.js): the order goes to
