@@ -23,6 +23,7 @@ from fastapi.testclient import TestClient
 
 from app.config.paths import BUNDLED_LESSONS
 from app.config.settings import Settings
+from app.lessons.check import Runner
 from app.main import create_app
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox
@@ -228,6 +229,16 @@ class SandboxHarness:
         results: list[RunResult] = self.call(gather())
         return results
 
+    def runner(self) -> Runner:
+        """A runner for code on another event loop (`gradlab check` runs its own): each run
+        goes to this sandbox on its own loop."""
+
+        async def run(code: str) -> RunResult:
+            future = asyncio.run_coroutine_threadsafe(self.sandbox.run(code), self.loop)
+            return await asyncio.wrap_future(future)
+
+        return run
+
     def close(self) -> None:
         self.call(self.sandbox.stop())
         self.loop.call_soon_threadsafe(self.loop.stop)
@@ -239,5 +250,15 @@ def sandbox() -> Iterator[SandboxHarness]:
     harness = SandboxHarness(
         make_settings(sandbox_enabled=True, wall_time_s=2, cpu_time_s=2, memory_mib=512)
     )
+    yield harness
+    harness.close()
+
+
+@pytest.fixture(scope="session")
+def check_sandbox() -> Iterator[SandboxHarness]:
+    """A real sandbox as `gradlab check` starts one (the default settings), for the tests that
+    run `gradlab check` or `--update`: pass `check_sandbox.runner()` as their `started`, and
+    they share one sandbox per session instead of each starting its own (a torch import)."""
+    harness = SandboxHarness(make_settings(sandbox_enabled=True))
     yield harness
     harness.close()

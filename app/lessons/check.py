@@ -176,11 +176,21 @@ def _installed_torch() -> str:
     return importlib.metadata.version("torch").split("+", 1)[0]
 
 
-async def with_sandbox(settings: Settings, work: Callable[[Runner], Awaitable[T]]) -> T:
-    """Start a sandbox, give `work` a runner on it, stop the sandbox."""
-    sandbox = Sandbox(settings)
+async def with_sandbox(
+    settings: Settings, work: Callable[[Runner], Awaitable[T]], started: Runner | None = None
+) -> T:
+    """Start a sandbox, give `work` a runner on it, stop the sandbox; or, given `started` (a
+    runner on a sandbox already started, with `settings`' workers), give `work` that."""
     # Never more runs waiting than the sandbox has workers: its queue is for web traffic.
     slots = asyncio.Semaphore(settings.workers)
+    if started is not None:
+
+        async def run_started(code: str) -> RunResult:
+            async with slots:
+                return await started(code)
+
+        return await work(run_started)
+    sandbox = Sandbox(settings)
 
     async def run(code: str) -> RunResult:
         async with slots:
@@ -193,12 +203,14 @@ async def with_sandbox(settings: Settings, work: Callable[[Runner], Awaitable[T]
         await sandbox.stop()
 
 
-async def check_lessons(lessons: list[Lesson], settings: Settings) -> list[Failure]:
+async def check_lessons(
+    lessons: list[Lesson], settings: Settings, started: Runner | None = None
+) -> list[Failure]:
     async def check_all(run: Runner) -> list[Failure]:
         outcomes = await asyncio.gather(*(check_lesson(lesson, run) for lesson in lessons))
         return [failure for failures in outcomes for failure in failures]
 
-    return await with_sandbox(settings, check_all)
+    return await with_sandbox(settings, check_all, started)
 
 
 def select_lessons(catalog: Catalog, only: list[str] | None) -> tuple[list[Lesson], list[str]]:
@@ -240,22 +252,25 @@ def run_check(
     only: list[str] | None = None,
     verbose: bool = False,
     inventory: bool = False,
+    started: Runner | None = None,
 ) -> int:
     """Check the lessons `only` names (all without it) and, when all are checked or with
-    `inventory`, the concept inventory; with `inventory` alone, only the inventory."""
+    `inventory`, the concept inventory; with `inventory` alone, only the inventory. The
+    snippets run in a sandbox started for the check, or through `started` (see
+    `with_sandbox`)."""
     loaded = load_selected(lessons_dir, only)
     if loaded is None:
         return 1
     settings, catalog, lessons = loaded
     if inventory and not only:
-        return run_inventory_check(settings, catalog)
+        return run_inventory_check(settings, catalog, started)
     with_inventory = inventory or not only
     _note_torch_versions(lessons)
     try:
         failures = unfinished_failures(catalog, lessons)
-        failures += asyncio.run(check_lessons(lessons, settings))
+        failures += asyncio.run(check_lessons(lessons, settings, started))
         if with_inventory and catalog.inventory is not None:
-            failures += asyncio.run(_inventory_failures(catalog, settings))
+            failures += asyncio.run(_inventory_failures(catalog, settings, started))
     except SandboxUnavailable as exc:
         print(f"FAIL: the sandbox cannot run snippets: {exc}", file=sys.stderr)
         return 1
@@ -297,7 +312,9 @@ def _note_torch_versions(lessons: list[Lesson]) -> None:
             )
 
 
-async def _inventory_failures(catalog: Catalog, settings: Settings) -> list[Failure]:
+async def _inventory_failures(
+    catalog: Catalog, settings: Settings, started: Runner | None = None
+) -> list[Failure]:
     inventory = catalog.inventory
     if inventory is None:
         return []
@@ -305,17 +322,17 @@ async def _inventory_failures(catalog: Catalog, settings: Settings) -> list[Fail
     async def work(run: Runner) -> list[Failure]:
         return await check_inventory(inventory, catalog.lessons, run)
 
-    return await with_sandbox(settings, work)
+    return await with_sandbox(settings, work, started)
 
 
-def run_inventory_check(settings: Settings, catalog: Catalog) -> int:
+def run_inventory_check(settings: Settings, catalog: Catalog, started: Runner | None = None) -> int:
     """`gradlab check --inventory`: the concept inventory alone (its items run in the
     sandbox; the lessons are read, not run, to find a repeated example)."""
     if catalog.inventory is None:
         print("FAIL: no lessons folder has an inventory.yaml", file=sys.stderr)
         return 1
     try:
-        failures = asyncio.run(_inventory_failures(catalog, settings))
+        failures = asyncio.run(_inventory_failures(catalog, settings, started))
     except SandboxUnavailable as exc:
         print(f"FAIL: the sandbox cannot run snippets: {exc}", file=sys.stderr)
         return 1

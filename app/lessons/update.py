@@ -277,7 +277,11 @@ async def _run_all(
     return by_lesson, {lesson.slug: made for lesson, made in zip(lessons, computed, strict=True)}
 
 
-def run_update(lessons_dir: str | None = None, only: list[str] | None = None) -> int:
+def run_update(
+    lessons_dir: str | None = None, only: list[str] | None = None, started: Runner | None = None
+) -> int:
+    """Run every snippet of the lessons `only` names (all without it) in a sandbox started
+    for it, or through `started` (see `with_sandbox`), and write what they did."""
     loaded = load_selected(lessons_dir, only, advice=" (fix these first)")
     if loaded is None:
         return 1
@@ -286,7 +290,9 @@ def run_update(lessons_dir: str | None = None, only: list[str] | None = None) ->
         lesson.slug: catalog.paths[lesson.slug].read_text(encoding="utf-8") for lesson in lessons
     }
     try:
-        results, computed = asyncio.run(with_sandbox(settings, lambda run: _run_all(lessons, run)))
+        results, computed = asyncio.run(
+            with_sandbox(settings, lambda run: _run_all(lessons, run), started)
+        )
     except SandboxUnavailable as exc:
         print(f"FAIL: the sandbox cannot run snippets: {exc}", file=sys.stderr)
         return 1

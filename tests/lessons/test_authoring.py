@@ -9,6 +9,7 @@ from app.cli import main
 from app.config.paths import PROJECT_ROOT
 from app.lessons.loader import load_lesson
 from app.lessons.unfinished import unfinished_fields
+from tests.conftest import SandboxHarness
 from tests.lessons.test_check import check_in_thread
 from tests.lessons.test_update import update_in_thread
 
@@ -26,12 +27,16 @@ def guide_example() -> tuple[str, str]:
     return found["name"], found["text"]
 
 
-def test_the_guides_example_lesson_passes_the_check(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_the_guides_example_lesson_passes_the_check(  # type: ignore[no-untyped-def]
+    check_sandbox: SandboxHarness, tmp_path: Path, capsys
+) -> None:
     name, text = guide_example()
     (tmp_path / name).write_text(text, encoding="utf-8")
-    assert check_in_thread(lessons_dir=str(tmp_path), verbose=True) == 0, capsys.readouterr().err
+    assert check_in_thread(check_sandbox, lessons_dir=str(tmp_path), verbose=True) == 0, (
+        capsys.readouterr().err
+    )
     # It is complete as printed: an update finds nothing to write.
-    assert update_in_thread(lessons_dir=str(tmp_path)) == 0
+    assert update_in_thread(check_sandbox, lessons_dir=str(tmp_path)) == 0
     assert (tmp_path / name).read_text(encoding="utf-8") == text
 
 
@@ -110,7 +115,9 @@ FILLING = [
 ]
 
 
-def test_from_an_empty_folder_to_a_checked_lesson(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_from_an_empty_folder_to_a_checked_lesson(  # type: ignore[no-untyped-def]
+    check_sandbox: SandboxHarness, tmp_path: Path, capsys
+) -> None:
     assert main(["new", "cubes", "--dir", str(tmp_path)]) == 0
     path = tmp_path / "cubes.yaml"
     scaffold = path.read_text(encoding="utf-8")
@@ -136,12 +143,14 @@ def test_from_an_empty_folder_to_a_checked_lesson(tmp_path: Path, capsys) -> Non
     path.write_text(text, encoding="utf-8")
     assert unfinished_fields(path) == []
 
-    assert check_in_thread(lessons_dir=str(tmp_path)) == 1  # the output is not written yet
+    assert (
+        check_in_thread(check_sandbox, lessons_dir=str(tmp_path)) == 1
+    )  # the output is not written yet
     capsys.readouterr()
-    assert update_in_thread(lessons_dir=str(tmp_path), only=["cubes"]) == 0
+    assert update_in_thread(check_sandbox, lessons_dir=str(tmp_path), only=["cubes"]) == 0
     out = capsys.readouterr().out
     assert "+        tensor([12., 27.])" in out and "+        x: [12.0, 27.0]" in out
-    assert check_in_thread(lessons_dir=str(tmp_path)) == 0, capsys.readouterr().err
+    assert check_in_thread(check_sandbox, lessons_dir=str(tmp_path)) == 0, capsys.readouterr().err
 
     final = path.read_text(encoding="utf-8")
     assert [line.strip() for line in final.splitlines() if line.strip().startswith("#")] == comments

@@ -160,9 +160,12 @@ def test_check_passes_a_truthful_lesson(sandbox: SandboxHarness) -> None:
     assert sandbox.call(check_lesson(lesson, sandbox.sandbox.run)) == []
 
 
-def check_in_thread(**options: Any) -> int:
+def check_in_thread(sandbox: SandboxHarness | None, **options: Any) -> int:
     """`gradlab check` as the command runs it (asyncio.run), on a thread of its own: the
-    browser tests' Playwright keeps an event loop on the main thread."""
+    browser tests' Playwright keeps an event loop on the main thread. Its snippets run in
+    `sandbox` (the session's `check_sandbox`), or with None in a sandbox it starts itself."""
+    if sandbox is not None:
+        options["started"] = sandbox.runner()
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(run_check, **options).result()
 
@@ -171,26 +174,32 @@ def _write(folder: Path, data: dict[str, Any]) -> None:
     (folder / f"{data['slug']}.yaml").write_text(yaml.safe_dump(data, allow_unicode=True))
 
 
-def test_gradlab_check_exits_non_zero_and_names_the_lie(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_gradlab_check_exits_non_zero_and_names_the_lie(  # type: ignore[no-untyped-def]
+    check_sandbox: SandboxHarness, tmp_path: Path, capsys
+) -> None:
     data = fixture_data()
     data.pop("next")
     data["torch_version"] = "2.0.0"
     step(data)["snippet"]["output"] = "tensor([4., 7.])\n"
     _write(tmp_path, data)
-    assert check_in_thread(lessons_dir=str(tmp_path)) == 1
+    assert check_in_thread(check_sandbox, lessons_dir=str(tmp_path)) == 1
     out, err = capsys.readouterr()
     assert "note: first-steps was verified against torch 2.0.0" in out
     assert "FAIL first-steps: step 1 (Squares): stdout differs" in err
     assert "-tensor([4., 7.])" in err and "+tensor([4., 6.])" in err
 
 
-def test_gradlab_check_reports_broken_links(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_gradlab_check_reports_broken_links(  # type: ignore[no-untyped-def]
+    check_sandbox: SandboxHarness, tmp_path: Path, capsys
+) -> None:
     data = fixture_data()
     data["next"] = "missing-lesson"
     _write(tmp_path, data)
-    assert check_in_thread(lessons_dir=str(tmp_path)) == 1
+    assert check_in_thread(check_sandbox, lessons_dir=str(tmp_path)) == 1
     assert "next: no lesson 'missing-lesson'" in capsys.readouterr().err
 
 
 def test_the_bundled_lessons_are_all_true() -> None:
-    assert check_in_thread() == 0
+    """As CI and an author run it: the check starts and stops its own sandbox (the other
+    tests of the command share one)."""
+    assert check_in_thread(None) == 0

@@ -156,16 +156,17 @@ def test_forms_that_are_not_parallel_do_not_load(tmp_path: Path) -> None:
         load_catalog(folder)
 
 
-def check_in_thread(**options: Any) -> int:
+def check_in_thread(sandbox: SandboxHarness, **options: Any) -> int:
     with ThreadPoolExecutor(1) as pool:
-        return pool.submit(run_check, **options).result()
+        return pool.submit(run_check, started=sandbox.runner(), **options).result()
 
 
 def test_gradlab_check_inventory_prints_the_concepts_and_fails_on_a_lie(
+    check_sandbox: SandboxHarness,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert check_in_thread(inventory=True) == 0
+    assert check_in_thread(check_sandbox, inventory=True) == 0
     out = capsys.readouterr().out
     assert "inventory: 10 concepts" in out
     assert "  recording-off: A 2, B 2 (taught in turning-gradients-off)" in out
@@ -179,13 +180,15 @@ def test_gradlab_check_inventory_prints_the_concepts_and_fails_on_a_lie(
     data = inventory_data()
     item(data, "in-place-and-versions-a2")["prediction"]["answer"] = "0 0"
     (folder / INVENTORY_FILE).write_text(yaml.safe_dump(data, allow_unicode=True))
-    assert check_in_thread(lessons_dir=str(folder), inventory=True) == 1
+    assert check_in_thread(check_sandbox, lessons_dir=str(folder), inventory=True) == 1
     err = capsys.readouterr().err
     assert "FAIL inventory.yaml: item in-place-and-versions-a2 (form A): the answer '0 0'" in err
 
 
-def test_gradlab_check_with_a_lesson_and_the_inventory(capsys: pytest.CaptureFixture[str]) -> None:
-    assert check_in_thread(only=["what-is-grad"], inventory=True) == 0
+def test_gradlab_check_with_a_lesson_and_the_inventory(
+    check_sandbox: SandboxHarness, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert check_in_thread(check_sandbox, only=["what-is-grad"], inventory=True) == 0
     out = capsys.readouterr().out
     assert "inventory: form A: 20 items, form B: 20 items; no item repeats" in out
     assert "1 lessons, " in out and "all true" in out

@@ -14,6 +14,7 @@ from app.config.paths import LESSON_SCHEMA
 from app.lessons.loader import load_lesson, parse_yaml
 from app.lessons.scaffold import schema_reference
 from app.lessons.schema import Lesson
+from tests.conftest import SandboxHarness
 from tests.lessons.test_check import check_in_thread
 
 
@@ -138,10 +139,12 @@ def test_new_refuses_a_missing_folder(tmp_path: Path, capsys) -> None:  # type: 
     assert "no such folder" in capsys.readouterr().err
 
 
-def test_check_lists_each_todo_and_nothing_else(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_check_lists_each_todo_and_nothing_else(  # type: ignore[no-untyped-def]
+    check_sandbox: SandboxHarness, tmp_path: Path, capsys
+) -> None:
     assert main(["new", "fresh", "--dir", str(tmp_path)]) == 0
     capsys.readouterr()
-    assert check_in_thread(lessons_dir=str(tmp_path)) == 1
+    assert check_in_thread(check_sandbox, lessons_dir=str(tmp_path)) == 1
     failures = capsys.readouterr().err.splitlines()
     failures = [line for line in failures if line.startswith("FAIL")]
     assert failures, "a fresh scaffold passed the check"

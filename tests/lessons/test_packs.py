@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from app.config.settings import Settings
 from app.lessons.loader import LessonError, load_catalog
 from app.main import create_app
-from tests.conftest import FIXTURE_LESSONS, make_settings
+from tests.conftest import FIXTURE_LESSONS, SandboxHarness, make_settings
 from tests.lessons.test_check import check_in_thread
 
 
@@ -66,11 +66,13 @@ def test_a_slug_in_two_packs_is_an_error_naming_both_files(packs: tuple[Path, Pa
         create_app(make_settings(lessons_dir=(one, two)))
 
 
-def test_check_checks_every_pack(packs: tuple[Path, Path], capsys) -> None:  # type: ignore[no-untyped-def]
+def test_check_checks_every_pack(  # type: ignore[no-untyped-def]
+    check_sandbox: SandboxHarness, packs: tuple[Path, Path], capsys
+) -> None:
     one, two = packs
     second = two / "second-steps.yaml"
     second.write_text(second.read_text().replace("tensor(6.)", "tensor(7.)"))
-    assert check_in_thread(lessons_dir=f"{one}{os.pathsep}{two}") == 1
+    assert check_in_thread(check_sandbox, lessons_dir=f"{one}{os.pathsep}{two}") == 1
     out, err = capsys.readouterr()
     assert "FAIL second-steps: step 1 (Twice): stdout differs" in err
     assert "2 lessons, " in out

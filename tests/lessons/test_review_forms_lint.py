@@ -17,6 +17,7 @@ from app.lessons.lint import Finding, lint_catalog
 from app.lessons.lint_variants import form_counts
 from app.lessons.loader import load_catalog
 from app.lessons.schema import Lesson
+from tests.conftest import SandboxHarness
 from tests.lessons.test_check import check_in_thread
 from tests.lessons.test_lint import curriculum, myth, squares_variants, step
 
@@ -165,12 +166,14 @@ def test_the_counts() -> None:
     ]
 
 
-def test_gradlab_check_prints_the_counts(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_gradlab_check_prints_the_counts(  # type: ignore[no-untyped-def]
+    check_sandbox: SandboxHarness, tmp_path: Path, capsys
+) -> None:
     for source in FORMS_LESSONS.glob("*.yaml"):
         data = yaml.safe_load(source.read_text())
         data["steps"][3].pop("variants")  # one step with neither
         (tmp_path / source.name).write_text(yaml.safe_dump(data, allow_unicode=True))
-    check_in_thread(lessons_dir=str(tmp_path))
+    check_in_thread(check_sandbox, lessons_dir=str(tmp_path))
     out = capsys.readouterr().out
     assert (
         "Review forms: 6 of 8 steps have variants with at least 2 instances, 0 say why they "

@@ -15,7 +15,7 @@ from app.lessons.loader import lesson_files, load_lesson, parse_yaml
 from app.lessons.public import public_lesson
 from app.lessons.update import run_update, stable_fragment
 from app.lessons.yaml_edit import dump, round_trip_yaml
-from tests.conftest import FIXTURE_LESSONS
+from tests.conftest import FIXTURE_LESSONS, SandboxHarness
 
 LESSON_FILES = lesson_files(BUNDLED_LESSONS) + sorted(FIXTURE_LESSONS.glob("*.yaml"))
 
@@ -29,10 +29,11 @@ def test_every_lesson_round_trips_byte_for_byte(path: Path) -> None:
     assert dump(yaml, yaml.load(text)) == text
 
 
-def update_in_thread(**options: Any) -> int:
-    """As the command runs it (asyncio.run), off the test's thread."""
+def update_in_thread(sandbox: SandboxHarness, **options: Any) -> int:
+    """As the command runs it (asyncio.run), off the test's thread; its snippets run in
+    `sandbox` (the session's `check_sandbox`)."""
     with ThreadPoolExecutor(1) as pool:
-        return pool.submit(run_update, **options).result()
+        return pool.submit(run_update, started=sandbox.runner(), **options).result()
 
 
 @pytest.fixture
@@ -42,9 +43,11 @@ def pack(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_update_on_true_lessons_changes_nothing(pack: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_update_on_true_lessons_changes_nothing(  # type: ignore[no-untyped-def]
+    check_sandbox: SandboxHarness, pack: Path, capsys
+) -> None:
     before = {path.name: path.read_bytes() for path in pack.iterdir()}
-    assert update_in_thread(lessons_dir=str(pack)) == 0
+    assert update_in_thread(check_sandbox, lessons_dir=str(pack)) == 0
     assert {path.name: path.read_bytes() for path in pack.iterdir()} == before
     out = capsys.readouterr().out
     assert "---" not in out and "2 lessons: 0 updated" in out
@@ -58,7 +61,9 @@ def _edit(path: Path, *replacements: tuple[str, str]) -> None:
     path.write_text(text)
 
 
-def test_update_writes_output_grads_and_errors_and_keeps_the_rest(pack: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_update_writes_output_grads_and_errors_and_keeps_the_rest(  # type: ignore[no-untyped-def]
+    check_sandbox: SandboxHarness, pack: Path, capsys
+) -> None:
     first = pack / "first-steps.yaml"
     _edit(
         first,
@@ -87,7 +92,7 @@ def test_update_writes_output_grads_and_errors_and_keeps_the_rest(pack: Path, ca
     )
     original = first.read_text()
     before = parse_yaml(original)
-    assert update_in_thread(lessons_dir=str(pack)) == 0
+    assert update_in_thread(check_sandbox, lessons_dir=str(pack)) == 0
     out = capsys.readouterr().out
     text = first.read_text()
     assert (
@@ -120,15 +125,17 @@ def test_update_writes_output_grads_and_errors_and_keeps_the_rest(pack: Path, ca
     ]
     assert len(changed) == 7, changed
     # And a second update finds nothing to do.
-    assert update_in_thread(lessons_dir=str(pack)) == 0
+    assert update_in_thread(check_sandbox, lessons_dir=str(pack)) == 0
     assert first.read_text() == text
 
 
-def test_update_reports_contradicted_answers_instead_of_rewriting(pack: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_update_reports_contradicted_answers_instead_of_rewriting(  # type: ignore[no-untyped-def]
+    check_sandbox: SandboxHarness, pack: Path, capsys
+) -> None:
     first = pack / "first-steps.yaml"
     # The code now computes 3x², so its output, grads and answers all change.
     _edit(first, ("y = (x * x).sum()", "y = (3 * x * x).sum()"))
-    assert update_in_thread(lessons_dir=str(pack)) == 1
+    assert update_in_thread(check_sandbox, lessons_dir=str(pack)) == 1
     err = capsys.readouterr().err
     text = first.read_text()
     assert "        tensor([12., 18.])\n" in text and "x: [12.0, 18.0]" in text
@@ -143,7 +150,9 @@ def test_update_reports_contradicted_answers_instead_of_rewriting(pack: Path, ca
     )
 
 
-def test_update_writes_a_new_error_and_drops_one_that_is_gone(pack: Path) -> None:
+def test_update_writes_a_new_error_and_drops_one_that_is_gone(
+    check_sandbox: SandboxHarness, pack: Path
+) -> None:
     first = pack / "first-steps.yaml"
     _edit(
         first,
@@ -156,7 +165,7 @@ def test_update_writes_a_new_error_and_drops_one_that_is_gone(pack: Path) -> Non
             "        (x * 3).sum().backward()\n        print(x.grad)\n",
         ),
     )
-    assert update_in_thread(lessons_dir=str(pack), only=["first-steps"]) == 0
+    assert update_in_thread(check_sandbox, lessons_dir=str(pack), only=["first-steps"]) == 0
     lesson = load_lesson(first)
     demo = lesson.myths[0].demo
     assert demo is not None and demo.error is not None
@@ -166,25 +175,27 @@ def test_update_writes_a_new_error_and_drops_one_that_is_gone(pack: Path) -> Non
     assert lesson.pitfalls[0].wrong.output == "tensor([3., 3.])\n"
 
 
-def test_update_lesson_narrows_it(pack: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_update_lesson_narrows_it(check_sandbox: SandboxHarness, pack: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     for name in ("first-steps.yaml", "second-steps.yaml"):
         _edit(
             pack / name,
             ("      output: |\n        tensor(", "      output: |\n        wrong(tensor("),
         )
     before = (pack / "first-steps.yaml").read_text()
-    assert update_in_thread(lessons_dir=str(pack), only=["second-steps"]) == 0
+    assert update_in_thread(check_sandbox, lessons_dir=str(pack), only=["second-steps"]) == 0
     assert (pack / "first-steps.yaml").read_text() == before
     assert "        tensor(6.)\n" in (pack / "second-steps.yaml").read_text()
-    assert update_in_thread(lessons_dir=str(pack), only=["nope"]) == 1
+    assert update_in_thread(check_sandbox, lessons_dir=str(pack), only=["nope"]) == 1
     assert "no such lesson(s): nope" in capsys.readouterr().err
 
 
-def test_update_leaves_an_invalid_file_alone(pack: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_update_leaves_an_invalid_file_alone(  # type: ignore[no-untyped-def]
+    check_sandbox: SandboxHarness, pack: Path, capsys
+) -> None:
     broken = pack / "first-steps.yaml"
     _edit(broken, ("level: beginner", "level: wizard"))
     before = broken.read_text()
-    assert update_in_thread(lessons_dir=str(pack)) == 1
+    assert update_in_thread(check_sandbox, lessons_dir=str(pack)) == 1
     assert broken.read_text() == before
     assert "level" in capsys.readouterr().err
 
@@ -209,7 +220,9 @@ def test_stable_fragment(message: str, fragment: str) -> None:
     assert stable_fragment(message) == fragment
 
 
-def test_a_new_block_output_keeps_the_blank_lines_around_it(pack: Path) -> None:
+def test_a_new_block_output_keeps_the_blank_lines_around_it(
+    check_sandbox: SandboxHarness, pack: Path
+) -> None:
     first = pack / "first-steps.yaml"
     _edit(
         first,
@@ -219,13 +232,15 @@ def test_a_new_block_output_keeps_the_blank_lines_around_it(pack: Path) -> None:
             '      output: "tensor([2., 2.])\\n"  # was quoted\n',
         ),
     )
-    assert update_in_thread(lessons_dir=str(pack)) == 0
+    assert update_in_thread(check_sandbox, lessons_dir=str(pack)) == 0
     text = first.read_text()
     assert "      output: |\n        True\n\npitfalls:" in text
     assert '      output: "tensor([2., 2.])\\n"  # was quoted\n' in text  # true already: untouched
 
 
-def test_a_new_block_output_keeps_the_comment_after_it_outside(pack: Path) -> None:
+def test_a_new_block_output_keeps_the_comment_after_it_outside(
+    check_sandbox: SandboxHarness, pack: Path
+) -> None:
     first = pack / "first-steps.yaml"
     _edit(
         first,
@@ -234,12 +249,14 @@ def test_a_new_block_output_keeps_the_comment_after_it_outside(pack: Path) -> No
             '      output: ""\n      # what it prints\n      grads:',
         ),
     )
-    assert update_in_thread(lessons_dir=str(pack)) == 0
+    assert update_in_thread(check_sandbox, lessons_dir=str(pack)) == 0
     text = first.read_text()
     assert "      output: |\n        tensor([4., 6.])\n      # what it prints\n      grads:" in text
 
 
-def test_update_writes_nothing_for_a_run_that_did_not_finish(pack: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_update_writes_nothing_for_a_run_that_did_not_finish(  # type: ignore[no-untyped-def]
+    check_sandbox: SandboxHarness, pack: Path, capsys
+) -> None:
     first = pack / "first-steps.yaml"
     _edit(
         first,
@@ -256,14 +273,16 @@ def test_update_writes_nothing_for_a_run_that_did_not_finish(pack: Path, capsys)
         ),
     )
     before = {path.name: path.read_text() for path in pack.glob("*.yaml")}
-    assert update_in_thread(lessons_dir=str(pack)) == 1
+    assert update_in_thread(check_sandbox, lessons_dir=str(pack)) == 1
     assert {path.name: path.read_text() for path in pack.glob("*.yaml")} == before
     err = capsys.readouterr().err
     assert "CHECK first-steps: myth 1 demo: the run printed more than the sandbox keeps" in err
     assert "CHECK second-steps: step 1 (Twice): the run ended with status 'timeout'" in err
 
 
-def test_a_myths_other_forms_are_run_written_and_hidden_from_the_lesson(pack: Path) -> None:
+def test_a_myths_other_forms_are_run_written_and_hidden_from_the_lesson(
+    check_sandbox: SandboxHarness, pack: Path
+) -> None:
     """A form's demo is a snippet like any other: the update writes what it printed, and the
     public lesson carries no form (review asks them, after the lesson's own question)."""
     first = pack / "first-steps.yaml"
@@ -286,7 +305,7 @@ def test_a_myths_other_forms_are_run_written_and_hidden_from_the_lesson(pack: Pa
             "pitfalls:",
         ),
     )
-    assert update_in_thread(lessons_dir=str(pack)) == 0
+    assert update_in_thread(check_sandbox, lessons_dir=str(pack)) == 0
     lesson = load_lesson(first)
     assert lesson.myths[0].forms[0].demo.output == "None 4.0\n"
     assert ("myth 1 form 1 demo", lesson.myths[0].forms[0].demo) in lesson.snippets()

@@ -323,7 +323,7 @@ SIZES = "The size of tensor a (3) must match the size of tensor b (2) at non-sin
 
 
 @pytest.fixture(scope="module")
-def raising_pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def raising_pack(tmp_path_factory: pytest.TempPathFactory, check_sandbox: SandboxHarness) -> Path:
     """The variants lesson with the step above, as `gradlab check --update` wrote it."""
     from app.lessons.update import run_update
     from tests.conftest import in_own_thread
@@ -333,7 +333,7 @@ def raising_pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "other-numbers.yaml").write_text(
         text.replace("takeaways:", WHICH_ERROR + "takeaways:")
     )
-    assert in_own_thread(run_update, str(folder)) == 0
+    assert in_own_thread(run_update, str(folder), None, check_sandbox.runner()) == 0
     return folder
 
 
@@ -342,7 +342,7 @@ def _raising_lesson(folder: Path) -> Lesson:
 
 
 def test_the_update_writes_each_error_and_quotes_text_yaml_would_misread(
-    raising_pack: Path, capsys: pytest.CaptureFixture[str]
+    check_sandbox: SandboxHarness, raising_pack: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     text = (raising_pack / "other-numbers.yaml").read_text(encoding="utf-8")
     assert '- params: {s: ":3"}' in text and '- params: {s: "2:5"}' in text
@@ -354,7 +354,9 @@ def test_the_update_writes_each_error_and_quotes_text_yaml_would_misread(
     from tests.conftest import in_own_thread
 
     capsys.readouterr()
-    assert in_own_thread(run_update, str(raising_pack)) == 0  # written once, then left alone
+    assert (
+        in_own_thread(run_update, str(raising_pack), None, check_sandbox.runner()) == 0
+    )  # written once, then left alone
     assert "1 lessons: 0 updated" in capsys.readouterr().out
 
 
