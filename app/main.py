@@ -19,7 +19,7 @@ from app.learning.service import Learning
 from app.learning.shares import SharePolicy, Shares
 from app.lessons.loader import Catalog, load_catalog
 from app.lessons.reload import LiveCatalog, log_broken
-from app.modes.scheduler import describe_wait
+from app.pedagogy.scheduler import describe_wait
 from app.progress.database import make_engine, prepare_schema
 from app.progress.store import ProgressStore
 from app.routes import (

@@ -6,7 +6,7 @@ import re
 
 from fastapi.testclient import TestClient
 
-from app.lessons.schema import Snippet
+from app.lessons.format import Snippet
 
 
 def test_a_step_may_ask_for_the_walk_open() -> None:

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 from app.learning.first_attempts import first_attempts, left_out_reason, questions
 from app.lessons.loader import Catalog
-from app.modes.calibration import LEVELS
+from app.pedagogy.calibration import LEVELS
 from app.progress.classes_store import ClassInfo
 from app.progress.store import ProgressStore
 from app.rendering import plain_text

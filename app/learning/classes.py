@@ -30,9 +30,9 @@ from app.learning.question_figures import (
     item_rows,
     misconceptions,
 )
+from app.lessons.format import Lesson
 from app.lessons.loader import Catalog
-from app.lessons.schema import Lesson
-from app.modes.calibration import LevelStats, advice, calibration
+from app.pedagogy.calibration import LevelStats, advice, calibration
 from app.progress.classes_store import ClassInfo, ClassLinks, FirstAttempt, Member, Report
 from app.progress.store import ProgressStore
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import TypeAlias
 
 from app.learning.kinds import MYTH, PREDICTION, myth_fingerprint, step_answer_of
-from app.lessons.schema import Lesson
+from app.lessons.format import Lesson
 from app.progress.classes_store import FirstAttempt
 
 # (kind name, number) -> the fingerprint of the question as it is today

@@ -32,10 +32,10 @@ from app.learning.runs import Runs
 from app.lessons.behaviour import GoalGrad
 from app.lessons.disclosure import Disclosure
 from app.lessons.exercises import goal, graded_programs, parts, program, without_probe
+from app.lessons.format import Exercise, HintCase, Lesson
 from app.lessons.loader import Catalog
-from app.lessons.schema import Exercise, HintCase, Lesson
 from app.modes.exercises import grade_diagnosis, hint_after, judge_exercise, miss_case
-from app.modes.scheduler import describe_wait
+from app.pedagogy.scheduler import describe_wait
 from app.progress.exercises_store import CODE, DIAGNOSIS
 from app.progress.records import ExerciseRecord
 from app.progress.store import ProgressStore

@@ -22,9 +22,9 @@ from app.learning.kinds import (
     step_ordering_fingerprint,
     stored_order,
 )
+from app.lessons.format import Lesson
 from app.lessons.loader import Catalog
-from app.lessons.schema import Lesson
-from app.modes.item_analysis import Answer
+from app.pedagogy.item_analysis import Answer
 from app.progress.classes_store import FirstAttempt
 from app.progress.store import ProgressStore
 

@@ -26,13 +26,13 @@ from app.learning.schemas import (
     ValueFeedback,
     ValueQuestion,
 )
+from app.lessons.format import Myth, MythForm, Pitfall, Snippet, Step, ValueMisconception
 from app.lessons.grading import TypedValueError, grade_value, why_wrong
 from app.lessons.numeric import shape_of
-from app.lessons.schema import Myth, MythForm, Pitfall, Snippet, Step, ValueMisconception
 from app.lessons.variants import Instance, expected_value
 from app.modes.flashcards import Flashcard
 from app.modes.pitfalls import judge_fix
-from app.modes.scheduler import Grade
+from app.pedagogy.scheduler import Grade
 from app.sandbox.result import RunResult
 
 

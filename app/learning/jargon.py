@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from app.lessons.disclosure import Disclosure
+from app.lessons.format import Lesson
 from app.lessons.loader import Catalog
 from app.lessons.memo import per_object
-from app.lessons.schema import Lesson
 
 # The terms the inspector and the backward walk use: a column, a note, a call's argument.
 TERMS = ("is_leaf", "grad_fn", "retain_grad", "retain_graph")

@@ -57,11 +57,11 @@ from app.learning.schemas import (
     ValueFeedback,
 )
 from app.lessons.disclosure import Disclosure
+from app.lessons.format import Lesson, Snippet, Step, ValuePrediction
 from app.lessons.loader import Catalog
-from app.lessons.schema import Lesson, Snippet, Step, ValuePrediction
 from app.lessons.variants import Instance, pick
 from app.modes.drills import value_drill_id, value_key
-from app.modes.scheduler import describe_wait
+from app.pedagogy.scheduler import describe_wait
 from app.progress.classes_store import FirstAttempt
 from app.progress.records import (
     LessonRecords,

@@ -15,7 +15,7 @@ from functools import cached_property
 from app.learning.exercises import exercise_views
 from app.learning.questions import disclosure_of
 from app.lessons.disclosure import Disclosure, asks
-from app.lessons.schema import Lesson
+from app.lessons.format import Lesson
 from app.modes import cheatsheet
 from app.modes.drills import Drill, drill_open, drills_page_key, for_learner, lesson_drills
 from app.modes.flashcards import card_open, lesson_flashcards

@@ -37,13 +37,13 @@ from app.learning.schemas import (
     ValueBody,
 )
 from app.lessons.disclosure import Disclosure
+from app.lessons.format import Lesson, Pitfall
 from app.lessons.loader import Catalog
-from app.lessons.schema import Lesson, Pitfall
 from app.modes import pitfalls
-from app.modes.calibration import MIN_ANSWERS, advice, calibration
 from app.modes.drills import drill_open, drills_page_key, find_drill, for_learner
 from app.modes.flashcards import card_open, find_flashcard
-from app.modes.scheduler import Grade, describe_wait
+from app.pedagogy.calibration import MIN_ANSWERS, advice, calibration
+from app.pedagogy.scheduler import Grade, describe_wait
 from app.progress.store import ProgressStore
 
 __all__ = ["Practice", "calibration_of", "queue_items"]

@@ -18,7 +18,7 @@ from app.learning.first_attempts import (
 )
 from app.learning.kinds import ORDERING, read_order
 from app.lessons.loader import Catalog
-from app.modes.item_analysis import Answer, ItemFigures, analyse, misconception_weight
+from app.pedagogy.item_analysis import Answer, ItemFigures, analyse, misconception_weight
 from app.progress.store import ProgressStore
 
 

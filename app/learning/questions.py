@@ -11,8 +11,8 @@ from __future__ import annotations
 from app.errors import UnknownLesson, UnknownMyth, UnknownStep
 from app.learning.kinds import step_kind
 from app.lessons.disclosure import Disclosure, asks
+from app.lessons.format import Lesson, Myth, Step
 from app.lessons.loader import Catalog
-from app.lessons.schema import Lesson, Myth, Step
 from app.progress.records import LessonRecords, StepRecord
 
 __all__ = [

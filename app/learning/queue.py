@@ -4,9 +4,9 @@ Items enter the queue when a wrong answer is recorded, anywhere: a prediction, a
 value on a lesson page, a drill, or a flashcard rated again or hard; and when a prediction is
 right but was given as a guess. A new item is due after the scheduler's first learning step,
 never at once. A new miss of an item that was scheduled for later counts as a lapse (an `again`
-review at the time of the miss). Reviewing happens on /review, in sittings (app/modes/sitting.py):
-a right answer pushes the item days ahead, a wrong one brings it back after a short step; a right
-guess and a confident miss come back first.
+review at the time of the miss). Reviewing happens on /review, in sittings
+(app/pedagogy/sitting.py): a right answer pushes the item days ahead, a wrong one brings it
+back after a short step; a right guess and a confident miss come back first.
 
 A card keeps its kind's name; the kind's declaration (app/learning/kinds/) builds what to ask
 and grades the answer.
@@ -25,8 +25,8 @@ from app.errors import NotDue, NotTheFormAsked
 from app.learning.grader import Graded
 from app.learning.kinds import FLASHCARD, Prompt, QuestionKind, find_kind
 from app.lessons.loader import Catalog
-from app.modes import sitting
-from app.modes.scheduler import Grade, Memory, new_memory, review, utc, with_confidence
+from app.pedagogy import sitting
+from app.pedagogy.scheduler import Grade, Memory, new_memory, review, utc, with_confidence
 from app.progress.records import CardMemory
 from app.progress.store import ProgressStore, StoredCard
 

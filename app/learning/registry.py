@@ -21,7 +21,7 @@ from app.learning.kinds import (
     QuestionKind,
 )
 from app.learning.mode_pages import ModeRequest
-from app.lessons.schema import Lesson
+from app.lessons.format import Lesson
 
 ContextBuilder = Callable[[ModeRequest], dict[str, object]]
 

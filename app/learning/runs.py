@@ -5,7 +5,7 @@ a learner's pitfall fix."""
 from __future__ import annotations
 
 from app.errors import LearnerLimit, SandboxBusy, SandboxDisabled, SandboxUnavailable
-from app.lessons.schema import Snippet, ValuePrediction
+from app.lessons.format import Snippet, ValuePrediction
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox
 

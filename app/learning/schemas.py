@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, JsonValue
 
-from app.modes.scheduler import Grade
+from app.pedagogy.scheduler import Grade
 from app.sandbox.result import RunResult
 
 Confidence = Literal["guess", "fairly_sure", "certain"]

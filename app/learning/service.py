@@ -45,9 +45,9 @@ from app.learning.schemas import (
 from app.learning.shares import Shares
 from app.learning.teaching import Teaching
 from app.lessons.disclosure import REFERENCE_NOTICE
+from app.lessons.format import Lesson
 from app.lessons.loader import Catalog
 from app.lessons.public import PublicLesson, public_lesson
-from app.lessons.schema import Lesson
 from app.modes.drills import lesson_drills
 from app.progress.records import LessonRecords
 from app.progress.store import ProgressStore

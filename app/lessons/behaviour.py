@@ -11,8 +11,8 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
+from app.lessons.format import GradValue, Snippet
 from app.lessons.numeric import Comparison, compare, flatten
-from app.lessons.schema import GradValue, Snippet
 from app.sandbox.result import RunResult
 
 STOPPED = ("timeout", "memory", "killed")

@@ -25,6 +25,7 @@ from app.config.settings import Settings
 from app.errors import SandboxUnavailable
 from app.lessons.behaviour import Verdict, snippet_problems
 from app.lessons.exercises import graded_programs, judge_runs
+from app.lessons.format import Exercise, Lesson
 from app.lessons.inventory_check import check_inventory, summary
 from app.lessons.lint import Finding, lint_catalog, step_label
 from app.lessons.lint_text import plain
@@ -32,7 +33,6 @@ from app.lessons.lint_variants import form_counts
 from app.lessons.loader import Catalog, LessonError, load_catalog
 from app.lessons.numeric import compare
 from app.lessons.prose_check import Produced, prose_failures
-from app.lessons.schema import Exercise, Lesson
 from app.lessons.unfinished import unfinished_fields
 from app.lessons.variant_runs import check_variants, variant_steps
 from app.sandbox.result import RunResult

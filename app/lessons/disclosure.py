@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.lessons.schema import Exercise, Lesson, Pitfall, Step
+from app.lessons.format import Exercise, Lesson, Pitfall, Step
 
 # What a page says where the reference is withheld.
 REFERENCE_NOTICE = (

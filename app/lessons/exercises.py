@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from app.lessons.behaviour import Goal, Verdict, judge
-from app.lessons.schema import BLANK, Exercise, Gradcheck, Probe, Rerun
+from app.lessons.format import BLANK, Exercise, Gradcheck, Probe, Rerun
 from app.sandbox.result import RunResult
 
 # What a blank holds when it is left empty: the code still parses, and does nothing there.

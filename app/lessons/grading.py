@@ -7,8 +7,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from app.lessons.format import ValueMisconception
 from app.lessons.numeric import Comparison, compare, shape_of
-from app.lessons.schema import ValueMisconception
 
 MAX_TYPED_CHARS = 2000
 _TENSOR_WRAPPER = re.compile(r"^\s*tensor\s*\((.*)\)\s*$", re.DOTALL)

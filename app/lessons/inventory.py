@@ -20,7 +20,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from app.lessons.schema_base import ChoicePrediction, Slug, Snippet, Strict, Text
+from app.lessons.format_base import ChoicePrediction, Slug, Snippet, Strict, Text
 
 INVENTORY_FILE = "inventory.yaml"  # its name in a lessons folder; never read as a lesson
 FORMS = ("A", "B")

@@ -27,10 +27,10 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 
 from app.lessons.behaviour import snippet_problems
+from app.lessons.format import Lesson
 from app.lessons.inventory import FORMS, INVENTORY_FILE, Inventory, Item
 from app.lessons.lint import Finding
 from app.lessons.lint_text import plain
-from app.lessons.schema import Lesson
 from app.sandbox.result import RunResult
 
 MIN_CONCEPTS = 10

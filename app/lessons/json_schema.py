@@ -1,4 +1,4 @@
-"""The lesson format as JSON Schema, generated from the pydantic models in `schema.py`.
+"""The lesson format as JSON Schema, generated from the pydantic models in `format.py`.
 
 Editors that run the YAML language server read it (a lesson file's first line names it) to
 complete and validate fields while an author types. `lessons/lesson.schema.json` is this output,
@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.lessons.schema import Lesson
+from app.lessons.format import Lesson
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 

@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from app.lessons.format import Lesson, Step
 from app.lessons.lint_cards import card_problems
 from app.lessons.lint_diagnosis import diagnosis_card_leaks
 from app.lessons.lint_disclosure import question_leaks, repeated_examples
@@ -36,7 +37,6 @@ from app.lessons.lint_myth_patterns import myth_balance, myth_patterns, one_answ
 from app.lessons.lint_prose import prose_problems
 from app.lessons.lint_text import mentions, numbers, plain
 from app.lessons.lint_variants import missing_forms, repeated_instances, variant_leaks
-from app.lessons.schema import Lesson, Step
 
 # Below this length an answer ("None", "True") is too common a word to count as given away by
 # the lesson's introduction; the step's own title, setup and question are still checked.

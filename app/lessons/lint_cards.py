@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from app.lessons.cloze import blank, states_answer
-from app.lessons.schema import Lesson
+from app.lessons.format import Lesson
 
 NO_BLANK = (
     "no place for a blank that tests the idea (a code span other than `.grad`, `None` or "

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from app.lessons.schema import Lesson
+from app.lessons.format import Lesson
 
 # A code span: code, not words of the answer.
 _SPAN = re.compile(r"`([^`\n]+)`")

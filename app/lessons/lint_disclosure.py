@@ -16,8 +16,8 @@ import re
 from collections.abc import Iterator
 
 from app.lessons.disclosure import asks
+from app.lessons.format import GradValue, Lesson, Step
 from app.lessons.lint_visible import Visible, same_computation, visible_before
-from app.lessons.schema import GradValue, Lesson, Step
 
 # An answer shorter than this (None, True, 6.0) is a common word: it leaks only when the text
 # binds it to the question's subject.

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from app.lessons.format import Lesson
 from app.lessons.lint_text import plain
-from app.lessons.schema import Lesson
 
 # Two myth questions whose word sets overlap this much ask the same thing.
 SAME_QUESTION = 0.85

@@ -30,10 +30,10 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from app.lessons.disclosure import asks
+from app.lessons.format import Lesson, Snippet, Step
 from app.lessons.grading import TypedValueError, parse_typed_value
 from app.lessons.lint_diagnosis import content_words
 from app.lessons.lint_disclosure import flat_value
-from app.lessons.schema import Lesson, Snippet, Step
 
 # A choice and a myth that share this many words in a row, at least two of them distinctive,
 # make the same claim.

@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 
-from app.lessons.schema import Lesson, Level, StepLevel
+from app.lessons.format import Lesson, Level, StepLevel
 
 # Lesson levels and step levels on one scale: a path and a lesson both climb it.
 _RANK = {"beginner": 0, "foundation": 0, "intermediate": 1, "advanced": 2, "expert": 3}

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from pydantic import BaseModel
 
-from app.lessons.schema import Lesson
+from app.lessons.format import Lesson
 
 WORDS_PER_MINUTE = 200
 MINUTES_PER_ITEM = 0.5  # a prediction, value prediction, myth or pitfall

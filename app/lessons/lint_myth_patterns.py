@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 
+from app.lessons.format import Lesson
 from app.lessons.lint_disclosure import _plain
-from app.lessons.schema import Lesson
 
 # A myth question's first word predicts its answer when used this often with this share of
 # one answer; so does a position in the lessons' myth lists.

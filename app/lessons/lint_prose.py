@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from pydantic import BaseModel
 
-from app.lessons.schema import Lesson
+from app.lessons.format import Lesson
 
 _BARE_REFERENCE = re.compile(r"\blessons? \d+\b", re.IGNORECASE)
 _LESSON_LINK = re.compile(r"\]\(/lessons/([a-z0-9-]+)[^)]*\)")

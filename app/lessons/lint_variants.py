@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from app.lessons.format import ChoicePrediction, Lesson, Step
 from app.lessons.lint_disclosure import (
     _in_a_row,
     _plain,
@@ -33,7 +34,6 @@ from app.lessons.lint_disclosure import (
 )
 from app.lessons.lint_visible import Visible
 from app.lessons.numeric import compare
-from app.lessons.schema import ChoicePrediction, Lesson, Step
 from app.lessons.variants import Instance, expected_value, instances
 
 

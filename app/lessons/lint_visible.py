@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from app.lessons.disclosure import Disclosure, asks, exercise_texts, pitfall_texts, reference_texts
-from app.lessons.schema import Lesson, Step
+from app.lessons.format import Lesson, Step
 
 
 class Visible(NamedTuple):

@@ -15,8 +15,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from app.lessons.format import Lesson
 from app.lessons.inventory import INVENTORY_FILE, Inventory
-from app.lessons.schema import Lesson
 
 MAX_LESSON_BYTES = 1_000_000
 

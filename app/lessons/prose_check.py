@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
+from app.lessons.format import Choice, Lesson, ValueMisconception
 from app.lessons.lint import Finding
 from app.lessons.numeric import ATOL, RTOL, flatten, numbers_close
 from app.lessons.prose_numbers import Stated, equations, normal, stated_numbers
-from app.lessons.schema import Choice, Lesson, ValueMisconception
 from app.sandbox.result import RunResult
 
 # Fields that are not prose, or whose numbers are not claimed to be true: code and what it

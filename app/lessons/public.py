@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from app.lessons.disclosure import Disclosure, asks
-from app.lessons.schema import (
+from app.lessons.format import (
     Connection,
     Lesson,
     Level,

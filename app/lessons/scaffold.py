@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from app.config.paths import LESSON_SCHEMA
-from app.lessons.schema import Slug
+from app.lessons.format import Slug
 
 
 class ScaffoldError(Exception):

@@ -27,9 +27,9 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from app.errors import SandboxUnavailable
 from app.lessons.check import Failure, Runner, load_selected, with_sandbox
+from app.lessons.format import Lesson, Snippet, VariantInstance
 from app.lessons.loader import LessonError, parse_yaml
 from app.lessons.numeric import compare
-from app.lessons.schema import Lesson, Snippet, VariantInstance
 from app.lessons.variant_runs import run_instances
 from app.lessons.variant_update import write_instances
 from app.lessons.yaml_edit import (

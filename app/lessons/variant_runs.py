@@ -19,9 +19,7 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from app.lessons.lint import Finding, step_label
-from app.lessons.numeric import compare
-from app.lessons.schema import (
+from app.lessons.format import (
     ExpectedError,
     GradValue,
     Lesson,
@@ -30,7 +28,9 @@ from app.lessons.schema import (
     VariantInstance,
     Variants,
 )
-from app.lessons.schema_variants import RAISED, placeholders
+from app.lessons.format_variants import RAISED, placeholders
+from app.lessons.lint import Finding, step_label
+from app.lessons.numeric import compare
 from app.lessons.variants import (
     Instance,
     asked_tensors,

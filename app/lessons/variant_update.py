@@ -16,8 +16,8 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
+from app.lessons.format import Lesson, VariantInstance
 from app.lessons.lint import Finding, step_label
-from app.lessons.schema import Lesson, VariantInstance
 from app.lessons.variant_runs import (
     differences,
     empty_findings,

@@ -1,6 +1,6 @@
 """A step's variants as a learner meets them: instances of its question with other numbers.
 
-A step with `variants` (app/lessons/schema.py) keeps its own concrete code for the lesson page;
+A step with `variants` (app/lessons/format.py) keeps its own concrete code for the lesson page;
 practice after the reveal (the typed value, drills, review) asks the same idea on an instance:
 the code template filled with one set of parameters, and the answers, printed output and
 misconception values that the sandbox computed for it (stored in the lesson by
@@ -16,9 +16,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from app.lessons.memo import per_object
-from app.lessons.numeric import compare
-from app.lessons.schema import (
+from app.lessons.format import (
     PLACEHOLDER,
     Choice,
     ExpectedError,
@@ -28,6 +26,8 @@ from app.lessons.schema import (
     ValueMisconception,
     Variants,
 )
+from app.lessons.memo import per_object
+from app.lessons.numeric import compare
 
 
 def _as_text(value: Plain) -> str:

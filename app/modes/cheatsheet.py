@@ -14,7 +14,7 @@ import ast
 from dataclasses import dataclass
 
 from app.lessons.disclosure import Disclosure
-from app.lessons.schema import Snippet, Step
+from app.lessons.format import Snippet, Step
 from app.modes.pitfalls import first_change
 
 MAX_API_ENTRIES = 24

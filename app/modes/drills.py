@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from app.lessons.disclosure import Disclosure
-from app.lessons.schema import Lesson, Snippet, ValueMisconception
+from app.lessons.format import Lesson, Snippet, ValueMisconception
 from app.lessons.variants import Instance, asked_tensors, finished, pick
 
 

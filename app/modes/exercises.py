@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from app.lessons.behaviour import STOPPED, Goal, Verdict, judge
 from app.lessons.exercises import goal, judge_runs
-from app.lessons.schema import Exercise, HintCase
+from app.lessons.format import Exercise, HintCase
 from app.sandbox.result import RunResult
 
 # Hints are titled as the pitfall fixer's are: by what each one makes you look at.

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from app.lessons.cloze import blank
 from app.lessons.disclosure import Disclosure
-from app.lessons.schema import Lesson, Step
+from app.lessons.format import Lesson, Step
 
 
 @dataclass(frozen=True)

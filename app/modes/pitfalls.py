@@ -17,7 +17,7 @@ import difflib
 from dataclasses import dataclass
 
 from app.lessons.behaviour import Goal, GoalGrad, Verdict, judge
-from app.lessons.schema import Pitfall
+from app.lessons.format import Pitfall
 from app.sandbox.result import RunResult
 
 HINT_LEVELS = 3

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from app.lessons.schema import Lesson, Step
+from app.lessons.format import Lesson, Step
 
 
 def example_step(lesson: Lesson, may_run: Callable[[int], bool]) -> tuple[int, Step] | None:

@@ -14,9 +14,9 @@ from playwright.sync_api import Page, expect
 
 from app.config.paths import BUNDLED_LESSONS
 from app.learning.registry import MODES
+from app.lessons.format import Lesson, Step
 from app.lessons.lint_text import mentions, plain
 from app.lessons.loader import load_catalog
-from app.lessons.schema import Lesson, Step
 from tests.e2e.conftest import SCREENSHOTS, LiveServer
 
 pytestmark = pytest.mark.browser

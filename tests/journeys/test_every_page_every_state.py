@@ -22,7 +22,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.learning.registry import MODES
-from app.lessons.schema import Lesson
+from app.lessons.format import Lesson
 from app.modes.drills import lesson_drills
 from app.modes.flashcards import lesson_flashcards
 from tests.catalogs import BUNDLED

@@ -14,8 +14,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.learning.kinds import PREDICTION
+from app.lessons.format import Lesson
 from app.lessons.loader import load_catalog
-from app.lessons.schema import Lesson
 from app.lessons.variants import choose, instances
 from app.main import create_app
 from tests.clock import time_passes

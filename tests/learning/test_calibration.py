@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from app.modes.calibration import MIN_ANSWERS, LevelStats, Verdict, advice, calibration
+from app.pedagogy.calibration import MIN_ANSWERS, LevelStats, Verdict, advice, calibration
 from tests.catalogs import LESSON, page_text
 from tests.clock import time_passes
 

@@ -30,10 +30,10 @@ from app.learning.kinds import (
     step_kind,
 )
 from app.learning.registry import MODES, find_mode
-from app.lessons.schema import Step
+from app.lessons.format import Step
 from app.modes.drills import lesson_drills
 from app.modes.flashcards import lesson_flashcards
-from app.modes.scheduler import Grade
+from app.pedagogy.scheduler import Grade
 from app.web.templates import templates
 from tests.catalogs import BUNDLED
 
@@ -159,8 +159,8 @@ def test_each_reviewed_kind_grades_a_right_answer_as_right() -> None:
 
 # String constants equal to a kind's name that are not kinds, each with what it is.
 NOT_KINDS = {
-    ("app/lessons/schema.py", "prediction"): "a step's `prediction` field (Step.QUESTIONS)",
-    ("app/lessons/schema.py", "ordering"): "a step's `ordering` field (Step.QUESTIONS)",
+    ("app/lessons/format.py", "prediction"): "a step's `prediction` field (Step.QUESTIONS)",
+    ("app/lessons/format.py", "ordering"): "a step's `ordering` field (Step.QUESTIONS)",
     ("app/lessons/prose_check.py", "value"): "a misconception's `value` field of the lesson format",
     ("app/progress/base.py", "value"): "the app_secret table's `value` column",
     ("app/progress/store.py", "myth"): "a row's part in the one lesson-state query",

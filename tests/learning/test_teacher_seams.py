@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 
 from app.cli import main
 from app.learning.lti.grades import lesson_score, score_body
-from app.modes.calibration import MIN_ANSWERS, LevelStats, advice
+from app.pedagogy.calibration import MIN_ANSWERS, LevelStats, advice
 from tests.conftest import FIXTURE_LESSONS
 
 LESSON = "first-steps"

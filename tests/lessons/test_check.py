@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from app.lessons.check import check_lesson, run_check
+from app.lessons.format import Lesson
 from app.lessons.loader import parse_yaml
-from app.lessons.schema import Lesson
 from tests.conftest import FIXTURE_LESSONS, SandboxHarness
 
 

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from app.lessons.check import check_lesson, exercise_problems
 from app.lessons.exercises import parts, program
-from app.lessons.schema import Exercise, Lesson
+from app.lessons.format import Exercise, Lesson
 from tests.catalogs import BUNDLED
 from tests.conftest import SandboxHarness
 from tests.lessons.test_lint import curriculum

@@ -10,9 +10,9 @@ import pytest
 
 from app.config.paths import BUNDLED_LESSONS
 from app.lessons.check import check_lesson
+from app.lessons.format import Lesson
 from app.lessons.lint import Finding, lint_catalog
 from app.lessons.loader import parse_yaml
-from app.lessons.schema import Lesson
 from tests.conftest import FIXTURE_LESSONS, SandboxHarness
 
 Data = dict[str, Any]

@@ -11,9 +11,9 @@ from pydantic import BaseModel
 
 from app.cli import main
 from app.config.paths import LESSON_SCHEMA
+from app.lessons.format import Lesson
 from app.lessons.loader import load_lesson, parse_yaml
 from app.lessons.scaffold import schema_reference
-from app.lessons.schema import Lesson
 from tests.conftest import SandboxHarness
 from tests.lessons.test_check import check_in_thread
 

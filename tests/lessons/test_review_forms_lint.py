@@ -13,10 +13,10 @@ import pytest
 import yaml
 
 from app.lessons import lint_variants
+from app.lessons.format import Lesson
 from app.lessons.lint import Finding, lint_catalog
 from app.lessons.lint_variants import form_counts
 from app.lessons.loader import load_catalog
-from app.lessons.schema import Lesson
 from tests.conftest import SandboxHarness
 from tests.lessons.test_check import check_in_thread
 from tests.lessons.test_lint import curriculum, myth, squares_variants, step

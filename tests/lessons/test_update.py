@@ -319,7 +319,7 @@ TRICKY = [":2", "0:2", "2:5", "yes", "null", "1e3", "-", "#x", "a: b", "1:20:30"
 def test_an_instances_text_reads_back_as_the_same_text() -> None:
     """Variant params and values are written in flow style (`params: {s: ":2"}`); every text
     that the lesson loader (PyYAML, YAML 1.1) would not read back as itself is quoted."""
-    from app.lessons.schema import VariantInstance
+    from app.lessons.format import VariantInstance
     from app.lessons.variant_update import instance_node
 
     instance = VariantInstance(

@@ -124,8 +124,8 @@ def test_an_instances_numbers_read_back_as_the_same_numbers_of_the_same_types() 
     """Written by the update and read by the lesson loader (YAML 1.1): a whole number stays a
     whole number, alone or in a list, a truth value stays one, a float keeps every digit, and
     one written with an exponent (`1e-05`, text to YAML 1.1) still reads as a float."""
+    from app.lessons.format import VariantInstance
     from app.lessons.loader import parse_yaml
-    from app.lessons.schema import VariantInstance
     from app.lessons.variant_update import instance_node
     from app.lessons.yaml_edit import dump, round_trip_yaml
 

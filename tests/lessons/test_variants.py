@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from app.lessons.format import Lesson, Step, VariantInstance
 from app.lessons.loader import load_catalog
-from app.lessons.schema import Lesson, Step, VariantInstance
 from app.lessons.variant_runs import check_variants, run_instances
 from app.lessons.variants import expected_value, fill, instances, pick
 from tests.conftest import SandboxHarness

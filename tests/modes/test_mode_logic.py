@@ -8,7 +8,7 @@ import pytest
 from app.lessons.behaviour import same_grad
 from app.lessons.cloze import common, shows_elsewhere
 from app.lessons.disclosure import Disclosure
-from app.lessons.schema import Pitfall, Snippet
+from app.lessons.format import Pitfall, Snippet
 from app.lessons.variants import instances
 from app.modes.cheatsheet import api_entries, error_fixes, rules
 from app.modes.drills import for_learner, lesson_drills

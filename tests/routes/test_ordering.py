@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from app.lessons.schema import Lesson, Step
+from app.lessons.format import Lesson, Step
 from tests.catalogs import BUNDLED
 from tests.clock import time_passes
 from tests.conftest import curriculum_with_sandbox

@@ -268,7 +268,7 @@ def test_a_named_wrong_value_must_be_wrong_and_listed_once(
 ) -> None:
     from pydantic import ValidationError
 
-    from app.lessons.schema import ValuePrediction
+    from app.lessons.format import ValuePrediction
 
     fields = {"question": "q", "tensor": "x", "expected": 6.0, "explanation": "e"}
     with pytest.raises(ValidationError, match=problem):

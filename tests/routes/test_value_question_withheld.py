@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from app import rendering
 from app.learning.registry import MODES
-from app.lessons.schema import Lesson
+from app.lessons.format import Lesson
 from app.lessons.variants import instances
 from tests.catalogs import BUNDLED
 

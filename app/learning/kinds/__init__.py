@@ -21,7 +21,7 @@ from app.learning.kinds.ordering import (
 )
 from app.learning.kinds.prediction import PREDICTION, choice_order, prediction_fingerprint
 from app.learning.kinds.value import VALUE, value_fingerprint
-from app.lessons.schema import Step
+from app.lessons.format import Step
 
 __all__ = [
     "DRILL",

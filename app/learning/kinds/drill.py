@@ -12,7 +12,7 @@ from app.errors import AnswerError
 from app.learning import grader
 from app.learning.grader import Graded, ValueCheck
 from app.learning.kinds.kind import Prompt, QuestionKind, Review, ReviewAnswer
-from app.lessons.schema import Lesson
+from app.lessons.format import Lesson
 from app.modes.drills import Drill, find_drill, for_learner, lesson_drills
 
 

@@ -18,7 +18,7 @@ from app.learning.kinds.kind import (
     ReviewAnswer,
     item_number,
 )
-from app.lessons.schema import Exercise, Lesson
+from app.lessons.format import Exercise, Lesson
 
 
 def exercise_fingerprint(exercise: Exercise) -> str:

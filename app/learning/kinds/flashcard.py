@@ -7,9 +7,9 @@ from app.errors import AnswerError
 from app.learning import grader
 from app.learning.grader import Graded
 from app.learning.kinds.kind import Prompt, QuestionKind, Review, ReviewAnswer
-from app.lessons.schema import Lesson
+from app.lessons.format import Lesson
 from app.modes.flashcards import Flashcard, find_flashcard, lesson_flashcards
-from app.modes.scheduler import Grade
+from app.pedagogy.scheduler import Grade
 
 
 def flashcard_fingerprint(card: Flashcard) -> str:

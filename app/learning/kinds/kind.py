@@ -23,7 +23,7 @@ from app.learning.grader import Graded
 from app.learning.schemas import Confidence
 from app.lessons.behaviour import GoalGrad
 from app.lessons.exercises import goal, parts
-from app.lessons.schema import Exercise, Lesson, Step
+from app.lessons.format import Exercise, Lesson, Step
 from app.lessons.variants import Instance
 from app.modes.drills import Drill
 from app.modes.flashcards import Flashcard

@@ -1,5 +1,5 @@
 """A myth: a common belief, answered yes or no; its belief and reality travel only in the
-reveal. A myth with other forms (`forms`, app/lessons/schema.py) is asked in review as one of
+reveal. A myth with other forms (`forms`, app/lessons/format.py) is asked in review as one of
 them, never as the lesson page's question: picked by the return's own key, and not the form
 the previous return asked while another remains; graded against that form's answer."""
 
@@ -9,7 +9,7 @@ from app.learning import grader
 from app.learning.grader import Graded
 from app.learning.kinds.kind import Prompt, QuestionKind, Review, ReviewAnswer, item_number
 from app.learning.schemas import YesNo
-from app.lessons.schema import Lesson, Myth
+from app.lessons.format import Lesson, Myth
 from app.lessons.variants import choose
 
 

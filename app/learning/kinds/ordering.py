@@ -19,7 +19,7 @@ from app.learning.kinds.kind import (
     ReviewAnswer,
     item_number,
 )
-from app.lessons.schema import Lesson, Ordering, Step
+from app.lessons.format import Lesson, Ordering, Step
 from app.progress.records import StepRecord
 
 

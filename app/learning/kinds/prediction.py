@@ -13,7 +13,7 @@ from pydantic import Field
 from app.learning import grader
 from app.learning.grader import Graded
 from app.learning.kinds.kind import Prompt, QuestionKind, Review, ReviewAnswer, item_number
-from app.lessons.schema import ChoicePrediction, Lesson, Step
+from app.lessons.format import ChoicePrediction, Lesson, Step
 from app.lessons.variants import pick
 from app.modes.drills import value_key
 from app.progress.records import StepRecord

@@ -5,7 +5,7 @@ question, asked on Predict the gradient), so this kind never enters the queue it
 from __future__ import annotations
 
 from app.learning.kinds.kind import QuestionKind
-from app.lessons.schema import Step, ValuePrediction
+from app.lessons.format import Step, ValuePrediction
 from app.progress.records import StepRecord
 
 

@@ -27,7 +27,7 @@ from app.learning.kinds import MYTH, PREDICTION
 from app.learning.lti import claims as c
 from app.learning.lti.platform_http import PlatformError, post_json
 from app.learning.lti.tokens import PlatformTokens
-from app.lessons.schema import Lesson
+from app.lessons.format import Lesson
 from app.progress.models.learners import MythAnswer, PredictionAttempt
 from app.progress.store import ProgressStore
 

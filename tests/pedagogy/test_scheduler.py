@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from fsrs.scheduler import DEFAULT_PARAMETERS as W
 
-from app.modes.scheduler import Grade, Memory, describe_wait, new_memory, review, with_confidence
+from app.pedagogy.scheduler import Grade, Memory, describe_wait, new_memory, review, with_confidence
 
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 MINUTES, DAYS = timedelta(minutes=1), timedelta(days=1)

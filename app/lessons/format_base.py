@@ -1,5 +1,5 @@
 """The lesson format's building blocks: its text types, levels, snippets and questions
-(app/lessons/schema.py puts a lesson together from them)."""
+(app/lessons/format.py puts a lesson together from them)."""
 
 from __future__ import annotations
 

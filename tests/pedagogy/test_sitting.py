@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from datetime import UTC, datetime, timedelta
 
-from app.modes.sitting import Slot, plan
+from app.pedagogy.sitting import Slot, plan
 
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 

@@ -19,7 +19,7 @@ from pydantic import (
     model_validator,
 )
 
-from app.lessons.schema_base import (
+from app.lessons.format_base import (
     IDENTIFIER,
     Choice,
     ChoicePrediction,
@@ -38,8 +38,8 @@ from app.lessons.schema_base import (
     ValueMisconception,
     ValuePrediction,
 )
-from app.lessons.schema_exercises import BLANK, Exercise, Gradcheck, Hint, HintCase, Probe, Rerun
-from app.lessons.schema_variants import (
+from app.lessons.format_exercises import BLANK, Exercise, Gradcheck, Hint, HintCase, Probe, Rerun
+from app.lessons.format_variants import (
     PLACEHOLDER,
     MisconceptionRule,
     Plain,

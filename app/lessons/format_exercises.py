@@ -11,7 +11,7 @@ from pydantic import (
     model_validator,
 )
 
-from app.lessons.schema_base import (
+from app.lessons.format_base import (
     IDENTIFIER,
     ChoicePrediction,
     Code,

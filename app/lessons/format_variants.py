@@ -12,7 +12,7 @@ from pydantic import (
 )
 from typing_extensions import TypeAliasType
 
-from app.lessons.schema_base import (
+from app.lessons.format_base import (
     IDENTIFIER,
     Code,
     ExpectedError,
