@@ -226,6 +226,22 @@ class ReviewCard(LearnerRecord, Fingerprinted, Base):
     asked: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
+class RecallAnswer(LearnerRecord, Fingerprinted, Base):
+    """An answer to one of a lesson's recall questions (app/learning/recall.py): a step's
+    question asked on one of its variant instances (`form`) once the build-up is committed.
+    One per question and form is graded; the answer feeds the step's review card."""
+
+    __tablename__ = "recall_answers"
+    __table_args__ = (Index("ix_recall_learner_lesson", "learner_id", "lesson"),)
+
+    step: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(16))  # the question kind asked (its stored name)
+    form: Mapped[int] = mapped_column(Integer)  # the variant instance asked
+    choice: Mapped[str] = mapped_column(Text)
+    confidence: Mapped[str] = mapped_column(String(16))
+    correct: Mapped[bool] = mapped_column(Boolean)
+
+
 class ReviewAnswer(Base):
     """One review of a queue item: its grade and when."""
 
