@@ -82,18 +82,15 @@ async def check_value(
     return await learning.check_value(learner, slug, number, body)
 
 
+# The variant instance a recall question was asked as (its item's data-form): required, so an
+# answer is graded only against the question the page showed.
+RecallForm = Annotated[int, Query(ge=0, le=2**31 - 1)]
+RECALL_REFUSALS = (UnknownLesson, UnknownStep, NotAChoice, AnswerError, NotTheFormAsked, NotDue)
+
+
 @router.post(
     "/api/lessons/{slug}/recall/{number}",
-    responses=responses(
-        UnknownLesson,
-        UnknownStep,
-        NotAChoice,
-        AnswerError,
-        NotTheFormAsked,
-        NotDue,
-        PredictionNotCommitted,
-        *STORE,
-    ),
+    responses=responses(*RECALL_REFUSALS, PredictionNotCommitted, *STORE),
 )
 async def answer_recall(
     slug: str,
@@ -101,7 +98,7 @@ async def answer_recall(
     body: PredictionBody,
     practice: PracticeDep,
     write: WriterDep,
-    form: Annotated[int, Query(ge=0, le=2**31 - 1)],
+    form: RecallForm,
 ) -> RecallResult:
     """Answer the lesson's recall question on step `number`, asked as variant instance `form`:
     graded like review, revealed, and fed to the step's review card. 409 before the build-up

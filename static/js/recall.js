@@ -41,14 +41,17 @@ function mountItem(item, slug) {
       if (data) feedback.append(el("p", {class: "review-when"}, whenBack(data)));
     },
   });
-  if (!item.dataset.saved || !widget?.restore) return;
-  let saved = null;
+  if (item.dataset.saved && widget?.restore) widget.restore(readSaved(item.dataset.saved));
+}
+
+/** The saved answer the server drew (null if unreadable: the item stays open, and the server
+ *  refuses a second answer, saying so). */
+function readSaved(text) {
   try {
-    saved = JSON.parse(item.dataset.saved);
+    return JSON.parse(text);
   } catch {
-    return; // drawn unanswered: the server refuses a second answer, and says so
+    return null;
   }
-  widget.restore(saved);
 }
 
 function mount(section) {

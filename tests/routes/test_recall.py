@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 
 from app.learning.kinds import PREDICTION
 from app.learning.recall import RECALL_SIZE, recall_questions
@@ -235,3 +235,43 @@ def test_a_lesson_with_fewer_steps_with_variants_asks_fewer(migrated_url: str) -
         _commit_all(client, lesson, "other-numbers")
         items = _items(client.get("/lessons/other-numbers/deep-dive").text)
     assert [step for step, _ in items] == [1, 2]
+
+
+def _statements(client: TestClient, url: str) -> int:
+    engine = client.app.state.store.engine  # type: ignore[attr-defined]
+    sent: list[str] = []
+
+    def count(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if "FROM lti_scores" not in statement:  # the LTI outbox's poll, on its own clock
+            sent.append(statement)
+
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        assert client.get(url).status_code == 200
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    return len(sent)
+
+
+def test_the_recall_reads_once_and_only_once_the_build_up_is_committed(
+    recall_client: TestClient,
+) -> None:
+    """The lesson's pages read two statements (its state, the modes chosen) as before the
+    recall; once every step is committed, one more: the learner's recall answers."""
+    client = recall_client
+    client.get("/")
+    pages = (
+        "/lessons/forms-one",
+        "/lessons/forms-one/step-by-step",
+        "/lessons/forms-one/deep-dive",
+    )
+    *first, last = LESSON.steps
+    for number, step in enumerate(first, start=1):
+        assert step.prediction is not None
+        answer = {"choice": step.prediction.answer, "confidence": "fairly_sure"}
+        client.post(f"{API}/steps/{number}/prediction", json=answer)
+    assert [_statements(client, page) for page in pages] == [2, 2, 2]
+    assert last.prediction is not None
+    answer = {"choice": last.prediction.answer, "confidence": "fairly_sure"}
+    client.post(f"{API}/steps/{len(LESSON.steps)}/prediction", json=answer)
+    assert [_statements(client, page) for page in pages] == [3, 3, 3]
