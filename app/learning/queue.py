@@ -1,12 +1,13 @@
 """The review queue: what a learner got wrong, scheduled by FSRS.
 
 Items enter the queue when a wrong answer is recorded, anywhere: a prediction, a myth or a typed
-value on a lesson page, a drill, or a flashcard rated again or hard; and when a prediction is
-right but was given as a guess. A new item is due after the scheduler's first learning step,
-never at once. A new miss of an item that was scheduled for later counts as a lapse (an `again`
-review at the time of the miss). Reviewing happens on /review, in sittings (app/modes/sitting.py):
-a right answer pushes the item days ahead, a wrong one brings it back after a short step; a right
-guess and a confident miss come back first.
+value on a lesson page, a drill, a lesson's recall question, or a flashcard rated again or hard;
+and when a prediction is right but was given as a guess. A recall answer is a retrieval: it
+reviews the step's card as a review answer does (`note_recall`). A new item is due after the
+scheduler's first learning step, never at once. A new miss of an item that was scheduled for
+later counts as a lapse (an `again` review at the time of the miss). Reviewing happens on
+/review, in sittings (app/modes/sitting.py): a right answer pushes the item days ahead, a wrong
+one brings it back after a short step; a right guess and a confident miss come back first.
 
 A card keeps its kind's name; the kind's declaration (app/learning/kinds/) builds what to ask
 and grades the answer.

@@ -15,6 +15,8 @@ the state its own test creates can fail in the state another feature leaves behi
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -34,6 +36,7 @@ pytestmark = pytest.mark.slow
 LESSONS = BUNDLED.lessons  # in learning-path order
 CONFIDENCES = ("guess", "fairly_sure", "certain")
 RATINGS = ("again", "good", "hard", "easy")
+RECALL_ITEM = re.compile(r'<li class="recall-item" data-step="(\d+)" data-form="(\d+)"')
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
@@ -110,6 +113,7 @@ class Walk:
                     self.post(f"{api}/steps/{number}/ordering", body)
         self.every_page_answers(lesson, "committing every step")
         self.values(lesson)
+        self.recall(lesson)
         self.practice(lesson)
         self.exercises(lesson)
         self.keep_and_share(lesson, asking[0] if asking else 1)
@@ -140,6 +144,19 @@ class Walk:
             self.post(f"{api}/pitfalls/{number}/check", {"code": pitfall.correct.code})
         if lesson.pitfalls:
             self.every_page_answers(lesson, "checking pitfall fixes")
+
+    def recall(self, lesson: Lesson) -> None:
+        """The recall that ends the build-up (every step is committed now): each question
+        answered as its page draws it, the last of its choices, then the pages."""
+        page = self.client.get(f"/lessons/{lesson.slug}/deep-dive").text
+        items = RECALL_ITEM.findall(page)
+        assert items, f"{lesson.slug}: no recall once every step is committed"
+        for step, form in items:
+            start = page.index(f'<li class="recall-item" data-step="{step}"')
+            choices = re.findall(r'data-choice="([^"]*)"', page[start : page.index("</li>", start)])
+            body = {"choice": html.unescape(choices[-1]), "confidence": "fairly_sure"}
+            self.post(f"/api/lessons/{lesson.slug}/recall/{step}?form={form}", body)
+        self.every_page_answers(lesson, "answering the recall")
 
     def values(self, lesson: Lesson) -> None:
         api = f"/api/lessons/{lesson.slug}"
