@@ -116,7 +116,7 @@ def _key(lesson: Lesson, learner: str) -> str:
     return f"{learner}/recall/{lesson.slug}"
 
 
-def _question(lesson: Lesson, number: int, learner: str) -> RecallQuestion | None:
+def question_of(lesson: Lesson, number: int, learner: str) -> RecallQuestion | None:
     # The learner is named, so the instance is never the one their typed value asked; no
     # previous form, so the question does not move when a review asks the step again.
     prompt = PREDICTION.prompt(lesson, str(number), _key(lesson, learner), learner)
@@ -135,7 +135,7 @@ def recall_questions(lesson: Lesson, learner: str) -> list[RecallQuestion]:
     found = [
         question
         for number in range(1, len(lesson.steps) + 1)
-        if (question := _question(lesson, number, learner)) is not None
+        if (question := question_of(lesson, number, learner)) is not None
     ]
     if len(found) <= RECALL_SIZE:
         return found
