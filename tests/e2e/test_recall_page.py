@@ -121,3 +121,23 @@ def test_the_recall_is_axe_clean_and_fits_a_phone_in_both_schemes(
         )
         context.close()
     assert not found, found
+
+
+def test_the_whole_lesson_opens_its_recall_once_the_last_step_is_committed(
+    page: Page, recall_server: LiveServer
+) -> None:
+    page.goto(f"{recall_server.url}/lessons/forms-one/deep-dive")
+    recall = page.locator("section.recall")
+    expect(recall.locator(".recall-waiting")).to_be_visible()
+    for number, step in enumerate(LESSON.steps, start=1):
+        shown = page.locator(f".steps > .step[data-step='{number}']")
+        shown.locator(".prediction fieldset.confidence").get_by_label("Guess").check()
+        assert step.prediction is not None
+        shown.locator(f".choice[data-choice='{step.prediction.answer}']").click()
+        expect(shown.locator(".prediction-feedback")).to_contain_text("Right.")
+    expect(recall.locator(".recall-item")).to_have_count(3)  # no reload
+    expect(recall.locator(".recall-waiting")).to_have_count(0)
+    item = recall.locator(".recall-item").last
+    item.get_by_label("Guess").check()
+    item.locator(".choice").first.click()
+    expect(item.locator(".recall-feedback .feedback-title")).to_be_visible()

@@ -169,7 +169,10 @@ def test_a_recall_answer_is_graded_kept_drawn_again_and_feeds_the_review(
     assert again.status_code == 409 and again.json()["type"] == "/problems/not-due"
     assert _count(client, RecallAnswer) == 1
 
+    kept = [_count(client, model) for model in (RecallAnswer, ReviewCard, ReviewAnswer)]
     shown = client.get("/lessons/forms-one/deep-dive").text  # on return: answered, revealed
+    assert client.get("/lessons/forms-one/step-by-step").status_code == 200
+    assert [_count(client, m) for m in (RecallAnswer, ReviewCard, ReviewAnswer)] == kept
     saved = re.search(r"data-saved='([^']*)'", _item_html(shown, step))
     assert saved is not None and wrong in saved.group(1) and '"correct": false' in saved.group(1)
     assert "data-saved" not in _item_html(shown, other)
