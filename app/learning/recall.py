@@ -212,8 +212,6 @@ def answer_recall(
             f"The recall question on step {number} is not asked as form {form}: reload the "
             "lesson and answer the question it shows"
         )
-    if _item(question, store.recall_answers(learner, lesson.slug)).saved is not None:
-        raise NotDue("You answered this recall question already")
     prompt = question.prompt
     graded = prompt.kind.grade(prompt, Answer(choice=body.choice, confidence=body.confidence))
     if graded.grade is None or not isinstance(graded.reveal, PredictionReveal):
@@ -229,7 +227,8 @@ def answer_recall(
         prompt.fingerprint,
     )
     with store.together():  # the answer and the card it feeds: one transaction
-        store.record_recall(learner, lesson.slug, record)
+        if not store.record_recall(learner, lesson.slug, record):  # the database decides
+            raise NotDue("You answered this recall question already")
         memory = queue.note_recall(
             lesson.slug, prompt.kind, prompt.key, question.form, graded.grade, confidence, at
         )

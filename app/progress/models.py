@@ -229,10 +229,16 @@ class ReviewCard(LearnerRecord, Fingerprinted, Base):
 class RecallAnswer(LearnerRecord, Fingerprinted, Base):
     """An answer to one of a lesson's recall questions (app/learning/recall.py): a step's
     question asked on one of its variant instances (`form`) once the build-up is committed.
-    One per question and form is graded; the answer feeds the step's review card."""
+    One per question and form is kept; the answer feeds the step's review card."""
 
     __tablename__ = "recall_answers"
-    __table_args__ = (Index("ix_recall_learner_lesson", "learner_id", "lesson"),)
+    __table_args__ = (
+        # One answer per question: a second one (another tab, a request sent twice) is refused.
+        UniqueConstraint(
+            "learner_id", "lesson", "step", "kind", "form", "fingerprint", name="uq_recall_answer"
+        ),
+        Index("ix_recall_learner_lesson", "learner_id", "lesson"),
+    )
 
     step: Mapped[int] = mapped_column(Integer)
     kind: Mapped[str] = mapped_column(String(16))  # the question kind asked (its stored name)

@@ -118,8 +118,16 @@ class ModesRecords(StoreBase):
             )
         return state
 
-    def record_recall(self, learner: str, lesson: str, answer: RecallRecord) -> None:
-        self.add_row(learner, RecallAnswer, lesson=lesson, **asdict(answer))
+    def record_recall(self, learner: str, lesson: str, answer: RecallRecord) -> bool:
+        """Keep an answer to a recall question; False (nothing kept) when that question was
+        answered already."""
+        # RETURNING, not rowcount: psycopg reports no count for an INSERT ... ON CONFLICT.
+        with self.writing(learner) as connection:
+            keep = self.insert_ignoring(RecallAnswer).returning(RecallAnswer.id)
+            kept = connection.execute(
+                keep, {"learner_id": learner, "lesson": lesson, **asdict(answer)}
+            ).first()
+        return kept is not None
 
     def recall_answers(self, learner: str, lesson: str) -> list[RecallRecord]:
         """Every answer to a recall question of one lesson, oldest first (answers to older

@@ -32,6 +32,9 @@ def upgrade() -> None:
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(["learner_id"], ["learners.id"], ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("id"),
+        sa.UniqueConstraint(
+            "learner_id", "lesson", "step", "kind", "form", "fingerprint", name="uq_recall_answer"
+        ),
     )
     with op.batch_alter_table("recall_answers", schema=None) as batch_op:
         batch_op.create_index("ix_recall_learner_lesson", ["learner_id", "lesson"], unique=False)
