@@ -195,9 +195,11 @@ class Walk:
     def graded_by_a_run(self, item: dict[str, Any]) -> bool:
         """Lines to order and code to write are answered in review as on their pages: sent to
         their own routes, whose run answers the due item. Was `item` one of them?"""
+        if item["kind"] not in ("ordering", "exercise"):
+            return False
         lesson = BUNDLED.get(item["lesson"])
         assert lesson is not None
-        api, number = f"/api/lessons/{lesson.slug}", int(item["key"])
+        api, number = f"/api/lessons/{lesson.slug}", int(item["key"])  # a step's, an exercise's
         ordering = lesson.steps[number - 1].ordering if item["kind"] == "ordering" else None
         if ordering is not None:
             body = {"order": list(ordering.lines), "confidence": "guess"}
