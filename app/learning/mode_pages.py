@@ -14,6 +14,7 @@ from functools import cached_property
 
 from app.learning.exercises import exercise_views
 from app.learning.questions import disclosure_of
+from app.learning.recall import asks_recall, build_up_committed, recall_items
 from app.lessons.disclosure import Disclosure, asks
 from app.lessons.format import Lesson
 from app.modes import cheatsheet
@@ -140,14 +141,25 @@ def _exercises(request: ModeRequest) -> dict[str, object]:
 
 def deep_dive(request: ModeRequest) -> dict[str, object]:
     """The whole lesson: its exercises follow the steps they concern; after a step whose
-    exercise is still closed, a note says it opens once the step is committed."""
-    shown = request.disclosure
+    exercise is still closed, a note says it opens once the step is committed. The build-up
+    ends on its recall questions once every step is committed (app/learning/recall.py)."""
+    shown, lesson = request.disclosure, request.lesson
     waiting = {
         exercise.after_step
         for exercise in request.lesson.exercises
         if exercise.after_step is not None and not shown.exercise_open(exercise)
     }
-    return {**_exercises(request), "exercises_waiting": waiting}
+    # The recall ends the build-up: read (one statement) only once every step is committed.
+    recall = recall_items(
+        shown, request.learner, lambda: request.store.recall_answers(request.learner, lesson.slug)
+    )
+    return {
+        **_exercises(request),
+        "exercises_waiting": waiting,
+        "recall": recall,
+        "recall_open": build_up_committed(shown),
+        "recall_asked": asks_recall(lesson),
+    }
 
 
 def pitfall_fixer(request: ModeRequest) -> dict[str, object]:

@@ -19,6 +19,7 @@ from app.learning import grader
 from app.learning.kinds import DRILL, step_answer_of
 from app.learning.questions import disclosure_of, find_lesson
 from app.learning.queue import QueueView, ReviewQueue
+from app.learning.recall import answer_recall
 from app.learning.runs import Runs
 from app.learning.schemas import (
     CalibrationOut,
@@ -29,7 +30,9 @@ from app.learning.schemas import (
     FixVerdict,
     FlashcardBack,
     HintOut,
+    PredictionBody,
     RatingResult,
+    RecallResult,
     ReviewAnswerBody,
     ReviewItemOut,
     ReviewQueueOut,
@@ -266,6 +269,15 @@ class Practice:
             comes_back=describe_wait(memory.due, moment),
             due_count=self.queue.due_count(moment),
         )
+
+    def answer_recall(
+        self, slug: str, number: int, body: PredictionBody, form: int | None
+    ) -> RecallResult:
+        """An answer to the lesson's recall question on step `number` (app/learning/recall.py):
+        graded as review grades it, kept, and fed to the step's review card."""
+        lesson = find_lesson(self.catalog, slug)
+        shown = self._disclosure(lesson)
+        return answer_recall(shown, self.store, self.queue, number, body, form, now())
 
     def view(self) -> QueueView:
         return self.queue.view(now())

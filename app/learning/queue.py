@@ -1,12 +1,13 @@
 """The review queue: what a learner got wrong, scheduled by FSRS.
 
 Items enter the queue when a wrong answer is recorded, anywhere: a prediction, a myth or a typed
-value on a lesson page, a drill, or a flashcard rated again or hard; and when a prediction is
-right but was given as a guess. A new item is due after the scheduler's first learning step,
-never at once. A new miss of an item that was scheduled for later counts as a lapse (an `again`
-review at the time of the miss). Reviewing happens on /review, in sittings
-(app/pedagogy/sitting.py): a right answer pushes the item days ahead, a wrong one brings it
-back after a short step; a right guess and a confident miss come back first.
+value on a lesson page, a drill, a lesson's recall question, or a flashcard rated again or hard;
+and when a prediction is right but was given as a guess. A recall answer is a retrieval: it
+reviews the step's card as a review answer does (`note_recall`). A new item is due after the
+scheduler's first learning step, never at once. A new miss of an item that was scheduled for
+later counts as a lapse (an `again` review at the time of the miss). Reviewing happens on
+/review, in sittings (app/pedagogy/sitting.py): a right answer pushes the item days ahead, a wrong
+one brings it back after a short step; a right guess and a confident miss come back first.
 
 A card keeps its kind's name; the kind's declaration (app/learning/kinds/) builds what to ask
 and grades the answer.
@@ -162,6 +163,48 @@ class ReviewQueue:
         if not passed:
             self.note_miss(lesson, kind, key, at, urgent=confidence == "certain")
         return None
+
+    def note_recall(
+        self,
+        lesson: str,
+        kind: QuestionKind,
+        key: str,
+        form: int | None,
+        graded: Grade,
+        confidence: str | None,
+        at: datetime,
+    ) -> Memory | None:
+        """An answer to a lesson's recall question (app/learning/recall.py), asked as `form`
+        (a variant instance). It is a retrieval: the item's card is reviewed as a review answer
+        reviews it, due or not (FSRS takes an early review as one), and keeps `form` as the
+        form asked, so that its next return asks another. Without a card, a miss or a right
+        guess enters the queue as one on the lesson page does, `form` kept; a right answer
+        given as fairly sure or certain changes nothing. The card's new schedule, or None."""
+        at = utc(at)
+        prompt = self._prompt_of(lesson, kind, key)
+        if prompt is None:
+            return None
+        counted, urgent = with_confidence(graded, confidence)
+        card = self._card(lesson, kind, key)
+        if card is not None and card.fingerprint == prompt.fingerprint:
+            memory = review(_memory(card), counted, at)
+            missed = at if counted is Grade.again else None  # None: the last miss stays
+            stored = _stored(memory, missed, urgent=urgent)
+            self.store.update_review_card(card.id, stored, asked=form)
+            self.store.record_review_answer(self.learner, card.id, counted.value)
+            return memory
+        if counted is Grade.good:
+            return None
+        memory = new_memory(at)
+        missed = at if counted is Grade.again else None
+        stored = _stored(memory, missed, urgent=urgent or counted is Grade.hard)
+        if card is None:
+            self.store.add_review_card(
+                self.learner, lesson, kind.name, key, prompt.fingerprint, stored, asked=form
+            )
+        else:  # a card of a question since rewritten: this answer starts it afresh
+            self.store.update_review_card(card.id, stored, prompt.fingerprint, asked=form)
+        return memory
 
     def note_flashcard(self, lesson: str, card_id: str, grade_given: Grade, now: datetime) -> None:
         """A self-graded flashcard: `again` and `hard` queue it; a queued card is reviewed."""

@@ -333,6 +333,17 @@ class ReviewResult(BaseModel):
     due_count: int
 
 
+class RecallResult(BaseModel):
+    """An answer to one of a lesson's recall questions: graded, revealed, and scheduled."""
+
+    correct: bool
+    reveal: PredictionReveal
+    comes_back: str | None = Field(
+        description="When the step comes back in review, in words; null: it does not (answered "
+        "right, and not as a guess, with no review card of it)"
+    )
+
+
 class CalibrationRow(BaseModel):
     level: str
     label: str

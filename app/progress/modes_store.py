@@ -16,6 +16,7 @@ from app.progress.models.modes import (
     FlashcardRating,
     LessonMode,
     PitfallCheck,
+    RecallAnswer,
     ReviewAnswer,
     ReviewCard,
 )
@@ -25,6 +26,7 @@ from app.progress.records import (
     FirstPrediction,
     LessonCounts,
     PitfallRecord,
+    RecallRecord,
     StoredCard,
 )
 
@@ -115,6 +117,33 @@ class ModesRecords(StoreBase):
                 attempt.value,
             )
         return state
+
+    def record_recall(self, learner: str, lesson: str, answer: RecallRecord) -> bool:
+        """Keep an answer to a recall question; False (nothing kept) when that question was
+        answered already."""
+        # RETURNING, not rowcount: psycopg reports no count for an INSERT ... ON CONFLICT.
+        with self.writing(learner) as connection:
+            keep = self.insert_ignoring(RecallAnswer).returning(RecallAnswer.id)
+            kept = connection.execute(
+                keep, {"learner_id": learner, "lesson": lesson, **asdict(answer)}
+            ).first()
+        return kept is not None
+
+    def recall_answers(self, learner: str, lesson: str) -> list[RecallRecord]:
+        """Every answer to a recall question of one lesson, oldest first (answers to older
+        versions or other forms included: the caller keeps those of the questions it asks)."""
+        return [
+            RecallRecord(
+                row.step,
+                row.kind,
+                row.form,
+                row.choice,
+                row.confidence,
+                row.correct,
+                row.fingerprint,
+            )
+            for row in self.lesson_rows(RecallAnswer, learner, lesson)
+        ]
 
     def record_flashcard(self, learner: str, lesson: str, card: str, rating: str) -> None:
         self.add_row(learner, FlashcardRating, lesson=lesson, card=card, rating=rating)
@@ -212,10 +241,26 @@ class ModesRecords(StoreBase):
         return _stored(card)
 
     def add_review_card(
-        self, learner: str, lesson: str, kind: str, key: str, fingerprint: str, memory: CardMemory
+        self,
+        learner: str,
+        lesson: str,
+        kind: str,
+        key: str,
+        fingerprint: str,
+        memory: CardMemory,
+        *,
+        asked: int | None = None,
     ) -> None:
-        """Put an item in the queue; an item already there (another request was first) stays."""
-        card = {"lesson": lesson, "kind": kind, "key": key, "fingerprint": fingerprint}
+        """Put an item in the queue; an item already there (another request was first) stays.
+        `asked`: the other form of its question the learner was just asked (a recall's)."""
+        card: dict[str, object] = {
+            "lesson": lesson,
+            "kind": kind,
+            "key": key,
+            "fingerprint": fingerprint,
+        }
+        if asked is not None:
+            card["asked"] = asked
         with self.writing(learner) as connection:
             connection.execute(
                 self.insert_ignoring(ReviewCard),
@@ -270,6 +315,7 @@ class ModesRecords(StoreBase):
             for model in (
                 ReviewAnswer,
                 ReviewCard,
+                RecallAnswer,
                 LessonMode,
                 DrillAttempt,
                 FlashcardRating,

@@ -137,3 +137,17 @@ class StoredCard:
     fingerprint: str | None
     memory: CardMemory
     asked: int | None = None  # the other form of its question its latest review asked
+
+
+@dataclass(frozen=True)
+class RecallRecord:
+    """A learner's answer to one recall question: the step, the kind and form (the variant
+    instance) asked, the choice given, how sure, right or not, and the question's version."""
+
+    step: int
+    kind: str
+    form: int
+    choice: str
+    confidence: str
+    correct: bool
+    fingerprint: str | None

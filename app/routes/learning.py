@@ -3,13 +3,17 @@ Each route parses, calls the learning core once, and returns what it gives."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request, Response
 
 from app.errors import (
     RUNS,
     STORE,
     AnswerError,
     NotAChoice,
+    NotDue,
+    NotTheFormAsked,
     PredictionNotCommitted,
     UnknownLesson,
     UnknownMyth,
@@ -25,6 +29,7 @@ from app.learning.schemas import (
     OrderingReveal,
     PredictionBody,
     PredictionReveal,
+    RecallResult,
     ValueBody,
     ValueFeedback,
 )
@@ -34,6 +39,7 @@ from app.routes.deps import (
     LearnerDep,
     LearningDep,
     MaybeLearnerDep,
+    PracticeDep,
     WriterDep,
     read,
 )
@@ -74,6 +80,31 @@ async def check_value(
 ) -> ValueFeedback:
     """Check a typed `.grad` value numerically against the real run, element by element."""
     return await learning.check_value(learner, slug, number, body)
+
+
+# The variant instance a recall question was asked as (its item's data-form): required, so an
+# answer is graded only against the question the page showed.
+RecallForm = Annotated[int, Query(ge=0, le=2**31 - 1)]
+RECALL_REFUSALS = (UnknownLesson, UnknownStep, NotAChoice, AnswerError, NotTheFormAsked, NotDue)
+
+
+@router.post(
+    "/api/lessons/{slug}/recall/{number}",
+    responses=responses(*RECALL_REFUSALS, PredictionNotCommitted, *STORE),
+)
+async def answer_recall(
+    slug: str,
+    number: int,
+    body: PredictionBody,
+    practice: PracticeDep,
+    write: WriterDep,
+    form: RecallForm,
+) -> RecallResult:
+    """Answer the lesson's recall question on step `number`, asked as variant instance `form`:
+    graded like review, revealed, and fed to the step's review card. 409 before the build-up
+    is committed or once answered; 404 for a step the recall does not ask; 422 for another
+    form than it asks."""
+    return await write(practice.answer_recall, slug, number, body, form)
 
 
 @router.post(

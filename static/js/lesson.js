@@ -166,6 +166,7 @@ export function initLesson(article) {
   };
 
   for (const section of article.querySelectorAll("section.runnable")) {
+    if (section.closest("section.recall")) continue; // the recall's own (recall.js)
     const step = Number(section.dataset.step);
     runnables.set(step, mountRunnable(section, {
       lesson: slug,

@@ -15,8 +15,11 @@ the state its own test creates can fail in the state another feature leaves behi
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -34,6 +37,7 @@ pytestmark = pytest.mark.slow
 LESSONS = BUNDLED.lessons  # in learning-path order
 CONFIDENCES = ("guess", "fairly_sure", "certain")
 RATINGS = ("again", "good", "hard", "easy")
+RECALL_ITEM = re.compile(r'<li class="recall-item" data-step="(\d+)" data-form="(\d+)"')
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
@@ -110,6 +114,7 @@ class Walk:
                     self.post(f"{api}/steps/{number}/ordering", body)
         self.every_page_answers(lesson, "committing every step")
         self.values(lesson)
+        self.recall(lesson)
         self.practice(lesson)
         self.exercises(lesson)
         self.keep_and_share(lesson, asking[0] if asking else 1)
@@ -140,6 +145,19 @@ class Walk:
             self.post(f"{api}/pitfalls/{number}/check", {"code": pitfall.correct.code})
         if lesson.pitfalls:
             self.every_page_answers(lesson, "checking pitfall fixes")
+
+    def recall(self, lesson: Lesson) -> None:
+        """The recall that ends the build-up (every step is committed now): each question
+        answered as its page draws it, the last of its choices, then the pages."""
+        page = self.client.get(f"/lessons/{lesson.slug}/deep-dive").text
+        items = RECALL_ITEM.findall(page)
+        assert items, f"{lesson.slug}: no recall once every step is committed"
+        for step, form in items:
+            start = page.index(f'<li class="recall-item" data-step="{step}"')
+            choices = re.findall(r'data-choice="([^"]*)"', page[start : page.index("</li>", start)])
+            body = {"choice": html.unescape(choices[-1]), "confidence": "fairly_sure"}
+            self.post(f"/api/lessons/{lesson.slug}/recall/{step}?form={form}", body)
+        self.every_page_answers(lesson, "answering the recall")
 
     def values(self, lesson: Lesson) -> None:
         api = f"/api/lessons/{lesson.slug}"
@@ -174,12 +192,33 @@ class Walk:
         self.shares[:] = [str(made["id"])]  # read with every page from now on
         assert self.client.delete(api).status_code == 204
 
+    def graded_by_a_run(self, item: dict[str, Any]) -> bool:
+        """Lines to order and code to write are answered in review as on their pages: sent to
+        their own routes, whose run answers the due item. Was `item` one of them?"""
+        if item["kind"] not in ("ordering", "exercise"):
+            return False
+        lesson = BUNDLED.get(item["lesson"])
+        assert lesson is not None
+        api, number = f"/api/lessons/{lesson.slug}", int(item["key"])  # a step's, an exercise's
+        ordering = lesson.steps[number - 1].ordering if item["kind"] == "ordering" else None
+        if ordering is not None:
+            body = {"order": list(ordering.lines), "confidence": "guess"}
+            self.post(f"{api}/steps/{number}/ordering", body)
+            return True
+        if item["kind"] == "exercise":
+            exercise = lesson.exercises[number - 1]
+            self.post(f"{api}/exercises/{number}", {"lines": exercise.solution})
+            return True
+        return False
+
     def review(self, after: str) -> None:
         """Answer a sitting of whatever is due, the way each item asks, then read every page."""
         time_passes(self.client)
         queue = self.client.get("/api/review").json()
         assert queue["due"], "a walk that missed answers has items due"
         for item in queue["due"]:
+            if self.graded_by_a_run(item):
+                continue
             body: dict[str, object] = {"confidence": "guess"}
             if item["choices"]:
                 body["choice"] = item["choices"][0]

@@ -1,5 +1,5 @@
 """What the learning modes keep: a lesson's last mode, drills, flashcard ratings, pitfall fix
-checks, exercise answers, and the review queue's cards and reviews.
+checks, exercise answers, the review queue's cards and reviews, and recall answers.
 """
 
 from __future__ import annotations
@@ -111,6 +111,28 @@ class ReviewCard(LearnerRecord, Fingerprinted, Base):
     # Which other form of the question (a step's variant instance, a myth's form) the latest
     # review asked; None: none yet, or the item has no other form. The next return asks another.
     asked: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+
+class RecallAnswer(LearnerRecord, Fingerprinted, Base):
+    """An answer to one of a lesson's recall questions (app/learning/recall.py): a step's
+    question asked on one of its variant instances (`form`) once the build-up is committed.
+    One per question and form is kept; the answer feeds the step's review card."""
+
+    __tablename__ = "recall_answers"
+    __table_args__ = (
+        # One answer per question: a second one (another tab, a request sent twice) is refused.
+        UniqueConstraint(
+            "learner_id", "lesson", "step", "kind", "form", "fingerprint", name="uq_recall_answer"
+        ),
+        Index("ix_recall_learner_lesson", "learner_id", "lesson"),
+    )
+
+    step: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(16))  # the question kind asked (its stored name)
+    form: Mapped[int] = mapped_column(Integer)  # the variant instance asked
+    choice: Mapped[str] = mapped_column(Text)
+    confidence: Mapped[str] = mapped_column(String(16))
+    correct: Mapped[bool] = mapped_column(Boolean)
 
 
 class ReviewAnswer(Base):

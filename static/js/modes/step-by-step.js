@@ -4,16 +4,8 @@
 // pages through them.
 
 import {initLesson} from "../lesson.js";
-import {focusTarget, parts, thisPageAgain} from "../util.js";
-
-/** The takeaways are sent once every step is committed: at the end, the page is read again
- *  (a GET: the server decides) and they take the place of the note that they wait. */
-async function openTakeaways(done) {
-  const waiting = done.querySelector(".withheld");
-  if (!waiting) return;
-  const takeaways = (await thisPageAgain())?.querySelector(".sbs-done .takeaways");
-  if (takeaways) waiting.replaceWith(document.importNode(takeaways, true)); // else the note stays
-}
+import {openRecall, startRecall} from "../recall.js";
+import {focusTarget, parts} from "../util.js";
 
 export function initStepByStep(article) {
   const root = article.querySelector(".sbs");
@@ -63,7 +55,7 @@ export function initStepByStep(article) {
     update();
     history.replaceState(null, "", "#done");
     focusTarget(done.querySelector("h2"));
-    openTakeaways(done);
+    openRecall(done.querySelector("section.recall")); // sent now that every step is committed
   };
 
   predictions.forEach((prediction, i) => {
@@ -98,6 +90,7 @@ export function initStepByStep(article) {
   if (resumed >= 0) show(resumed);
   else show(Math.max(linked, 0), {focus: false});
   const lesson = initLesson(article);
+  startRecall(done); // a lesson committed before this page was drawn: its recall is here
   // Once saved progress is back: resume where the learner stopped (or at the linked step).
   lesson.restored.then(() => {
     predictions.forEach((prediction, i) => {
