@@ -38,7 +38,7 @@ from benchmarks.bench_sandbox import (
     start_server,
 )
 from benchmarks.load_test import LESSON, SNIPPET
-from benchmarks.revision import checked_out, commit_of, compared
+from benchmarks.revision import add_against_arguments, checked_against, checked_out, compared
 
 WARM_UP = 20
 ROUND = "a load-test round (all but /healthz)"
@@ -128,28 +128,14 @@ def against(rev: str, count: int, repeat: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=300, help="of each kind")
-    parser.add_argument(
-        "--against",
-        metavar="REV",
-        help="also measure REV (a commit, branch or tag) from a temporary git worktree, in "
-        "turn with this tree, and print both and the ratio now / REV",
-    )
-    parser.add_argument(
-        "--repeat", type=int, default=3, help="with --against: passes of each side (default 3)"
-    )
+    add_against_arguments(parser, repeat=3)
     args = parser.parse_args()
     if args.against is None:
         rows = measure(args.requests)
         print(machine_line())
         print_one(rows, args.requests)
         return
-    try:
-        commit_of(args.against)
-    except ValueError as error:
-        parser.error(f"--against: {error}")
-    if args.repeat < 1:
-        parser.error("--repeat takes a number of passes >= 1")
-    against(args.against, args.requests, args.repeat)
+    against(checked_against(parser, args), args.requests, args.repeat)
 
 
 if __name__ == "__main__":

@@ -56,7 +56,7 @@ from benchmarks.bench_sandbox import (
     pss_kib,
     start_server,
 )
-from benchmarks.revision import checked_out, commit_of, compared
+from benchmarks.revision import add_against_arguments, checked_against, checked_out, compared
 
 LESSON = "what-is-grad"
 SNIPPET = (
@@ -415,15 +415,7 @@ def main() -> None:
     parser.add_argument(
         "--processes", type=int, default=1, help="server processes (gradlab serve --processes)"
     )
-    parser.add_argument(
-        "--against",
-        metavar="REV",
-        help="also load REV (a commit, branch or tag) from a temporary git worktree, in turn "
-        "with this tree, and print both and the ratio now / REV",
-    )
-    parser.add_argument(
-        "--repeat", type=int, default=2, help="with --against: passes of each side (default 2)"
-    )
+    add_against_arguments(parser, repeat=2)
     args = parser.parse_args()
     pause = (min(args.pause), max(args.pause))
     if pause[0] < 0 or pause[1] <= 0:
@@ -440,14 +432,9 @@ def main() -> None:
     if args.against is not None:
         if args.url is not None:
             parser.error("--against starts both servers itself: leave out --url")
-        try:
-            commit_of(args.against)
-        except ValueError as error:
-            parser.error(f"--against: {error}")
-        if args.repeat < 1:
-            parser.error("--repeat takes a number of passes >= 1")
+        rev = checked_against(parser, args)
         print(cold_line())
-        against(args, pause, arrive, args.against)
+        against(args, pause, arrive, rev)
         return
     print(cold_line())
     outcome = asyncio.run(run_once(args, pause, arrive))

@@ -4,7 +4,8 @@
 and removes it afterwards; a benchmark started with `--against REV` serves that folder in turn
 with this one (A B A B ...), so that both sides meet the same load from the rest of the host.
 `compared` reduces the figures of the passes to each side's range and the ratio of their
-medians.
+medians. `add_against_arguments` declares `--against` and `--repeat` for a benchmark, and
+`checked_against` refuses a REV that names no commit or a repeat below one.
 
 Usage (a library; run it only to check that REV can be checked out):
     python benchmarks/revision.py REV
@@ -89,6 +90,34 @@ def compared(passes: list[tuple[str, dict[str, float]]], now: str) -> dict[str, 
         )
         for name in names
     }
+
+
+def add_against_arguments(parser: argparse.ArgumentParser, *, repeat: int) -> None:
+    """`--against REV` and `--repeat N` (passes of each side, `repeat` by default)."""
+    parser.add_argument(
+        "--against",
+        metavar="REV",
+        help="also serve REV (a commit, branch or tag) from a temporary git worktree, in turn "
+        "with this tree, and print both and the ratio now / REV",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=repeat,
+        help=f"with --against: passes of each side (default {repeat})",
+    )
+
+
+def checked_against(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:
+    """The REV of `--against`, once it names a commit and `--repeat` is at least one; else
+    the parser's error (which exits)."""
+    try:
+        commit_of(args.against)
+    except ValueError as error:
+        parser.error(f"--against: {error}")
+    if args.repeat < 1:
+        parser.error("--repeat takes a number of passes >= 1")
+    return str(args.against)
 
 
 def main() -> None:
