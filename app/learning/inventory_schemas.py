@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
+from pydantic.dataclasses import dataclass
 
+from app.learning.inventory_gain import HeldMisconception
 from app.learning.schemas import Confidence
 
 Phase = Literal["pre", "post"]
@@ -105,14 +107,10 @@ class BandOut(BaseModel):
     learners: int
 
 
-class HeldOut(BaseModel):
-    item: str
-    concept: str
-    concept_name: str
-    question: str
-    choice: str
-    why: str | None
-    learners: int
+# The core's record as it goes over HTTP: its fields are the record's, declared once there.
+@dataclass(frozen=True)
+class HeldOut(HeldMisconception):
+    """A wrong choice still picked on the post-test with confidence, and by how many."""
 
 
 class ClassGainOut(BaseModel):
