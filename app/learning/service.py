@@ -14,8 +14,8 @@ from app.learning.exercises import ExercisePractice
 from app.learning.guided import GUIDED_MODE, first_visit, resume_at
 from app.learning.inventory_tests import InventoryTests
 from app.learning.jargon import known_terms
-from app.learning.lessons import (
-    LessonAnswers,
+from app.learning.lesson_answers import LessonAnswers
+from app.learning.lesson_page import (
     catalog_progress,
     lesson_progress,
     lesson_summary,

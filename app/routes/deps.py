@@ -14,7 +14,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.errors import TooManyNewLearners, raises
 from app.learning.exercises import ExercisePractice
-from app.learning.lessons import LessonAnswers
+from app.learning.lesson_answers import LessonAnswers
 from app.learning.practice import Practice
 from app.learning.service import Learning, Page, Writer
 from app.web.client_address import NewLearnerLimit

@@ -1,0 +1,206 @@
+"""The answers a learner gives on a lesson's page, each graded by app/learning/grader.py,
+recorded, and queued for review as it is recorded; what the page shows is
+app/learning/lesson_page.py's.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from app.errors import PredictionNotCommitted, UnknownStep
+from app.learning import grader
+from app.learning.kinds import (
+    DRILL,
+    MYTH,
+    ORDERING,
+    PREDICTION,
+    myth_fingerprint,
+    prediction_fingerprint,
+    step_answer_of,
+    step_ordering_fingerprint,
+    stored_order,
+    value_fingerprint,
+)
+from app.learning.lesson_page import myth_score, practice_instance
+from app.learning.lti.grades import queue_score
+from app.learning.questions import disclosure_of, find_lesson, find_myth, find_step
+from app.learning.queue import ReviewQueue
+from app.learning.schemas import (
+    MythReveal,
+    OrderingBody,
+    OrderingReveal,
+    PredictionBody,
+    PredictionReveal,
+    ValueBody,
+    ValueFeedback,
+)
+from app.lessons.format import Lesson, Snippet, Step, ValuePrediction
+from app.lessons.loader import Catalog
+from app.modes.drills import value_drill_id
+from app.pedagogy.scheduler import describe_wait
+from app.progress.records import MythRecord, PredictionRecord, ValueRecord
+from app.progress.store import ProgressStore
+from app.sandbox.result import RunResult
+
+
+class LessonAnswers:
+    """The answers one learner gives on a lesson page; each is recorded, and a miss (or a right
+    guess) is queued as it is recorded (reading the queue later never writes)."""
+
+    def __init__(self, catalog: Catalog, store: ProgressStore, learner: str) -> None:
+        self.catalog, self.store, self.learner = catalog, store, learner
+
+    def _queue(self) -> ReviewQueue:
+        return ReviewQueue(self.store, self.catalog, self.learner)
+
+    def read_ahead(self, slug: str) -> None:
+        """The learner chooses to see the whole lesson, every answer included; what they
+        answer in it from now on is kept as given after seeing the answers."""
+        find_lesson(self.catalog, slug)
+        self.store.record_read_ahead(self.learner, slug)
+
+    def _seen_answers(self, slug: str) -> bool:
+        return self.store.read_ahead(self.learner, slug)
+
+    def commit_prediction(self, slug: str, number: int, body: PredictionBody) -> PredictionReveal:
+        step = find_step(find_lesson(self.catalog, slug), number)
+        if step.prediction is None:
+            raise UnknownStep(f"Step {number} of {slug!r} asks for no prediction")
+        confidence = grader.require_confidence(body.confidence)
+        correct = grader.grade_choice(step, body.choice)
+        fingerprint = prediction_fingerprint(step.prediction)
+        with self.store.together():  # the answer and its review card: one transaction
+            seen = self._seen_answers(slug)
+            answer = PredictionRecord(body.choice, confidence, correct, fingerprint, seen)
+            attempt = self.store.record_prediction(self.learner, slug, number, answer)
+            at = datetime.now(UTC)
+            if not correct:
+                urgent = confidence == "certain"
+                self._queue().note_miss(slug, PREDICTION, str(number), at, urgent=urgent)
+            elif confidence == "guess" and attempt == 1:  # later attempts follow the reveal
+                self._queue().note_guess(slug, PREDICTION, str(number), at)
+            queue_score(self.store, self.learner, find_lesson(self.catalog, slug))
+        practice = practice_instance(find_lesson(self.catalog, slug), number, self.learner)
+        return grader.prediction_reveal(step, body.choice, correct, attempt, practice)
+
+    def ordering_program(self, slug: str, number: int, body: OrderingBody) -> str:
+        """The code the learner's order makes, to be run; refused before any run when the step
+        asks no ordering, the order is not one of its lines, or no confidence is given."""
+        step = find_step(find_lesson(self.catalog, slug), number)
+        if step.ordering is None:
+            raise UnknownStep(f"Step {number} of {slug!r} asks for no ordering")
+        grader.require_confidence(body.confidence)
+        return grader.ordering_program(step, body.order)
+
+    def commit_ordering(
+        self, slug: str, number: int, body: OrderingBody, result: RunResult
+    ) -> OrderingReveal:
+        """Keep an order graded by its run (`result`), as the step's committed answer."""
+        lesson = find_lesson(self.catalog, slug)
+        step = find_step(lesson, number)
+        confidence = grader.require_confidence(body.confidence)
+        fingerprint = step_ordering_fingerprint(step)
+        correct = grader.order_passes(step, result)
+        with self.store.together():
+            seen = self._seen_answers(slug)
+            order = stored_order(body.order)
+            kept = PredictionRecord(order, confidence, correct, fingerprint, seen)
+            attempt = self.store.record_prediction(self.learner, slug, number, kept)
+            at = datetime.now(UTC)
+            queue = self._queue()
+            # A due review item of it is answered by this order; a miss enters the queue.
+            reviewed = queue.note_check(slug, ORDERING, str(number), correct, at, confidence)
+            if reviewed is None and correct and confidence == "guess" and attempt == 1:
+                queue.note_guess(slug, ORDERING, str(number), at)
+            due = queue.due_count(at) if reviewed else None
+            queue_score(self.store, self.learner, lesson)
+        reveal = grader.ordering_reveal(step, correct, attempt, result)
+        if reviewed is None:
+            return reveal
+        return reveal.model_copy(
+            update={"comes_back": describe_wait(reviewed.due, at), "due_count": due}
+        )
+
+    def require_choice(self, lesson: Lesson, number: int) -> None:
+        """A step's typed value is checked only once its choice is committed (or the lesson
+        is read ahead): its answer, explanation and even a hint would answer the choice."""
+        step = find_step(lesson, number)
+        if step.prediction is None:
+            return  # the typed value is the step's own question
+        records = self.store.lesson_state(self.learner, lesson.slug)
+        if not disclosure_of(lesson, records).step_open(number):
+            raise PredictionNotCommitted(
+                f"Commit your prediction for step {number} first: checking the value now "
+                "would give its answer away. (Or read the lesson ahead.)"
+            )
+
+    def asks_on_instance(self, slug: str, number: int) -> bool:
+        """Is this step's typed value asked on a stored variant instance (no run needed)?"""
+        lesson = find_lesson(self.catalog, slug)
+        return practice_instance(lesson, number, self.learner) is not None
+
+    def value_step(self, slug: str, number: int) -> tuple[Step, Snippet, ValuePrediction]:
+        """The step, its code and its value question, if it asks for a typed value."""
+        step = find_step(find_lesson(self.catalog, slug), number)
+        if step.value_prediction is None or step.snippet is None:
+            raise UnknownStep(f"Step {number} of {slug!r} asks for no value")
+        return step, step.snippet, step.value_prediction
+
+    def check_value(self, slug: str, number: int, body: ValueBody, actual: object) -> ValueFeedback:
+        """Check a typed `.grad` against `actual`, the value the step's code really produces."""
+        lesson = find_lesson(self.catalog, slug)
+        step, _, guess = self.value_step(slug, number)
+        self.require_choice(lesson, number)
+        unlocks = step if step.prediction is None else None  # a choice's reveal explains it
+        practice = practice_instance(lesson, number, self.learner)
+        check = (
+            grader.instance_check(step, practice)
+            if practice is not None
+            else grader.ValueCheck(actual, guess.explanation, unlocks, guess.misconceptions)
+        )
+        correct, feedback = grader.grade_typed(check, body.value, body.reveal)
+        if correct is None:
+            return grader.value_feedback(feedback)
+        drill = value_drill_id(lesson, number)
+        with self.store.together():
+            seen = self._seen_answers(slug)
+            answer = ValueRecord(body.value, correct, body.reveal, value_fingerprint(guess), seen)
+            self.store.record_value(self.learner, slug, number, answer)
+            if not correct and drill is not None:
+                self._queue().note_miss(slug, DRILL, drill, datetime.now(UTC))
+        return grader.value_feedback(feedback)
+
+    def answer_myth(self, slug: str, number: int, answer: str) -> MythReveal:
+        lesson = find_lesson(self.catalog, slug)
+        myth = find_myth(lesson, number)
+        correct = grader.grade_myth(myth, answer)
+        with self.store.together():
+            kept = MythRecord(answer, correct, myth_fingerprint(myth), self._seen_answers(slug))
+            self.store.record_myth(self.learner, slug, number, kept)
+            if not correct:
+                self._queue().note_miss(slug, MYTH, str(number), datetime.now(UTC))
+            queue_score(self.store, self.learner, lesson)
+            myths = self.store.lesson_myths(self.learner, slug)
+        return grader.myth_reveal(myth, correct, myth_score(lesson, myths))
+
+    def save_code(self, slug: str, number: int, code: str | None) -> None:
+        """Keep (or, with None, forget) the learner's edited version of a step's code."""
+        step = find_step(find_lesson(self.catalog, slug), number)
+        if code is not None and step.snippet is None:
+            raise UnknownStep(f"Step {number} of {slug!r} has no code")
+        self.store.save_code(self.learner, slug, number, code)
+
+    def completed_by_running(self, slug: str | None, number: int | None) -> bool:
+        """Does running this step's code complete it? Only a step that keeps no committed
+        answer (no prediction nor ordering: a typed value alone is its own business); decided
+        from the lesson alone, without the store."""
+        lesson = self.catalog.get(slug) if slug else None
+        if lesson is None or number is None or not 1 <= number <= len(lesson.steps):
+            return False
+        step = lesson.steps[number - 1]
+        return step_answer_of(step) is None
+
+    def mark_run(self, slug: str | None, number: int | None) -> None:
+        """Running a step's code completes a step that asks for no prediction."""
+        if slug and number and self.completed_by_running(slug, number):
+            self.store.mark_done(self.learner, slug, number)
