@@ -89,9 +89,9 @@ def _error(ran: Snippet | Instance | None) -> dict[str, str] | None:
 
 
 def prediction_reveal(
-    step: Step, choice: str, correct: bool, attempt: int, practice: Instance | None = None
+    step: Step, choice: str, correct: bool, attempt: int, instance: Instance | None = None
 ) -> PredictionReveal:
-    """`practice`: the variant instance the typed value that this reveal opens asks on."""
+    """`instance`: the variant instance the typed value that this reveal opens asks on."""
     prediction = step.prediction
     if prediction is None:
         raise AnswerError("This step asks for no prediction")
@@ -106,11 +106,11 @@ def prediction_reveal(
         error=_error(step.snippet),
         attempt=attempt,
         step=step_reveal(step),
-        value=value_question(step, practice),
+        value=value_question(step, instance),
     )
 
 
-def value_question(step: Step, practice: Instance | None = None) -> ValueQuestion | None:
+def value_question(step: Step, instance: Instance | None = None) -> ValueQuestion | None:
     """The typed-value question the committed choice opens, for the page to draw at once; on
     a variant instance, with that instance's code (the step's own answer was just shown)."""
     guess = step.value_prediction
@@ -119,7 +119,7 @@ def value_question(step: Step, practice: Instance | None = None) -> ValueQuestio
     return ValueQuestion(
         question_html=str(rendering.markdown_inline(guess.question)),
         tensor=guess.tensor,
-        code=practice.code if practice is not None else None,
+        code=instance.code if instance is not None else None,
     )
 
 

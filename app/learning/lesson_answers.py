@@ -21,7 +21,7 @@ from app.learning.kinds import (
     stored_order,
     value_fingerprint,
 )
-from app.learning.lesson_page import myth_score, practice_instance
+from app.learning.lesson_page import asked_instance, myth_score
 from app.learning.lti.grades import queue_score
 from app.learning.questions import disclosure_of, find_lesson, find_myth, find_step
 from app.learning.queue import ReviewQueue
@@ -80,8 +80,8 @@ class LessonAnswers:
             elif confidence == "guess" and attempt == 1:  # later attempts follow the reveal
                 self._queue().note_guess(slug, PREDICTION, str(number), at)
             queue_score(self.store, self.learner, find_lesson(self.catalog, slug))
-        practice = practice_instance(find_lesson(self.catalog, slug), number, self.learner)
-        return grader.prediction_reveal(step, body.choice, correct, attempt, practice)
+        instance = asked_instance(find_lesson(self.catalog, slug), number, self.learner)
+        return grader.prediction_reveal(step, body.choice, correct, attempt, instance)
 
     def ordering_program(self, slug: str, number: int, body: OrderingBody) -> str:
         """The code the learner's order makes, to be run; refused before any run when the step
@@ -137,7 +137,7 @@ class LessonAnswers:
     def asks_on_instance(self, slug: str, number: int) -> bool:
         """Is this step's typed value asked on a stored variant instance (no run needed)?"""
         lesson = find_lesson(self.catalog, slug)
-        return practice_instance(lesson, number, self.learner) is not None
+        return asked_instance(lesson, number, self.learner) is not None
 
     def value_step(self, slug: str, number: int) -> tuple[Step, Snippet, ValuePrediction]:
         """The step, its code and its value question, if it asks for a typed value."""
@@ -152,10 +152,10 @@ class LessonAnswers:
         step, _, guess = self.value_step(slug, number)
         self.require_choice(lesson, number)
         unlocks = step if step.prediction is None else None  # a choice's reveal explains it
-        practice = practice_instance(lesson, number, self.learner)
+        instance = asked_instance(lesson, number, self.learner)
         check = (
-            grader.instance_check(step, practice)
-            if practice is not None
+            grader.instance_check(step, instance)
+            if instance is not None
             else grader.ValueCheck(actual, guess.explanation, unlocks, guess.misconceptions)
         )
         correct, feedback = grader.grade_typed(check, body.value, body.reveal)

@@ -66,7 +66,7 @@ class StepView:
     value_code: str | None = None
 
 
-def practice_instance(lesson: Lesson, number: int, learner: str | None) -> Instance | None:
+def asked_instance(lesson: Lesson, number: int, learner: str | None) -> Instance | None:
     """The variant instance a step's typed value asks this learner, when the step also asks a
     choice (whose reveal shows the step's own answer) and has variants: one whose code ran to
     the end, since an instance that raised has no `.grad` to type."""
@@ -98,7 +98,7 @@ def step_views(
             value_shown=shown.value_open(number),
             read_ahead=shown.read_ahead and asks(step),
             value_code=(
-                practice.code if (practice := practice_instance(lesson, number, learner)) else None
+                instance.code if (instance := asked_instance(lesson, number, learner)) else None
             ),
         )
         for number, step in enumerate(lesson.steps, start=1)
@@ -130,7 +130,7 @@ def myth_score(lesson: Lesson, myths: dict[int, MythRecord]) -> Score:
     return _score(lesson, _current_myths(lesson, myths))
 
 
-def _saved_step(step: Step, record: StepRecord, practice: Instance | None) -> SavedStep:
+def _saved_step(step: Step, record: StepRecord, instance: Instance | None) -> SavedStep:
     prediction = record.prediction
     saved_prediction = None
     if (
@@ -139,7 +139,7 @@ def _saved_step(step: Step, record: StepRecord, practice: Instance | None) -> Sa
         and step.ordering is None
         and prediction.fingerprint == prediction_fingerprint(step.prediction)
     ):
-        reveal = grader.prediction_reveal(step, prediction.choice, prediction.correct, 0, practice)
+        reveal = grader.prediction_reveal(step, prediction.choice, prediction.correct, 0, instance)
         saved_prediction = SavedPrediction(
             choice=prediction.choice,
             confidence=prediction.confidence,
@@ -186,7 +186,7 @@ def lesson_progress(
     """Everything the page needs to restore a learner's state, reveals included."""
     steps = {
         str(number): _saved_step(
-            lesson.steps[number - 1], record, practice_instance(lesson, number, learner)
+            lesson.steps[number - 1], record, asked_instance(lesson, number, learner)
         )
         for number, record in records.steps.items()
         if 1 <= number <= len(lesson.steps)  # the lesson changed since; keep the rest
