@@ -1,10 +1,11 @@
 """The server's CPU per request, endpoint by endpoint, one request at a time.
 
 Starts `gradlab serve` (as bench_sandbox.py does) and sends, for each request of a load-test
-round (benchmarks/load_test.py: catalog, lesson page, progress, run, prediction, myth) and for
-`/healthz`, a warm-up and then `--requests` requests in a row, reading the server process's CPU
-time (utime + stime, /proc) before and after. The sandbox's own processes are not counted: a
-run's zygote and child CPU are in bench_sandbox.py's "CPU per run" and bench_child_cpu.py.
+round (benchmarks/simulated_learner.py: catalog, lesson page, progress, run, prediction, myth)
+and for `/healthz`, a warm-up and then `--requests` requests in a row, reading the server
+process's CPU time (utime + stime, /proc) before and after. The sandbox's own processes are not
+counted: a run's zygote and child CPU are in bench_sandbox.py's "CPU per run" and
+bench_child_cpu.py.
 
 With `--against REV` it also serves REV, checked out into a temporary git worktree
 (benchmarks/revision.py), and measures the two in turn, A B A B ... (`--repeat` passes each),
@@ -37,8 +38,8 @@ from benchmarks.bench_sandbox import (
     machine_line,
     start_server,
 )
-from benchmarks.load_test import LESSON, SNIPPET
 from benchmarks.revision import add_against_arguments, checked_against, checked_out, compared
+from benchmarks.simulated_learner import LESSON, SNIPPET
 
 WARM_UP = 20
 ROUND = "a load-test round (all but /healthz)"

@@ -1,7 +1,8 @@
 """How many SQL statements each request of a load-test round issues, against a budget.
 
-A round is what benchmarks/load_test.py's learners send (catalog, lesson page, progress, a run,
-a prediction, a myth) on the lesson it uses, with the real sandbox behind the run. Every
+A round is what benchmarks/simulated_learner.py's learner sends (catalog, lesson page,
+progress, a run, a prediction, a myth) on the lesson it uses, with the real sandbox behind the
+run. Every
 statement sent to the app's engine is counted (SQLAlchemy's `before_cursor_execute`), on SQLite
 and on PostgreSQL, for a new learner's first round and for a later one. The counts must equal
 the budgets: a request that reads more than before fails here, and one that reads less asks
@@ -20,7 +21,7 @@ from sqlalchemy import Engine, event
 
 from app.config.paths import BUNDLED_LESSONS
 from app.main import create_app
-from benchmarks.load_test import LESSON, SNIPPET
+from benchmarks.simulated_learner import LESSON, SNIPPET
 from tests.conftest import make_settings
 
 # Statements per request: (a new learner's first round, a later round).
