@@ -42,10 +42,10 @@ from benchmarks.revision import add_against_arguments, checked_against, checked_
 from benchmarks.simulated_learner import LESSON, SNIPPET
 
 WARM_UP = 20
-ROUND = "a load-test round (all but /healthz)"
+ROUND_ROW = "a load-test round (all but /healthz)"
 
 
-def cpu_ms(pid: int) -> float:
+def process_cpu_ms(pid: int) -> float:
     """CPU time (user + system) of one process so far, in ms."""
     return sum(cpu_ticks(pid)[:2]) * TICK_MS
 
@@ -88,24 +88,22 @@ def measure(count: int, root: Path = ROOT) -> dict[str, tuple[float, float]]:
             for name, send in requests(client).items():
                 for _ in range(WARM_UP):
                     send().raise_for_status()
-                before, started = cpu_ms(server.pid), time.perf_counter()
+                before, started = process_cpu_ms(server.pid), time.perf_counter()
                 for _ in range(count):
                     send().raise_for_status()
                 wall = (time.perf_counter() - started) * 1000 / count
-                rows[name] = ((cpu_ms(server.pid) - before) / count, wall)
+                rows[name] = ((process_cpu_ms(server.pid) - before) / count, wall)
     finally:
         server.terminate()
         server.wait(10)
-    rows[ROUND] = (sum(cpu for name, (cpu, _) in rows.items() if name != "GET /healthz"), 0.0)
+    rows[ROUND_ROW] = (sum(cpu for name, (cpu, _) in rows.items() if name != "GET /healthz"), 0.0)
     return rows
 
 
 def print_one(rows: dict[str, tuple[float, float]], count: int) -> None:
     print(f"{'request (' + str(count) + ' in a row)':40} {'server CPU ms':>14} {'wall ms':>8}")
     for name, (cpu, wall) in rows.items():
-        print(
-            f"  {name:38} {cpu:14.2f} {wall:8.2f}" if name != ROUND else f"  {name:38} {cpu:14.2f}"
-        )
+        print(f"  {name:38} {cpu:14.2f}" + (f" {wall:8.2f}" if name != ROUND_ROW else ""))
 
 
 def against(rev: str, count: int, repeat: int) -> None:
@@ -117,7 +115,7 @@ def against(rev: str, count: int, repeat: int) -> None:
             for side, root in (("now", ROOT), (rev, folder)):
                 figures = {name: cpu for name, (cpu, _) in measure(count, root).items()}
                 passes.append((side, figures))
-                line = f"pass {number + 1}/{repeat} {side}: round {figures[ROUND]:.2f} ms"
+                line = f"pass {number + 1}/{repeat} {side}: round {figures[ROUND_ROW]:.2f} ms"
                 print(line, flush=True)
     print(machine_line())
     print(f"server CPU ms per request, {count} in a row, {repeat} passes a side, interleaved")

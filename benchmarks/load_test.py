@@ -53,7 +53,7 @@ from benchmarks.bench_sandbox import (
     start_server,
 )
 from benchmarks.revision import add_against_arguments, checked_against, checked_out, compared
-from benchmarks.simulated_learner import LESSON, ROUND, Tally, learner, on_loopback
+from benchmarks.simulated_learner import LESSON, ROUND_REQUESTS, Tally, learner, on_loopback
 
 
 @dataclass(frozen=True)
@@ -66,11 +66,11 @@ class Capacity:
 
 
 def capacity(
-    cpu_ms: float, requests: int, cores: int, learners: int, pause: tuple[float, float]
+    spent_ms: float, requests: int, cores: int, learners: int, pause: tuple[float, float]
 ) -> Capacity:
     """From the CPU all processes spent (ms) over `requests` requests, on `cores` cores, with
     `learners` pausing uniformly within `pause` seconds after each round."""
-    round_ms = cpu_ms / max(requests, 1) * ROUND
+    round_ms = spent_ms / max(requests, 1) * ROUND_REQUESTS
     return Capacity(
         round_ms=round_ms,
         served=cores * 1000 / round_ms if round_ms else float("inf"),
@@ -113,7 +113,7 @@ class Outcome:
         """What --against compares: CPU a round (all processes, and the server's), the
         throughput, the refusals, and p95 of the catalog, the lesson page and the runs."""
         total = max(self.requests, 1)
-        rounds = total / ROUND
+        rounds = total / ROUND_REQUESTS
         figures = {
             "CPU a round, all processes (ms)": sum(ms for _, ms in self.parts()) / rounds,
             "server CPU a round (ms)": (self.server_ms or [0.0])[0] / rounds,
@@ -195,7 +195,7 @@ def report(
         cost = capacity(sum(ms for _, ms in parts), total, cores_n, args.learners, pause)
         saturated = " (saturated: waiting only moves between requests)"
         print(
-            f"a round of {ROUND} requests cost {cost.round_ms:.1f} ms of CPU: "
+            f"a round of {ROUND_REQUESTS} requests cost {cost.round_ms:.1f} ms of CPU: "
             f"the {cores_n} cores serve at most {cost.served:.0f} rounds/s at that cost; "
             f"{args.learners} learners pausing {pause[0]:g} - {pause[1]:g} s would ask for "
             f"{cost.asked:.0f} rounds/s if every answer were instant"

@@ -88,7 +88,7 @@ class Tally:
         return lines
 
 
-ROUND = 6  # the requests of one learner's round, below
+ROUND_REQUESTS = 6  # the requests of one learner's round, below
 FIRST = "GET / (a learner's first)"
 
 
