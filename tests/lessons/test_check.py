@@ -203,7 +203,35 @@ def test_the_bundled_lessons_are_all_true(monkeypatch: pytest.MonkeyPatch) -> No
     """As CI and an author run it: the check starts and stops its own sandbox (the other
     tests of the command share one). Its runs get a minute each, not the 5 s a learner's run
     gets: it runs beside the whole suite on two cores, where a two-line snippet once waited
-    past 5 s for a core, and what it proves is that every lesson is true, not how fast."""
+    past 5 s for a core (and, with the check's one retry of a time-out, could do so twice),
+    and what it proves is that every lesson is true, not how fast."""
     monkeypatch.setenv("GRADLAB_WALL_TIME_S", "60")
     monkeypatch.setenv("GRADLAB_CPU_TIME_S", "60")
     assert check_in_thread(None) == 0
+
+
+def test_a_run_stopped_by_its_time_limit_is_tried_once_more_before_it_counts() -> None:
+    """A time-out under load is run again; a snippet that always runs too long still fails."""
+    import asyncio
+
+    from app.lessons.check import timeout_retried
+    from app.sandbox.result import RunResult
+
+    asked: list[str] = []
+
+    def runner(outcomes: list[str]) -> Callable[[str], Any]:
+        async def run(code: str) -> RunResult:
+            asked.append(code)
+            status = outcomes[min(len(asked), len(outcomes)) - 1]
+            return RunResult(status=status, stdout="done\n" if status == "ok" else "")  # type: ignore[arg-type]
+
+        return run
+
+    busy_once = asyncio.run(timeout_retried(runner(["timeout", "ok"]))("print('done')"))
+    assert (busy_once.status, busy_once.stdout, len(asked)) == ("ok", "done\n", 2)
+    asked.clear()
+    endless = asyncio.run(timeout_retried(runner(["timeout"]))("while True: pass"))
+    assert (endless.status, len(asked)) == ("timeout", 2)
+    asked.clear()
+    failing = asyncio.run(timeout_retried(runner(["error"]))("1/0"))
+    assert (failing.status, len(asked)) == ("error", 1)
