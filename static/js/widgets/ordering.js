@@ -12,6 +12,8 @@
 //                the step's own route (it is graded by a run), which answers the due item;
 //                onAnswer's data is then {correct, comes_back, due_count}, or null when the
 //                item was not due (answered already)
+//     form       a review item's form (a variant instance of the step): sent as ?form=, so
+//                the order is run in that instance's code
 //     tryAgain   offer "Try again" after the verdict
 //     onAnswer(reveal, {restored, data})   after the verdict
 //
@@ -50,9 +52,10 @@ function renderVerdict(box, reveal, {restored}) {
   return title;
 }
 
-export function mountOrdering(root, {feedback = null, url, lesson = null, card = null, tryAgain = false, onAnswer = () => {}}) {
+export function mountOrdering(root, {feedback = null, url, lesson = null, card = null, form = undefined, tryAgain = false, onAnswer = () => {}}) {
   const review = Boolean(lesson && card);
-  const sendTo = review ? lessonUrl(lesson, "steps", card, "ordering") : url;
+  const asked = form === undefined || form === null ? "" : `?form=${encodeURIComponent(form)}`;
+  const sendTo = review ? `${lessonUrl(lesson, "steps", card, "ordering")}${asked}` : url;
   const list = root.querySelector(".ordering-lines");
   const check = root.querySelector(".ordering-check");
   const moved = root.querySelector(".ordering-moved");
