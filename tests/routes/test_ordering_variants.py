@@ -160,3 +160,28 @@ def test_a_wrong_order_of_the_instance_is_graded_by_what_it_prints(client: TestC
     assert reveal["correct"] is False and reveal["error"] is None
     assert reveal["output"] != instance.output and reveal["output"].endswith("tensor(0.)\n")
     assert reveal["comes_back"]  # a miss: reviewed as `again`
+
+
+def test_the_due_item_is_read_off_the_event_loop_on_postgresql(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before the run, the route reads which instance the due item asks: on PostgreSQL, a round
+    trip to the server, in a thread (on SQLite a read stays in place)."""
+    from app.progress.store import ProgressStore
+    from tests.learning.test_store_off_the_loop import _watch
+
+    item = miss_and_wait(client)
+    instance = asked(item)
+    seen: list[str] = []
+    for name in dir(ProgressStore):
+        method = getattr(ProgressStore, name)
+        if not name.startswith("_") and callable(method):
+            monkeypatch.setattr(ProgressStore, name, _watch(seen, name, method))
+    body = {"order": list(instance.lines), "confidence": "certain"}
+    answered = client.post(url(item["form"]), json=body)  # type: ignore[arg-type]
+    assert answered.status_code == 200 and answered.json()["correct"] is True
+    store = client.app.state.store  # type: ignore[attr-defined]
+    if not store.reads_in_place:
+        assert seen == []
+    else:
+        assert "review_card_of" in seen  # the watch sees the in-place read on SQLite
