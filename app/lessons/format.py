@@ -154,6 +154,11 @@ class Step(Strict):
         if self.snippet.error is not None:
             raise ValueError("ordering: the snippet must print its output without raising")
         if self.variants is not None:
+            if self.snippet.grads:
+                raise ValueError(
+                    "snippet.grads: an ordering with variants drills no `.grad` (a drill shows "
+                    "an instance's code, the answer to its order)"
+                )
             _orders_each_instance(self.ordering, self.variants)
         return self
 

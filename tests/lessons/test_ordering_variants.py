@@ -118,6 +118,13 @@ def test_what_cannot_be_an_ordering_is_refused_at_load(change: dict[str, Any], s
     assert says in _refusal(change)
 
 
+def test_an_ordering_with_variants_declares_no_grad_a_drill_would_ask() -> None:
+    data = _step_data()
+    data["snippet"]["grads"] = {"x": 4.0}
+    with pytest.raises(ValueError, match=r"an ordering with variants drills no `\.grad`"):
+        Step.model_validate(data)
+
+
 def test_a_block_and_indented_lines_are_cut_as_the_steps_lines_are() -> None:
     data = _step_data()
     data["ordering"]["lines"] = [
