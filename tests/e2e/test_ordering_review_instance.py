@@ -57,6 +57,8 @@ def test_an_ordering_asked_on_an_instance_in_review_is_answerable(
     feedback = item.locator(".review-feedback")
     expect(feedback).to_contain_text("Right", timeout=60_000)
     expect(feedback).to_contain_text("comes back")
-    # The instance's own explanation, not the step's.
+    # The instance's own order and explanation, not the step's.
+    expect(feedback).to_contain_text("One of the orders that work")
+    expect(feedback).not_to_contain_text("The lesson's order")
     expect(feedback.locator(".feedback-explanation")).to_contain_text("The first read is")
     expect(item.get_by_role("button", name="Finish")).to_be_visible()
