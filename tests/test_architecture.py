@@ -148,3 +148,12 @@ def test_every_kind_has_its_module_its_widget_and_its_place() -> None:
         assert any(kind in mode.asks for mode in MODES), kind.name
     # Every field of the lesson format that asks a step something is one kind's.
     assert sorted(k.step_field or "" for k in KINDS if k.step_field) == sorted(Step.QUESTIONS)
+
+
+def test_no_two_test_files_share_a_name() -> None:
+    """The test folders are not packages, so pytest imports each test file by its name alone:
+    two files of one name in two folders fail the whole run that collects both."""
+    names: dict[str, list[str]] = {}
+    for path in sorted((PROJECT_ROOT / "tests").rglob("test_*.py")):
+        names.setdefault(path.name, []).append(str(path.relative_to(PROJECT_ROOT)))
+    assert {name: paths for name, paths in names.items() if len(paths) > 1} == {}

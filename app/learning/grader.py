@@ -154,38 +154,57 @@ def instance_check(step: Step, instance: Instance, unlocks: Step | None = None) 
 
 
 # --- orderings -------------------------------------------------------------------------------
-def ordering_program(step: Step, order: list[str]) -> str:
-    """The code a learner's order of the step's lines makes; refused unless the order has
-    each of the lines once."""
+def ordering_program(step: Step, order: list[str], instance: Instance | None = None) -> str:
+    """The code a learner's order of the step's lines (or of `instance`'s, a variant instance
+    review asks) makes; refused unless the order has each of the lines once."""
     ordering = step.ordering
-    if ordering is None or sorted(order) != sorted(ordering.texts):
+    texts = list(instance.lines) if instance is not None else ordering.texts if ordering else []
+    if ordering is None or not texts or sorted(order) != sorted(texts):
         raise NotAChoice("Send each of the step's lines once, in the order you chose")
-    return ordering.program(step.ordering_head, order)
+    head = instance.head if instance is not None else step.ordering_head
+    return ordering.program(head, order)
 
 
-def order_passes(step: Step, result: RunResult) -> bool:
-    """Graded by running: an order passes when its code prints the snippet's output without
-    raising, whatever its order (any order that behaves right is right)."""
-    expected = step.snippet.output if step.snippet is not None else ""
+def order_passes(step: Step, result: RunResult, instance: Instance | None = None) -> bool:
+    """Graded by running: an order passes when its code prints the snippet's output (or the
+    instance's) without raising, whatever its order (any order that behaves right is right)."""
+    expected = _ordering_output(step, instance)
     return result.status == "ok" and result.error is None and result.stdout == expected
 
 
+def _ordering_output(step: Step, instance: Instance | None) -> str:
+    if instance is not None:
+        return instance.output
+    return step.snippet.output if step.snippet is not None else ""
+
+
 def ordering_reveal(
-    step: Step, correct: bool, attempt: int, result: RunResult | None = None
+    step: Step,
+    correct: bool,
+    attempt: int,
+    result: RunResult | None = None,
+    instance: Instance | None = None,
 ) -> OrderingReveal:
-    """`result`: the run of the learner's order (None when restored: only the verdict is kept)."""
+    """`result`: the run of the learner's order (None when restored: only the verdict is kept);
+    `instance`: the variant instance asked (its own order and explanation are revealed)."""
     if step.ordering is None or step.snippet is None:
         raise AnswerError("This step asks for no ordering")
     error = result.error if result is not None else None
+    explanation = instance.explanation if instance is not None else step.ordering.explanation
+    shown = step_reveal(step)
+    if instance is not None:
+        # The step's concept and insight hold for every instance; its explanation speaks of
+        # the step's own code, so the instance's own (above) stands in for it.
+        shown = shown.model_copy(update={"explanation_html": ""})
     return OrderingReveal(
         correct=correct,
-        answer=step.ordering.texts,
-        explanation_html=str(rendering.markdown(step.ordering.explanation)),
-        expected=step.snippet.output,
+        answer=list(instance.lines) if instance is not None else step.ordering.texts,
+        explanation_html=str(rendering.markdown(explanation)),
+        expected=_ordering_output(step, instance),
         output=result.stdout if result is not None else None,
         error={"type": error.type, "message": error.message[:300]} if error else None,
         attempt=attempt,
-        step=step_reveal(step),
+        step=shown,
     )
 
 

@@ -36,6 +36,7 @@ from app.learning.schemas import (
 )
 from app.lessons.format import Lesson, Snippet, Step, ValuePrediction
 from app.lessons.loader import Catalog
+from app.lessons.variants import Instance
 from app.modes.drills import value_drill_id
 from app.pedagogy.scheduler import describe_wait
 from app.progress.records import MythRecord, PredictionRecord, ValueRecord
@@ -83,22 +84,43 @@ class LessonAnswers:
         instance = asked_instance(find_lesson(self.catalog, slug), number, self.learner)
         return grader.prediction_reveal(step, body.choice, correct, attempt, instance)
 
-    def ordering_program(self, slug: str, number: int, body: OrderingBody) -> str:
+    def ordering_program(
+        self, slug: str, number: int, body: OrderingBody, form: int | None = None
+    ) -> str:
         """The code the learner's order makes, to be run; refused before any run when the step
-        asks no ordering, the order is not one of its lines, or no confidence is given."""
+        asks no ordering, the order is not one of its lines, or no confidence is given; with
+        `form`, when no due review item of the step asks that variant instance."""
         step = find_step(find_lesson(self.catalog, slug), number)
         if step.ordering is None:
             raise UnknownStep(f"Step {number} of {slug!r} asks for no ordering")
         grader.require_confidence(body.confidence)
-        return grader.ordering_program(step, body.order)
+        instance = self._review_instance(slug, number, form)
+        return grader.ordering_program(step, body.order, instance)
+
+    def _review_instance(self, slug: str, number: int, form: int | None) -> Instance | None:
+        """The variant instance a due review item of the step's ordering asks as `form`."""
+        if form is None:
+            return None
+        at = datetime.now(UTC)
+        _, prompt = self._queue().asked(slug, ORDERING, str(number), form, at)
+        return prompt.instance
 
     def commit_ordering(
-        self, slug: str, number: int, body: OrderingBody, result: RunResult
+        self,
+        slug: str,
+        number: int,
+        body: OrderingBody,
+        result: RunResult,
+        form: int | None = None,
     ) -> OrderingReveal:
-        """Keep an order graded by its run (`result`), as the step's committed answer."""
+        """Keep an order graded by its run (`result`), as the step's committed answer; with
+        `form`, an order of the variant instance a due review item asks, which answers that
+        item and leaves the step's committed answer alone (it is another question)."""
         lesson = find_lesson(self.catalog, slug)
         step = find_step(lesson, number)
         confidence = grader.require_confidence(body.confidence)
+        if form is not None:
+            return self._review_ordering(slug, step, number, result, confidence, form)
         fingerprint = step_ordering_fingerprint(step)
         correct = grader.order_passes(step, result)
         with self.store.together():
@@ -119,6 +141,25 @@ class LessonAnswers:
             return reveal
         return reveal.model_copy(
             update={"comes_back": describe_wait(reviewed.due, at), "due_count": due}
+        )
+
+    def _review_ordering(
+        self, slug: str, step: Step, number: int, result: RunResult, confidence: str, form: int
+    ) -> OrderingReveal:
+        at = datetime.now(UTC)
+        queue = self._queue()
+        with self.store.together():
+            _, prompt = queue.asked(slug, ORDERING, str(number), form, at)
+            instance = prompt.instance
+            correct = grader.order_passes(step, result, instance)
+            reviewed = queue.note_check(
+                slug, ORDERING, str(number), correct, at, confidence, form=form
+            )
+            due = queue.due_count(at)
+        reveal = grader.ordering_reveal(step, correct, 0, result, instance)
+        return reveal.model_copy(
+            update={"comes_back": describe_wait(reviewed.due, at) if reviewed else None}
+            | {"due_count": due}
         )
 
     def require_choice(self, lesson: Lesson, number: int) -> None:

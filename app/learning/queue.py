@@ -140,12 +140,18 @@ class ReviewQueue:
         passed: bool,
         at: datetime,
         confidence: str | None = None,
+        form: int | None = None,
     ) -> Memory | None:
         """A check graded by a run on its own page (written code, an order): a due card of it
         is reviewed (passed: `good`, else `again`, weighed by `confidence` as a review answer
         is) and its new schedule returned; otherwise a miss enters the queue as any miss does
-        (first, when the learner was certain), and a pass changes nothing."""
+        (first, when the learner was certain), and a pass changes nothing. `form`: the check
+        answered the other form of the item a review return asks (`asked`, which refuses
+        another), kept with the card so that the next return asks another."""
         at = utc(at)
+        if form is not None:
+            due, _ = self.asked(lesson, kind, key, form, at)
+            return self._review_check(due, passed, at, confidence, form)
         prompt = self._prompt_of(lesson, kind, key)
         card = self._card(lesson, kind, key)
         if (
@@ -154,15 +160,39 @@ class ReviewQueue:
             and card.fingerprint == prompt.fingerprint
             and utc(card.memory.due) <= at
         ):
-            grade, urgent = with_confidence(Grade.good if passed else Grade.again, confidence)
-            memory = review(_memory(card), grade, at)
-            missed = card.memory.last_miss_at if passed else at
-            self.store.update_review_card(card.id, _stored(memory, missed, urgent=urgent))
-            self.store.record_review_answer(self.learner, card.id, grade.value)
-            return memory
+            return self._review_check(card, passed, at, confidence, card.asked)
         if not passed:
             self.note_miss(lesson, kind, key, at, urgent=confidence == "certain")
         return None
+
+    def _review_check(
+        self, card: StoredCard, passed: bool, at: datetime, confidence: str | None, form: int | None
+    ) -> Memory:
+        grade, urgent = with_confidence(Grade.good if passed else Grade.again, confidence)
+        memory = review(_memory(card), grade, at)
+        missed = card.memory.last_miss_at if passed else at
+        stored = _stored(memory, missed, urgent=urgent)
+        self.store.update_review_card(card.id, stored, asked=form)
+        self.store.record_review_answer(self.learner, card.id, grade.value)
+        return memory
+
+    def asked(
+        self, lesson: str, kind: QuestionKind, key: str, form: int, at: datetime
+    ) -> tuple[StoredCard, Prompt]:
+        """The due card of an item and what its return asks, which must be `form` (another
+        form of its question, as a variant instance): a check graded by a run answers it on
+        its own route. NotDue without a due card of it (answered already), NotTheFormAsked
+        when the return asks another form; reads only."""
+        card = self._card(lesson, kind, key)
+        prompt = self._prompt(card) if card is not None else None
+        if card is None or prompt is None or utc(card.memory.due) > utc(at):
+            raise NotDue(f"No review item of {lesson!r} {key} is due: answered already?")
+        if prompt.form != form:
+            raise NotTheFormAsked(
+                f"Review item {card.id} is not asked as form {form} now: reload the review "
+                "and answer the question it shows"
+            )
+        return card, prompt
 
     def note_recall(
         self,

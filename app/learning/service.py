@@ -7,6 +7,7 @@ row yet); the first recorded answer creates the row.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 
 from app.errors import UnknownMode
@@ -292,14 +293,20 @@ class Learning:
         return await self.store.writer(answers.check_value, slug, number, body, actual)
 
     async def commit_ordering(
-        self, learner: str, slug: str, number: int, body: OrderingBody
+        self, learner: str, slug: str, number: int, body: OrderingBody, form: int | None = None
     ) -> OrderingReveal:
         """Grade an order by running the code it makes (any order that prints the step's
-        output without raising is right), then keep it as the step's committed answer."""
+        output without raising is right), then keep it as the step's committed answer; with
+        `form`, an order of the variant instance the step's due review item asks, which
+        answers that item."""
         answers = self.answers(learner)
-        program = answers.ordering_program(slug, number, body)
+        build = answers.ordering_program
+        if form is None or self.store.reads_in_place:  # no read, or a read that never waits
+            program = build(slug, number, body, form)
+        else:  # the due item is read in a thread, as a route's read is
+            program = await asyncio.to_thread(build, slug, number, body, form)
         result = await self.runs.run_order(program, learner)
-        return await self.store.writer(answers.commit_ordering, slug, number, body, result)
+        return await self.store.writer(answers.commit_ordering, slug, number, body, result, form)
 
     async def run(
         self, code: str, learner: str | None, slug: str | None, step: int | None, who: str

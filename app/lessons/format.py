@@ -37,6 +37,7 @@ from app.lessons.format_base import (
     TextOrMapping,
     ValueMisconception,
     ValuePrediction,
+    distinct_lines,
 )
 from app.lessons.format_exercises import BLANK, Exercise, Gradcheck, Hint, HintCase, Probe, Rerun
 from app.lessons.format_variants import (
@@ -114,7 +115,7 @@ class Step(Strict):
     value_prediction: ValuePrediction | None = None
     # Put the last lines of the snippet in an order that prints its output.
     ordering: Ordering | None = None
-    # New instances of the prediction, the typed value and the step's drills.
+    # New instances of the prediction, the typed value, the step's drills, or its ordering.
     variants: Variants | None = None
     # Why this step has no variants, where its answer is not something the sandbox can compute
     # with other parameters (a step that asks no question, an answer that is a fact of the API).
@@ -153,7 +154,12 @@ class Step(Strict):
         if self.snippet.error is not None:
             raise ValueError("ordering: the snippet must print its output without raising")
         if self.variants is not None:
-            raise ValueError("variants: an ordering has no variants")
+            if self.snippet.grads:
+                raise ValueError(
+                    "snippet.grads: an ordering with variants drills no `.grad` (a drill shows "
+                    "an instance's code, the answer to its order)"
+                )
+            _orders_each_instance(self.ordering, self.variants)
         return self
 
     @model_validator(mode="after")
@@ -178,6 +184,34 @@ class Step(Strict):
         if variants.misconceptions and self.value_prediction is None:
             raise ValueError("variants.misconceptions: the step asks for no typed value")
         return self
+
+
+def _orders_each_instance(ordering: Ordering, variants: Variants) -> None:
+    """An ordering's variants: each instance is an ordering of its own (the last lines of its
+    code, cut as the step's are, and what it prints), so it has no choice, answer or typed
+    value to rule on, and each instance's lines must be distinct and its run must finish."""
+    if variants.answer is not None or variants.raised is not None:
+        raise ValueError(
+            "variants: an ordering's instance is answered by an order of its own lines: it has "
+            "no `answer` or `raised` texts"
+        )
+    for index in range(variants.count):
+        cut = ordering.split(variants.code_of(index))
+        if cut is None:
+            raise ValueError(
+                f"variants: instance {index + 1}'s code is shorter than the "
+                f"{len(ordering.lines)} lines to order"
+            )
+        if (problem := distinct_lines(cut[1])) is not None:
+            raise ValueError(
+                f"variants: instance {index + 1}'s last lines cannot be ordered: {problem}"
+            )
+    for number, stored in enumerate(variants.instances, start=1):
+        if stored.error is not None:
+            raise ValueError(
+                f"variants.instances {number}: an ordering's instance must print its output "
+                f"without raising, and this one raises {stored.error.type}: choose other params"
+            )
 
 
 class Overview(Strict):

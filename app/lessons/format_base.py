@@ -209,18 +209,44 @@ class ValuePrediction(Question):
         return self
 
 
+def shuffled(texts: list[str], key: str) -> list[str]:
+    """`texts` (an ordering's lines, in the author's order) in the order of `key`: a keyed hash
+    of each line (a learner's id gives each learner an order of their own), never the
+    author's order."""
+    secret = key.encode()[:64]
+
+    def rank(text: str) -> bytes:
+        return hashlib.blake2b(text.encode(), key=secret, digest_size=16).digest()
+
+    order = sorted(texts, key=rank)
+    return order[1:] + order[:1] if order == texts else order
+
+
+def distinct_lines(lines: list[str]) -> str | None:
+    """Why these lines cannot be an ordering's (an order is graded by its texts), or None."""
+    if len(set(lines)) != len(lines):
+        return "two lines are the same (an order is graded by its texts)"
+    if any(not line.strip() for line in lines):
+        return "a line is empty"
+    return None
+
+
 class Ordering(Question):
     """Put the lines of the step's code in an order that prints what its `output` says (a
     Parsons problem). `lines` are the last lines of the step's snippet, in the order the author
     wrote them (each may be a block of several lines); what comes before them is shown as it
     is. The learner is sent the lines in an order of their own and their order is graded by
-    running it: any order that prints the snippet's output without raising passes."""
+    running it: any order that prints the snippet's output without raising passes. With the
+    step's `variants`, each instance is an ordering of its own: the last lines of its code, cut
+    as these are, and the output it prints (review asks one)."""
 
     # The lines are sent in the learner's order, never this one; the explanation with the
     # reveal.
     hidden: ClassVar[frozenset[str]] = frozenset({"explanation"})
     in_learner_order: ClassVar[str | None] = "lines"
     withholds_code: ClassVar[bool] = True
+    # With variants, review asks the order again on an instance whose numbers change it.
+    computed: ClassVar[bool] = True
 
     question: Text
     lines: Annotated[list[Code], Field(min_length=2, max_length=8)]
@@ -228,11 +254,8 @@ class Ordering(Question):
 
     @model_validator(mode="after")
     def _lines_are_distinct(self) -> Ordering:
-        stripped = [line.strip("\n") for line in self.lines]
-        if len(set(stripped)) != len(stripped):
-            raise ValueError("lines: two lines are the same (an order is graded by its texts)")
-        if any(not line.strip() for line in stripped):
-            raise ValueError("lines: a line is empty")
+        if (problem := distinct_lines([line.strip("\n") for line in self.lines])) is not None:
+            raise ValueError(f"lines: {problem}")
         return self
 
     @property
@@ -251,15 +274,27 @@ class Ordering(Question):
         }
 
     def shuffled(self, key: str) -> list[str]:
-        """The lines in the order of `key` (a keyed hash of each line; a learner's id gives
-        each learner an order of their own), never the author's order."""
-        secret = key.encode()[:64]
+        """The lines in the order of `key` (see `shuffled`), never the author's order."""
+        return shuffled(self.texts, key)
 
-        def rank(text: str) -> bytes:
-            return hashlib.blake2b(text.encode(), key=secret, digest_size=16).digest()
+    @property
+    def shape(self) -> list[int]:
+        """How many lines of code each of the lines holds (a block may hold several)."""
+        return [line.count("\n") + 1 for line in self.texts]
 
-        order = sorted(self.texts, key=rank)
-        return order[1:] + order[:1] if order == self.texts else order
+    def split(self, code: str) -> tuple[str, list[str]] | None:
+        """`code` (a variant instance's) cut as the step's code is: the head, and its last
+        lines in blocks of the same sizes as this ordering's lines; None when it is too short."""
+        physical = code.rstrip("\n").split("\n")
+        wanted = sum(self.shape)
+        if len(physical) < wanted:
+            return None
+        head = physical[: len(physical) - wanted]
+        blocks, at = [], len(head)
+        for size in self.shape:
+            blocks.append("\n".join(physical[at : at + size]))
+            at += size
+        return "".join(f"{line}\n" for line in head), blocks
 
     def head(self, code: str) -> str | None:
         """What comes before the lines in `code` (the snippet's), or None when `code` does not

@@ -36,6 +36,21 @@ def placeholders(template: str) -> set[str]:
     return set(PLACEHOLDER.findall(template))
 
 
+def _as_text(value: Plain) -> str:
+    """A value as it stands in a template: text as it is, anything else as a Python literal."""
+    return value if isinstance(value, str) else repr(value)
+
+
+def fill(template: str, values: dict[str, Plain]) -> str:
+    """`template` with each `{name}` of `values` replaced; other braces are left alone."""
+
+    def replace(found: re.Match[str]) -> str:
+        name = found.group(1)
+        return _as_text(values[name]) if name in values else found.group(0)
+
+    return PLACEHOLDER.sub(replace, template)
+
+
 class VariantChoice(TextOrMapping):
     """One choice of the step's prediction in every instance, in the step's choice order: a
     `text` template whose `{name}`s are the variant's `values` (the rule that makes this choice,
@@ -117,8 +132,10 @@ class Variants(Strict):
     # The typed value's wrong values as rules.
     misconceptions: list[MisconceptionRule] = Field(default_factory=list)
     # Why an instance's answer is what it is, for its reveal: a template over the params and
-    # values (the step's own explanations name the step's own numbers).
-    explanation: Text
+    # values (the step's own explanations name the step's own numbers), or one text per
+    # instance, in the params' order, where instances differ in more than their numbers (an
+    # ordering whose right order moves).
+    explanation: Text | Annotated[list[Text], Field(min_length=2)]
     # Where some instances raise and others run to the end: the `answer` and `explanation` of
     # those that raised (the ones above then serve those that finished).
     raised: RaisedTexts | None = None
@@ -142,6 +159,20 @@ class Variants(Strict):
     def params_of(self, index: int) -> dict[str, Plain]:
         return {name: values[index] for name, values in self.params.items()}
 
+    def code_of(self, index: int) -> str:
+        """Instance `index`'s code: the code template filled with its params."""
+        return fill(self.code, self.params_of(index))
+
+    def explanation_of(self, index: int) -> str:
+        """The explanation template of instance `index`."""
+        explanation = self.explanation
+        return explanation if isinstance(explanation, str) else explanation[index]
+
+    @property
+    def explanations(self) -> list[str]:
+        explanation = self.explanation
+        return [explanation] if isinstance(explanation, str) else list(explanation)
+
     @model_validator(mode="after")
     def _params_fill_the_code(self) -> Variants:
         lengths = {len(values) for values in self.params.values()}
@@ -150,6 +181,11 @@ class Variants(Strict):
         for name in self.params:
             if not IDENTIFIER.match(name) or "." in name:
                 raise ValueError(f"params: {name!r} is not a name")
+        if not isinstance(self.explanation, str) and len(self.explanation) not in lengths:
+            raise ValueError(
+                f"explanation: {len(self.explanation)} texts for {lengths.pop()} instances "
+                "(one per instance, in the params' order, or one template for all)"
+            )
         used = placeholders(self.code)
         if unknown := used - set(self.params):
             raise ValueError(f"code: {{{sorted(unknown)[0]}}} is not a parameter")
@@ -166,7 +202,7 @@ class Variants(Strict):
                     "call the param or value something else"
                 )
         known = set(self.values) | set(self.params) | set(RAISED)
-        templates = [("explanation", self.explanation), ("answer", self.answer or "")]
+        templates = [("explanation", " ".join(self.explanations)), ("answer", self.answer or "")]
         if self.raised is not None:
             templates += [
                 ("raised answer", self.raised.answer or ""),

@@ -100,6 +100,11 @@ def read_run(step: Step, variants: Variants, index: int, result: RunResult) -> V
         raise ValueError(
             f"a `values` or misconception expression raised {error.type}: {error.message}"
         )
+    if error is not None and step.ordering is not None:
+        raise ValueError(
+            f"raised {error.type}: {error.message}; an ordering's instance must print its "
+            "output without raising: choose other params"
+        )
     if error is not None:
         fragment = stable_fragment(error.message)
         if not fragment:
@@ -239,7 +244,7 @@ def template_problems(step: Step, instance: Instance) -> list[str]:
         return []
     stored = variants.instances[instance.index]
     has = set(variants.params) | set(stored.named())
-    answer, explanation = texts_of(variants, not instance.finished)
+    answer, explanation = texts_of(variants, not instance.finished, instance.index)
     templates = [("the explanation", explanation), ("the answer", answer or "")]
     templates += [
         (f"choice {n}", f"{c.text} {c.why or ''}") for n, c in enumerate(variants.choices, 1)

@@ -13,11 +13,9 @@ page that asks it, and a review of it may ask another (`pick`).
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass, field
 
 from app.lessons.format import (
-    PLACEHOLDER,
     Choice,
     ExpectedError,
     GradValue,
@@ -26,27 +24,13 @@ from app.lessons.format import (
     ValueMisconception,
     Variants,
 )
+from app.lessons.format_variants import fill as fill  # where the code fills its templates
 from app.lessons.memo import per_object
 from app.lessons.numeric import compare
 
 
-def _as_text(value: Plain) -> str:
-    """A value as it stands in a template: text as it is, anything else as a Python literal."""
-    return value if isinstance(value, str) else repr(value)
-
-
-def fill(template: str, values: dict[str, Plain]) -> str:
-    """`template` with each `{name}` of `values` replaced; other braces are left alone."""
-
-    def replace(found: re.Match[str]) -> str:
-        name = found.group(1)
-        return _as_text(values[name]) if name in values else found.group(0)
-
-    return PLACEHOLDER.sub(replace, template)
-
-
 def instance_code(variants: Variants, index: int) -> str:
-    return fill(variants.code, variants.params_of(index))
+    return variants.code_of(index)
 
 
 @dataclass(frozen=True)
@@ -63,6 +47,11 @@ class Instance:
     explanation: str = ""  # why the answers are what they are, with this instance's numbers
     # What the code raised, if it did: then it has no grads and no typed value to ask.
     error: ExpectedError | None = None
+    # On a step that asks an ordering: the code above the lines, and the lines in the order
+    # this instance's code has them (an order that prints `output`; never sent before the
+    # answer, as the step's own are not).
+    head: str = ""
+    lines: tuple[str, ...] = ()
 
     @property
     def finished(self) -> bool:
@@ -78,7 +67,7 @@ class Instance:
 
 
 def _choices(
-    step: Step, values: dict[str, Plain], raised: bool = False
+    step: Step, values: dict[str, Plain], raised: bool, index: int
 ) -> tuple[list[Choice], str | None]:
     """The step's choices as this instance reads them (`values`: its params and values, or
     what it raised)."""
@@ -93,16 +82,16 @@ def _choices(
         made.append(Choice(text=text, why=why))
         if own.text == prediction.answer:
             answer = text
-    template = texts_of(variants, raised)[0]
+    template = texts_of(variants, raised, index)[0]
     if template is not None:
         answer = fill(template, values)
     return made, answer
 
 
-def texts_of(variants: Variants, raised: bool) -> tuple[str | None, str]:
-    """The `answer` and `explanation` templates of an instance: those of `raised` for one
+def texts_of(variants: Variants, raised: bool, index: int) -> tuple[str | None, str]:
+    """The `answer` and `explanation` templates of instance `index`: those of `raised` for one
     whose code raised, where the variants give them."""
-    answer, explanation = variants.answer, variants.explanation
+    answer, explanation = variants.answer, variants.explanation_of(index)
     if raised and variants.raised is not None:
         answer = variants.raised.answer or answer
         explanation = variants.raised.explanation or explanation
@@ -115,7 +104,7 @@ def empty_texts(variants: Variants, index: int) -> list[str]:
     of its instances and `gradlab check` names each one."""
     stored = variants.instances[index]
     named = variants.params_of(index) | stored.named()
-    answer, explanation = texts_of(variants, stored.error is not None)
+    answer, explanation = texts_of(variants, stored.error is not None, index)
     templates = [("the explanation", explanation), ("the answer", answer)]
     for number, rule in enumerate(variants.choices, start=1):
         templates += [(f"choice {number}", rule.text), (f"choice {number}'s `why`", rule.why)]
@@ -147,7 +136,10 @@ def instances(step: Step) -> tuple[Instance, ...]:
     for index, stored in enumerate(variants.instances):
         named = variants.params_of(index) | stored.named()
         raised = stored.error is not None
-        choices, answer = _choices(step, named, raised)
+        choices, answer = _choices(step, named, raised, index)
+        code = instance_code(variants, index)
+        cut = step.ordering.split(code) if step.ordering is not None else None
+        head, lines = cut if cut is not None else ("", [])
         rules = variants.misconceptions
         wrong = tuple(
             ValueMisconception(value=value, why=fill(rule.why, named))
@@ -156,14 +148,16 @@ def instances(step: Step) -> tuple[Instance, ...]:
         found.append(
             Instance(
                 index,
-                instance_code(variants, index),
+                code,
                 stored.output,
                 dict(stored.grads),
                 choices,
                 answer,
                 wrong,
-                fill(texts_of(variants, raised)[1], named),
+                fill(texts_of(variants, raised, index)[1], named),
                 stored.error,
+                head,
+                tuple(lines),
             )
         )
     return tuple(found)

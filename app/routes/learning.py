@@ -61,14 +61,23 @@ async def commit_prediction(
 
 @router.post(
     "/api/lessons/{slug}/steps/{number}/ordering",
-    responses=responses(UnknownLesson, UnknownStep, NotAChoice, AnswerError, *RUNS, *STORE),
+    responses=responses(
+        UnknownLesson, UnknownStep, NotAChoice, AnswerError, NotDue, NotTheFormAsked, *RUNS, *STORE
+    ),
 )
 async def commit_ordering(
-    slug: str, number: int, body: OrderingBody, learning: LearningDep, learner: LearnerDep
+    slug: str,
+    number: int,
+    body: OrderingBody,
+    learning: LearningDep,
+    learner: LearnerDep,
+    form: Annotated[int | None, Query(ge=0, le=2**31 - 1)] = None,
 ) -> OrderingReveal:
     """Commit an order of the step's lines; it is run, and the verdict, the lesson's order,
-    what explains it and what the learner's order printed come back."""
-    return await learning.commit_ordering(learner, slug, number, body)
+    what explains it and what the learner's order printed come back. With `form` (a review
+    item's), an order of the variant instance that the step's due review item asks: it
+    answers that item (409 when none is due, 422 when it asks another form)."""
+    return await learning.commit_ordering(learner, slug, number, body, form)
 
 
 @router.post(

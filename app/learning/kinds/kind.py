@@ -86,7 +86,7 @@ class Prompt:
     choices: list[str] = field(default_factory=list)
     tensor: str | None = None
     card: Flashcard | None = None
-    instance: Instance | None = None  # a prediction asked on a variant instance
+    instance: Instance | None = None  # a prediction or an ordering asked on a variant instance
     drill: Drill | None = None  # a drill as asked (on this return's instance, if any)
     exercise: ExerciseCard | None = None  # code to write, drawn as its card
     # Which of the item's other forms is asked (a step's variant instance, a myth's form);

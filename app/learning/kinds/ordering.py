@@ -3,7 +3,8 @@ that prints its output. Each learner is sent the lines in an order of their own;
 graded by running it in the sandbox (any order that prints the output without raising is
 right), so it is answered through POST /api/lessons/{slug}/steps/{n}/ordering, never by the
 review queue's synchronous answer: in review, that route answers a due item (as code to write
-does), and each return shuffles the lines anew."""
+does), and each return shuffles the lines anew. On a step with variants a return asks one of
+its instances (the `form` the route is sent), whose numbers change which order is right."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from app.learning.kinds.kind import (
     item_number,
 )
 from app.lessons.format import Lesson, Ordering, Step
+from app.lessons.format_base import shuffled
+from app.lessons.variants import pick
 from app.progress.records import StepRecord
 
 
@@ -51,17 +54,30 @@ def read_order(stored: str) -> list[str]:
 def _prompt(
     lesson: Lesson, key: str, order: str, learner: str | None, asked: int | None
 ) -> Prompt | None:
-    # An ordering has no other forms (its answer is an order, not numbers): `asked` is unused.
     number = item_number(key, len(lesson.steps))
     step = lesson.steps[number - 1] if number else None
     fingerprint = step_ordering_fingerprint(step) if step is not None else None
     if step is None or step.ordering is None or step.snippet is None or fingerprint is None:
         return None
-    card = OrderingCard(
-        step.ordering_head, step.ordering.shuffled(f"{order}\0{key}"), step.snippet.output
+    # On a step with variants, each return asks an instance whose numbers change the right
+    # order: never the lesson page's code, nor the instance the previous return asked.
+    instance = pick(step, order, previous=asked)
+    if instance is not None:
+        head, lines, output = instance.head, list(instance.lines), instance.output
+    else:
+        head, lines, output = step.ordering_head, step.ordering.texts, step.snippet.output
+    card = OrderingCard(head, shuffled(lines, f"{order}\0{key}"), output)
+    return Prompt(
+        lesson,
+        ORDERING,
+        key,
+        f"Step {number}: {step.title}",
+        step.ordering.question,
+        fingerprint,
+        instance=instance,
+        form=instance.index if instance is not None else None,
+        ordering=card,
     )
-    source = f"Step {number}: {step.title}"
-    return Prompt(lesson, ORDERING, key, source, step.ordering.question, fingerprint, ordering=card)
 
 
 def _grade(prompt: Prompt, answer: ReviewAnswer) -> Graded:

@@ -73,6 +73,7 @@ export function initReview(root) {
       once: true,
       lesson: item.dataset.lesson,
       card: item.dataset.key,
+      form: item.dataset.form,
       onAnswer: (_result, {data}) => settle(data),
     });
     next.addEventListener("click", () => (i + 1 < items.length ? show(i + 1) : finish()));

@@ -12,6 +12,8 @@
 //                the step's own route (it is graded by a run), which answers the due item;
 //                onAnswer's data is then {correct, comes_back, due_count}, or null when the
 //                item was not due (answered already)
+//     form       a review item's form (a variant instance of the step): sent as ?form=, so
+//                the order is run in that instance's code
 //     tryAgain   offer "Try again" after the verdict
 //     onAnswer(reveal, {restored, data})   after the verdict
 //
@@ -29,7 +31,7 @@ function codeBlock(label, text) {
   ];
 }
 
-function renderVerdict(box, reveal, {restored}) {
+function renderVerdict(box, reveal, {restored, instance = false}) {
   const correct = Boolean(reveal.correct);
   const title = showVerdict(box, correct ? "right" : "wrong", correct ? "Right: your order prints what is asked." : "Not quite: your order does something else.");
   if (restored) box.append(el("p", {class: "feedback-meta"}, "Your committed order is shown above."));
@@ -41,8 +43,10 @@ function renderVerdict(box, reveal, {restored}) {
     box.append(...codeBlock("What your order printed:", reveal.output === "" ? "(nothing)" : reveal.output));
   }
   if (Array.isArray(reveal.answer)) {
-    box.append(...codeBlock(correct ? "The lesson's order (one of the orders that work):" : "An order that works, the lesson's:",
-      reveal.answer.join("\n")));
+    // A variant instance's order is its own, not the lesson's.
+    const label = instance ? (correct ? "One of the orders that work:" : "An order that works:")
+      : (correct ? "The lesson's order (one of the orders that work):" : "An order that works, the lesson's:");
+    box.append(...codeBlock(label, reveal.answer.join("\n")));
   }
   if (reveal.explanation_html) {
     box.append(setServerHtml(el("div", {class: "feedback-explanation"}), reveal.explanation_html));
@@ -50,9 +54,10 @@ function renderVerdict(box, reveal, {restored}) {
   return title;
 }
 
-export function mountOrdering(root, {feedback = null, url, lesson = null, card = null, tryAgain = false, onAnswer = () => {}}) {
+export function mountOrdering(root, {feedback = null, url, lesson = null, card = null, form = undefined, tryAgain = false, onAnswer = () => {}}) {
   const review = Boolean(lesson && card);
-  const sendTo = review ? lessonUrl(lesson, "steps", card, "ordering") : url;
+  const asked = form === undefined || form === null ? "" : `?form=${encodeURIComponent(form)}`;
+  const sendTo = review ? `${lessonUrl(lesson, "steps", card, "ordering")}${asked}` : url;
   const list = root.querySelector(".ordering-lines");
   const check = root.querySelector(".ordering-check");
   const moved = root.querySelector(".ordering-moved");
@@ -122,7 +127,7 @@ export function mountOrdering(root, {feedback = null, url, lesson = null, card =
       return;
     }
     const reveal = sent.data;
-    const title = renderVerdict(box, reveal, {restored: false});
+    const title = renderVerdict(box, reveal, {restored: false, instance: asked !== ""});
     renderStepReveal(root.closest(".step")?.querySelector(".step-reveal"), reveal.step);
     setOpen(false);
     const data = review ? (reveal.comes_back ? reveal : null) : sent.data;
