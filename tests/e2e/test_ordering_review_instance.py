@@ -1,16 +1,22 @@
 """An ordering asked in review on a variant instance, in Chromium: the review item draws the
 instance's lines (never in its author's order) and output, the learner puts them in order by
 keyboard, and the real sandbox runs that order in the instance's code: right, with the
-instance's own explanation, and the item answered."""
+instance's own explanation, and the item answered. At 1280 px light and at 390 px dark, axe
+clean, never wider than the screen (screenshots: ordering-review-*.png)."""
 
 from __future__ import annotations
 
-from playwright.sync_api import Page, expect
+from typing import Any
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Browser, Page, expect
 
 from app.lessons.format import Step
 from app.lessons.loader import load_catalog
 from app.lessons.variants import instances
 from tests.clock import time_passes
+from tests.e2e.conftest import SCREENSHOTS
 from tests.e2e.test_ordering_widget import put_in_order, shown_order
 from tests.live import LiveServer
 
@@ -25,14 +31,24 @@ def the_step() -> tuple[int, Step]:
     return next((n, s) for n, s in enumerate(lesson.steps, 1) if s.ordering and s.variants)
 
 
+def _serious(page: Page) -> list[tuple[str, list[Any]]]:
+    found = Axe().run(page).response["violations"]
+    return [
+        (v["id"], [n["target"] for n in v["nodes"]][:3])
+        for v in found
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+@pytest.mark.parametrize(("width", "scheme"), [(1280, "light"), (390, "dark")])
 def test_an_ordering_asked_on_an_instance_in_review_is_answerable(
-    page: Page, bundled_server: LiveServer
+    browser: Browser, bundled_server: LiveServer, width: int, scheme: str
 ) -> None:
     number, step = the_step()
     assert step.ordering is not None
     first, second, summed, clear, third, fresh = step.ordering.texts
-    page.context.clear_cookies()
-    page.set_viewport_size({"width": 1280, "height": 900})
+    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+    page = context.new_page()
     page.goto(f"{bundled_server.url}/lessons/{SLUG}/deep-dive")
     widget = page.locator(f".step[data-step='{number}'] .ordering")
     widget.scroll_into_view_if_needed()
@@ -51,6 +67,9 @@ def test_an_ordering_asked_on_an_instance_in_review_is_answerable(
     lines = list(instance.lines)
     assert shown_order(item) != lines and sorted(shown_order(item)) == sorted(lines)
     expect(item.locator(".ordering-output")).to_have_text(instance.output.rstrip("\n"))
+    found = _serious(page)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    item.screenshot(path=str(SCREENSHOTS / f"ordering-review-{width}-{scheme}-asked.png"))
     put_in_order(page, item, lines)
     item.get_by_label("Fairly sure").check()
     item.get_by_role("button", name="Check my order").click()
@@ -62,3 +81,8 @@ def test_an_ordering_asked_on_an_instance_in_review_is_answerable(
     expect(feedback).not_to_contain_text("The lesson's order")
     expect(feedback.locator(".feedback-explanation")).to_contain_text("The first read is")
     expect(item.get_by_role("button", name="Finish")).to_be_visible()
+    found += _serious(page)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    item.screenshot(path=str(SCREENSHOTS / f"ordering-review-{width}-{scheme}-answered.png"))
+    context.close()
+    assert not found, found
