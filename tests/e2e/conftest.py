@@ -17,6 +17,19 @@ CHROMIUM = os.environ.get("GRADLAB_CHROMIUM", "/usr/bin/chromium")
 SCREENSHOTS = PROJECT_ROOT / "test-artifacts" / "screenshots"
 
 
+def serious_violations(page: Any) -> list[tuple[str, list[Any]]]:
+    """axe's serious and critical violations on the page: each rule's id and its first three
+    elements."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = Axe().run(page).response["violations"]
+    return [
+        (v["id"], [n["target"] for n in v["nodes"]][:3])
+        for v in found
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     if not Path(CHROMIUM).exists():
         skip = pytest.mark.skip(reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)")

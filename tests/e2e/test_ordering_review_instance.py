@@ -6,17 +6,14 @@ clean, never wider than the screen (screenshots: ordering-review-*.png)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, expect
 
 from app.lessons.format import Step
 from app.lessons.loader import load_catalog
 from app.lessons.variants import instances
 from tests.clock import time_passes
-from tests.e2e.conftest import SCREENSHOTS
+from tests.e2e.conftest import SCREENSHOTS, serious_violations
 from tests.e2e.test_ordering_widget import put_in_order, shown_order
 from tests.live import LiveServer
 
@@ -29,15 +26,6 @@ def the_step() -> tuple[int, Step]:
     lesson = load_catalog(BUNDLED_LESSONS).get(SLUG)
     assert lesson is not None
     return next((n, s) for n, s in enumerate(lesson.steps, 1) if s.ordering and s.variants)
-
-
-def _serious(page: Page) -> list[tuple[str, list[Any]]]:
-    found = Axe().run(page).response["violations"]
-    return [
-        (v["id"], [n["target"] for n in v["nodes"]][:3])
-        for v in found
-        if v["impact"] in ("serious", "critical")
-    ]
 
 
 @pytest.mark.parametrize(("width", "scheme"), [(1280, "light"), (390, "dark")])
@@ -67,7 +55,7 @@ def test_an_ordering_asked_on_an_instance_in_review_is_answerable(
     lines = list(instance.lines)
     assert shown_order(item) != lines and sorted(shown_order(item)) == sorted(lines)
     expect(item.locator(".ordering-output")).to_have_text(instance.output.rstrip("\n"))
-    found = _serious(page)
+    found = serious_violations(page)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     item.screenshot(path=str(SCREENSHOTS / f"ordering-review-{width}-{scheme}-asked.png"))
     put_in_order(page, item, lines)
@@ -81,7 +69,7 @@ def test_an_ordering_asked_on_an_instance_in_review_is_answerable(
     expect(feedback).not_to_contain_text("The lesson's order")
     expect(feedback.locator(".feedback-explanation")).to_contain_text("The first read is")
     expect(item.get_by_role("button", name="Finish")).to_be_visible()
-    found += _serious(page)
+    found += serious_violations(page)
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     item.screenshot(path=str(SCREENSHOTS / f"ordering-review-{width}-{scheme}-answered.png"))
     context.close()

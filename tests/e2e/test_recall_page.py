@@ -10,11 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page, expect
 
 from app.lessons.loader import load_catalog
-from tests.e2e.conftest import SCREENSHOTS
+from tests.e2e.conftest import SCREENSHOTS, serious_violations
 from tests.live import LiveServer
 
 FORMS = Path(__file__).parents[1] / "fixtures" / "review-forms"
@@ -27,15 +26,6 @@ def recall_server() -> Iterator[LiveServer]:
     live = LiveServer(FORMS)
     yield live
     live.stop()
-
-
-def _serious(page: Page) -> list[tuple[str, list[Any]]]:
-    found = Axe().run(page).response["violations"]
-    return [
-        (v["id"], [n["target"] for n in v["nodes"]][:3])
-        for v in found
-        if v["impact"] in ("serious", "critical")
-    ]
 
 
 def _complete_step_by_step(page: Page, base: str) -> None:
@@ -109,12 +99,12 @@ def test_the_recall_is_axe_clean_and_fits_a_phone_in_both_schemes(
         item.get_by_label("Fairly sure").check()
         item.locator(".choice").first.click()
         expect(item.locator(".recall-feedback .feedback-title")).to_be_visible()
-        found += _serious(page)
+        found += serious_violations(page)
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         page.locator(".sbs-done").screenshot(path=str(SCREENSHOTS / f"recall-390-{scheme}.png"))
         page.goto(f"{recall_server.url}/lessons/forms-one/deep-dive#recall")
         expect(page.locator("section.recall .recall-item")).to_have_count(3)
-        found += _serious(page)
+        found += serious_violations(page)
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         page.locator("section.recall").screenshot(
             path=str(SCREENSHOTS / f"recall-deep-dive-390-{scheme}.png")
