@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from app.config.settings import Settings
+    from app.web.open_files import OpenFiles
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -24,6 +25,7 @@ def _serve(args: argparse.Namespace) -> int:
     from app.config.loading import load_settings
     from app.lessons.loader import LessonError
     from app.web.logs import configure_logging
+    from app.web.open_files import raise_open_files_limit
 
     # --processes, when given, wins over GRADLAB_PROCESSES (and sets the runs' default).
     settings = load_settings({"processes": args.processes}, flags={"processes": "--processes"})
@@ -32,17 +34,28 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         logging.getLogger().handlers.clear()  # main()'s plain handler: this one replaces it
         configure_logging(settings.log_format, args.log_level)
+        open_files = raise_open_files_limit(settings)  # before anything opens, said once started
         shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host  # noqa: S104
         url = f"http://{shown}:{args.port}"
         if settings.processes > 1:
             listening.close()  # uvicorn's supervisor binds it again for its processes
-            return _serve_processes(args, settings, url)
-        return _serve_one(args, settings, url, listening)
+            return _serve_processes(args, settings, url, open_files)
+        return _serve_one(args, settings, url, listening, open_files)
     except LessonError as exc:
         print(f"gradlab: cannot start:\n{exc}", file=sys.stderr)
         return 2
     finally:
         listening.close()
+
+
+def _say_open_files(limit: OpenFiles) -> None:
+    """Every learner's open connection holds a descriptor: the limit in one line, and a warning
+    if a class needs more (app/web/open_files.py). Said once the settings and the database
+    were found good, so that a refused start says only why."""
+    log = logging.getLogger("gradlab")
+    log.info(limit.report())
+    if not limit.enough:
+        log.warning(limit.warning())
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -64,7 +77,11 @@ def _listen(host: str, port: int) -> socket.socket:
 
 
 def _serve_one(
-    args: argparse.Namespace, settings: Settings, url: str, listening: socket.socket
+    args: argparse.Namespace,
+    settings: Settings,
+    url: str,
+    listening: socket.socket,
+    open_files: OpenFiles,
 ) -> int:
     import uvicorn
 
@@ -73,13 +90,16 @@ def _serve_one(
 
     application = create_app(settings, reload=args.reload)
     application.state.listen_url = url
+    _say_open_files(open_files)
     settle_for_serving()  # what start-up made lives as long as the server: see app/web/gc_tuning
     server = uvicorn.Server(uvicorn.Config(application, **_uvicorn_options(args, settings)))
     server.run(sockets=[listening])
     return 0 if server.started else 1
 
 
-def _serve_processes(args: argparse.Namespace, settings: Settings, url: str) -> int:
+def _serve_processes(
+    args: argparse.Namespace, settings: Settings, url: str, open_files: OpenFiles
+) -> int:
     """Several server processes on one port (uvicorn's workers, each building the app from
     the environment with app.main's `from_environment`). Checked and migrated once, here,
     before any starts; their metrics add up in a shared folder (app/web/process_metrics.py)."""
@@ -96,6 +116,7 @@ def _serve_processes(args: argparse.Namespace, settings: Settings, url: str) -> 
     engine = make_engine(settings.database_url)
     prepare_schema(engine, settings.migrate)
     engine.dispose()
+    _say_open_files(open_files)  # the processes inherit the limit
     _, remove_shared = prepare_shared_dir()
     # What the processes read from the environment as they start (Settings).
     os.environ["GRADLAB_PROCESSES"] = str(settings.processes)

@@ -117,6 +117,9 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
         summary="Learn PyTorch autograd and .grad by running real code.",
         version="0.1.0",
         lifespan=lifespan,
+        # gradlab's own metrics and logs (app/web/metrics.py, app/web/logs.py) observe every
+        # request; FastAPI's OpenTelemetry would otherwise look up its providers on each one.
+        telemetry={"tracing": False, "metrics": False, "logs": False, "operation_spans": False},
     )
     app.state.settings = settings
     app.state.catalog = catalog

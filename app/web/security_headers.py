@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import secrets
 
-from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 # FastAPI's interactive API docs load Swagger UI / ReDoc from a CDN and start it with an inline
 # script. They show no learner output, so they get a policy that lets them work, and no more.
 DOCS_PATHS = ("/docs", "/redoc")
 DOCS_CDN = "https://cdn.jsdelivr.net"
+CSP = b"content-security-policy"
+NONCE_MARK = "\0nonce\0"
 
 
 def content_security_policy(frame_ancestors: str, nonce: str = "", docs: bool = False) -> str:
@@ -51,14 +52,21 @@ class SecurityHeadersMiddleware:
     def __init__(self, app: ASGIApp, frame_ancestors: str, hsts: bool) -> None:
         self.app = app
         self.frame_ancestors = frame_ancestors
-        self.headers = {
+        headers = {
             "X-Content-Type-Options": "nosniff",
             "Referrer-Policy": "same-origin",
             "Cross-Origin-Opener-Policy": "same-origin",
         }
         if hsts:  # only behind TLS: browsers ignore it over plain HTTP, and it must not pin one
-            self.headers["Strict-Transport-Security"] = "max-age=31536000"
-        self.docs_policy = content_security_policy(frame_ancestors, docs=True)
+            headers["Strict-Transport-Security"] = "max-age=31536000"
+        # Encoded once: a response sets none of these itself (a route's own value would win).
+        self.headers = [(name.lower().encode(), value.encode()) for name, value in headers.items()]
+        self.docs_policy = content_security_policy(frame_ancestors, docs=True).encode()
+        # The page policy around its nonce, split once: each response only joins its nonce in.
+        before, _, after = content_security_policy(frame_ancestors, NONCE_MARK).partition(
+            NONCE_MARK
+        )
+        self.policy_around_nonce = (before.encode(), after.encode())
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -69,14 +77,17 @@ class SecurityHeadersMiddleware:
         else:
             nonce = secrets.token_urlsafe(16)
             scope.setdefault("state", {})["csp_nonce"] = nonce
-            policy = content_security_policy(self.frame_ancestors, nonce)
+            before, after = self.policy_around_nonce
+            policy = before + nonce.encode() + after
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                for name, value in self.headers.items():
-                    headers.setdefault(name, value)
-                headers["Content-Security-Policy"] = policy
+                raw = message.setdefault("headers", [])
+                given = {name.lower() for name, _ in raw}
+                if CSP in given:  # the route's own policy gives way to this one
+                    raw[:] = [(name, value) for name, value in raw if name.lower() != CSP]
+                raw.extend((name, value) for name, value in self.headers if name not in given)
+                raw.append((CSP, policy))
             await send(message)
 
         await self.app(scope, receive, with_headers)
