@@ -26,6 +26,7 @@ from fastapi.testclient import TestClient
 
 from app.learning.registry import MODES
 from app.lessons.format import Lesson
+from app.lessons.variants import instances
 from app.modes.drills import lesson_drills
 from app.modes.flashcards import lesson_flashcards
 from tests.catalogs import BUNDLED
@@ -107,9 +108,9 @@ class Walk:
             if done == 0:
                 self.every_page_answers(lesson, "committing the first step")
         for number, step in enumerate(lesson.steps, 1):
-            if step.ordering is not None:  # lines to put in order: reversed first, then right
-                lines = list(step.ordering.lines)
-                for order in (lines[::-1], lines):
+            if step.ordering is not None:  # lines to put in order: reversed, then (on an
+                lines = list(step.ordering.lines)  # even step) right; a miss left comes back
+                for order in (lines[::-1], lines) if number % 2 == 0 else (lines[::-1],):
                     body = {"order": order, "confidence": CONFIDENCES[number % 3]}
                     self.post(f"{api}/steps/{number}/ordering", body)
         self.every_page_answers(lesson, "committing every step")
@@ -200,10 +201,15 @@ class Walk:
         lesson = BUNDLED.get(item["lesson"])
         assert lesson is not None
         api, number = f"/api/lessons/{lesson.slug}", int(item["key"])  # a step's, an exercise's
-        ordering = lesson.steps[number - 1].ordering if item["kind"] == "ordering" else None
-        if ordering is not None:
-            body = {"order": list(ordering.lines), "confidence": "guess"}
-            self.post(f"{api}/steps/{number}/ordering", body)
+        step = lesson.steps[number - 1]
+        if item["kind"] == "ordering" and step.ordering is not None:
+            # On an instance (`form`), its own lines, sent back with the form, as the page does.
+            form = item["form"]
+            lines = step.ordering.lines if form is None else instances(step)[form].lines
+            body = {"order": list(lines), "confidence": "guess"}
+            asked = "" if form is None else f"?form={form}"
+            reveal = self.post(f"{api}/steps/{number}/ordering{asked}", body)
+            assert reveal["correct"], f"{lesson.slug} step {number} form {form}: {reveal}"
             return True
         if item["kind"] == "exercise":
             exercise = lesson.exercises[number - 1]
@@ -212,25 +218,38 @@ class Walk:
         return False
 
     def review(self, after: str) -> None:
-        """Answer a sitting of whatever is due, the way each item asks, then read every page."""
+        """Answer sittings of whatever is due, the way each item asks, until nothing is, then
+        read every page."""
         time_passes(self.client)
         queue = self.client.get("/api/review").json()
         assert queue["due"], "a walk that missed answers has items due"
-        for item in queue["due"]:
-            if self.graded_by_a_run(item):
-                continue
-            body: dict[str, object] = {"confidence": "guess"}
-            if item["choices"]:
-                body["choice"] = item["choices"][0]
-            elif item["tensor"]:
-                body["value"] = "0"
-            elif item["kind"] == "myth":
-                body["answer"] = "yes"
-            else:
-                body["rating"] = "good"
-            self.post(f"/api/review/{item['id']}/answer", body)
+        asked: set[tuple[str, bool]] = set()
+        for _ in range(30):  # a sitting asks at most 20; each answer reschedules its item
+            if not queue["due"]:
+                break
+            for item in queue["due"]:
+                asked.add((item["kind"], item["form"] is not None))
+                self.answer(item)
+            queue = self.client.get("/api/review").json()
+        assert not queue["due"], "every item due was answered and rescheduled"
+        # Orders missed on the lesson pages came back on instances with other right orders.
+        assert ("ordering", True) in asked, asked
         for lesson in LESSONS:
             self.every_page_answers(lesson, after, always=True)
+
+    def answer(self, item: dict[str, Any]) -> None:
+        if self.graded_by_a_run(item):
+            return
+        body: dict[str, object] = {"confidence": "guess"}
+        if item["choices"]:
+            body["choice"] = item["choices"][0]
+        elif item["tensor"]:
+            body["value"] = "0"
+        elif item["kind"] == "myth":
+            body["answer"] = "yes"
+        else:
+            body["rating"] = "good"
+        self.post(f"/api/review/{item['id']}/answer", body)
 
 
 def test_every_page_answers_after_everything_a_lesson_offers(journey: Journey) -> None:

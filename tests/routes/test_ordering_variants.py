@@ -47,6 +47,17 @@ def url(form: int | None = None) -> str:
     return f"/api/lessons/{SLUG}/steps/{number}/ordering{asked}"
 
 
+def another_order_that_works(lines: list[str]) -> list[str]:
+    """Another right order of an instance of the step: two calls side by side swapped, or else
+    a call that no read sees (just before the clearing, after a read) moved to the end."""
+    for at in range(len(lines) - 1):
+        if all(line.endswith(".backward()") for line in lines[at : at + 2]):
+            return [*lines[:at], lines[at + 1], lines[at], *lines[at + 2 :]]
+    call = lines.index("x.grad.zero_()") - 1
+    assert lines[call].endswith(".backward()") and lines[call - 1].startswith("print(")
+    return [*lines[:call], *lines[call + 1 :], lines[call]]
+
+
 def miss_and_wait(client: TestClient) -> dict[str, object]:
     """A wrong order on the lesson page, then time for its review item to fall due."""
     _, step = ordering_step()
@@ -128,10 +139,9 @@ def test_an_order_is_run_in_the_instance_and_answers_the_due_item(client: TestCl
     body = {"order": list(instance.lines), "confidence": "certain"}
     refused = client.post(url(wrong_form), json=body)
     assert refused.status_code == 422 and refused.json()["type"].endswith("not-the-form-asked")
-    # Two calls next to each other may swap: any order that prints the output passes.
-    lines = list(instance.lines)
-    at = next(i for i in range(5) if all(x.endswith(".backward()") for x in lines[i : i + 2]))
-    lines[at], lines[at + 1] = lines[at + 1], lines[at]
+    # Any order that prints the output passes, not only the instance's own.
+    lines = another_order_that_works(list(instance.lines))
+    assert lines != list(instance.lines)
     swapped = {"order": lines, "confidence": "certain"}
     answered = client.post(url(form), json=swapped)
     assert answered.status_code == 200, answered.text
