@@ -10,13 +10,16 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import event
 
 from app.config.loading import SettingsError, load_settings
 from app.config.paths import PROJECT_ROOT
 from app.main import create_app
+from app.progress.database import POSTGRES_CONNECT_TIMEOUT_S, make_engine
 from tests.conftest import FIXTURE_LESSONS, make_settings
 
 # Every command that reads the settings; those after the first two open the database.
@@ -106,17 +109,43 @@ def test_a_postgresql_that_says_nothing_is_named_once_the_wait_is_over(
     tmp_path: Path, args: list[str]
 ) -> None:
     """A server that takes the connection and never answers (as a firewall that drops the
-    packets leaves it): the command gives up after POSTGRES_CONNECT_TIMEOUT_S and says where."""
+    packets leaves it): the command gives up when the connect timeout is over and says where.
+    The URL's own `connect_timeout` (2 s, libpq's least) keeps the wait short; that the
+    default of POSTGRES_CONNECT_TIMEOUT_S reaches the driver is the next test."""
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
         silent.listen()
         port = silent.getsockname()[1]
-        url = f"postgresql://gradlab:s3cret-pw@127.0.0.1:{port}/gradlab"
+        url = f"postgresql://gradlab:s3cret-pw@127.0.0.1:{port}/gradlab?connect_timeout=2"
         line = _one_line(args, _env(tmp_path, GRADLAB_DATABASE_URL=url))
     assert line == (
         f"gradlab {args[0]}: GRADLAB_DATABASE_URL: cannot connect to PostgreSQL at "
         f"127.0.0.1:{port} (database 'gradlab', user 'gradlab'): connection timeout expired"
     )
+
+
+@pytest.mark.parametrize(
+    ("query", "timeout"), [("", str(POSTGRES_CONNECT_TIMEOUT_S)), ("?connect_timeout=3", "3")]
+)
+def test_the_connect_timeout_reaches_the_driver(query: str, timeout: str) -> None:
+    """What the engine hands psycopg to connect with, read at SQLAlchemy's last step before
+    the driver: the default timeout where the URL names none, the URL's own where it does."""
+    engine = make_engine(f"postgresql+psycopg://gradlab:pw@127.0.0.1:1/gradlab{query}")
+    handed: dict[str, Any] = {}
+
+    @event.listens_for(engine, "do_connect")
+    def _keep(dialect: Any, record: Any, args: Any, params: dict[str, Any]) -> None:
+        handed.update(params)
+        raise ConnectionAbandoned
+
+    with pytest.raises(ConnectionAbandoned):
+        engine.connect()
+    engine.dispose()
+    assert str(handed["connect_timeout"]) == timeout
+
+
+class ConnectionAbandoned(Exception):
+    """Raised where the driver would connect: nothing listens there, and nothing is tried."""
 
 
 def test_postgres_urls_name_the_driver_gradlab_ships(monkeypatch: pytest.MonkeyPatch) -> None:
