@@ -346,6 +346,9 @@ def main(argv: list[str] | None = None) -> int:
     migrate.set_defaults(func=_migrate)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    # Alembic names each plugin it loads at INFO when first imported, which a command now does
+    # after this line (the commands import what they run when they run it): noise to a reader.
+    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
     from app.config.loading import SettingsError
 
     try:

@@ -7,13 +7,12 @@ import argparse
 import csv
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.config.settings import Settings
-from app.learning.inventory_gain import ClassGain, class_gain
-from app.learning.inventory_item_stats import item_stats
-from app.lessons.loader import load_catalog
-from app.progress.store import open_store
+# The commands' own imports are in each command: `gradlab` builds its parser from every
+# command module, and a command pays only for what it runs.
+if TYPE_CHECKING:
+    from app.learning.inventory_gain import ClassGain
 
 DISCRIMINATION = "point-biserial correlation of the item with the rest of its test"
 
@@ -40,7 +39,13 @@ def _gain_json(found: ClassGain) -> dict[str, Any]:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    settings = Settings()
+    from app.config.loading import load_settings
+    from app.learning.inventory_gain import class_gain
+    from app.learning.inventory_item_stats import item_stats
+    from app.lessons.loader import load_catalog
+    from app.progress.store import open_store
+
+    settings = load_settings()
     catalog = load_catalog(settings.lessons_dir)
     if catalog.inventory is None:
         print("gradlab inventory: no lessons folder has an inventory.yaml", file=sys.stderr)

@@ -5,19 +5,27 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
-from app.config.loading import load_settings
-from app.config.settings import Settings, public_url_notice
-from app.learning.lti.keys import rotate, signing_key
-from app.learning.lti.launch import tool_urls
-from app.progress.store import ProgressStore, open_store
+# The commands' own imports are in each command: `gradlab` builds its parser from every
+# command module, and a command pays only for what it runs.
+if TYPE_CHECKING:
+    from app.config.settings import Settings
+    from app.progress.store import ProgressStore
 
 
 def _store(settings: Settings) -> ProgressStore:
+    from app.progress.store import open_store
+
     return open_store(settings.database_url, settings.migrate)
 
 
 def _lti(args: argparse.Namespace) -> int:
+    from app.config.loading import load_settings
+    from app.config.settings import public_url_notice
+    from app.learning.lti.keys import rotate, signing_key
+    from app.learning.lti.launch import tool_urls
+
     settings = load_settings()
     store = _store(settings)
     if args.action == "add-platform":

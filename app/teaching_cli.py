@@ -7,24 +7,29 @@ import argparse
 import csv
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from app.config.loading import load_settings
-from app.config.settings import Settings, public_url_notice
-from app.learning.classes import links_text
-from app.learning.first_attempts import answers_of, current_answers, first_attempts
-from app.learning.question_figures import by_concern, item_rows, misconceptions
-from app.learning.teaching import item_out
-from app.lessons.loader import load_catalog
-from app.progress.classes_store import ClassLinks
-from app.progress.store import ProgressStore, open_store
+
+# The commands' own imports are in each command: `gradlab` builds its parser from every
+# command module, and a command pays only for what it runs.
+if TYPE_CHECKING:
+    from app.config.settings import Settings
+    from app.progress.classes_store import ClassLinks
+    from app.progress.store import ProgressStore
 
 
 def _store(settings: Settings) -> ProgressStore:
+    from app.progress.store import open_store
+
     return open_store(settings.database_url, settings.migrate)
 
 
 def _links(links: ClassLinks, settings: Settings) -> None:
     """A class's links on stdout; on stderr, when they name the default address, that they do."""
+    from app.config.settings import public_url_notice
+    from app.learning.classes import links_text
+
     print(links_text(links, settings.public_url))
     if notice := public_url_notice(settings):
         print(f"gradlab class: {notice}", file=sys.stderr)
@@ -58,6 +63,11 @@ def _stats(args: argparse.Namespace) -> int:
     """Item analysis over every learner of this instance (first attempts only). With --lesson
     the figures are the same as without (discrimination against each learner's share right
     over every question, as on the dashboard); only the rows shown are that lesson's."""
+    from app.learning.first_attempts import answers_of, current_answers, first_attempts
+    from app.learning.question_figures import by_concern, item_rows, misconceptions
+    from app.learning.teaching import item_out
+    from app.lessons.loader import load_catalog
+
     settings = load_settings()
     catalog = load_catalog(settings.lessons_dir)
     answered, left_out = current_answers(catalog, first_attempts(_store(settings), None))
