@@ -35,6 +35,7 @@ from app.routes import (
     review,
     shares,
 )
+from app.sandbox.service import Sandbox
 from app.web import page_speed, problems, templates
 from app.web.body_limit import BodyLimitMiddleware
 from app.web.client_address import ClientAddressMiddleware, NewLearnerLimit
@@ -48,12 +49,20 @@ from app.web.security_headers import SecurityHeadersMiddleware
 log = logging.getLogger("gradlab")
 
 
-def create_app(settings: Settings | None = None, *, reload: bool = False) -> FastAPI:
+def create_app(
+    settings: Settings | None = None, *, reload: bool = False, started: Sandbox | None = None
+) -> FastAPI:
     """Build the app. Lessons are loaded (and validated) now: a broken bundled lesson stops
     start-up with a message naming the file and the field.
 
     With `reload` (development: `gradlab serve --reload`) the lesson folders are watched and
-    the catalog reloaded on change; a broken lesson shows its error instead of stopping."""
+    the catalog reloaded on change; a broken lesson shows its error instead of stopping.
+
+    `started` is for embedding and for tests that share one sandbox between apps: a sandbox
+    already started, with these settings' sandbox limits, that the app runs snippets on and
+    reads the health and gauges of, but neither starts nor stops (its owner does). Its runs
+    are not counted in this app's run metrics. Without it, the app starts its own sandbox
+    (unless `sandbox_enabled` is off) and stops it when it stops."""
     settings = settings or Settings()
     catalog = load_catalog(settings.lessons_dir, keep_broken=reload)
     engine = make_engine(settings.database_url)
@@ -65,7 +74,8 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
         else store.secret("cookie-signing-key")
     )
     metrics = Metrics()
-    sandbox = MeteredSandbox(settings, metrics) if settings.sandbox_enabled else None
+    owned = _own_sandbox(settings, metrics, started)  # the one this app starts and stops
+    sandbox = started if started is not None else owned
     gauges = watch_sandbox(metrics, sandbox, len(catalog))
     share_book = Shares(store, _share_policy(settings, secret_key), metrics.count_share)
 
@@ -95,8 +105,8 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
         publishing = asyncio.create_task(gauges.keep_published(stopping)) if gauges else None
         watching = grading = None
         try:
-            if sandbox is not None:
-                await sandbox.start()
+            if owned is not None:
+                await owned.start()
             watching = asyncio.create_task(live.watch(stopping)) if live else None
             grading = asyncio.create_task(send_scores(ScoreSender(store), stopping))
             if url := getattr(app.state, "listen_url", None):
@@ -107,8 +117,8 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
             for task in (watching, publishing, grading):
                 if task is not None:
                     await task
-            if sandbox is not None:
-                await sandbox.stop()
+            if owned is not None:
+                await owned.stop()
             store.writer.close()  # the writes handed over land first
             engine.dispose()
 
@@ -135,6 +145,18 @@ def create_app(settings: Settings | None = None, *, reload: bool = False) -> Fas
     folders = ", ".join(str(folder) for folder in settings.lessons_dir)
     log.info("%d lessons from %s", len(catalog), folders)
     return app
+
+
+def _own_sandbox(
+    settings: Settings, metrics: Metrics, started: Sandbox | None
+) -> MeteredSandbox | None:
+    """The sandbox the app starts and stops: none when it is given one already started, or
+    when the sandbox is disabled (and then it may not be given one)."""
+    if started is not None:
+        if not settings.sandbox_enabled:
+            raise ValueError("a started sandbox was given to an app whose sandbox is disabled")
+        return None
+    return MeteredSandbox(settings, metrics) if settings.sandbox_enabled else None
 
 
 def _share_policy(settings: Settings, secret_key: str) -> SharePolicy:

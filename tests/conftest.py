@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.config.paths import BUNDLED_LESSONS
@@ -26,7 +27,7 @@ from app.config.settings import Settings
 from app.lessons.check import Runner
 from app.main import create_app
 from app.sandbox.result import RunResult
-from app.sandbox.service import Sandbox
+from app.sandbox.service import Sandbox, SandboxHealth
 
 T = TypeVar("T")
 
@@ -166,20 +167,22 @@ def bundled() -> Iterator[TestClient]:
 
 def curriculum_with_sandbox(request: pytest.FixtureRequest) -> Iterator[TestClient]:
     """For a module fixture parametrised ["sqlite", "postgresql"]: the real curriculum and the
-    real sandbox, on a fresh migrated database of that engine."""
+    session's real sandbox (`app_on_shared_sandbox`), on a fresh migrated database of that
+    engine."""
     if request.param == "sqlite":
         url = migrated_sqlite_url()
     else:
         url = request.getfixturevalue("postgres").new_database(migrated=True)
     settings = make_settings(sandbox_enabled=True, lessons_dir=BUNDLED_LESSONS, database_url=url)
-    with TestClient(create_app(settings)) as test_client:
+    with TestClient(app_on_shared_sandbox(request, settings)) as test_client:
         yield test_client
 
 
 @pytest.fixture(scope="session")
-def sandbox_client() -> Iterator[TestClient]:
-    """The whole app with a real sandbox behind it."""
-    with TestClient(create_app(make_settings(sandbox_enabled=True))) as test_client:
+def sandbox_client(request: pytest.FixtureRequest) -> Iterator[TestClient]:
+    """The whole app with the session's real sandbox behind it (`app_on_shared_sandbox`)."""
+    settings = make_settings(sandbox_enabled=True)
+    with TestClient(app_on_shared_sandbox(request, settings)) as test_client:
         yield test_client
 
 
@@ -229,6 +232,15 @@ class SandboxHarness:
         results: list[RunResult] = self.call(gather())
         return results
 
+    def on_loop(self, function: Callable[[], T]) -> T:
+        """`function()` called on the sandbox's loop (its state is that loop's), its result."""
+
+        async def call() -> T:
+            return function()
+
+        result: T = self.call(call(), timeout=10)
+        return result
+
     def runner(self) -> Runner:
         """A runner for code on another event loop (`gradlab check` runs its own): each run
         goes to this sandbox on its own loop."""
@@ -255,10 +267,68 @@ def sandbox() -> Iterator[SandboxHarness]:
 
 
 @pytest.fixture(scope="session")
-def check_sandbox() -> Iterator[SandboxHarness]:
-    """A real sandbox as `gradlab check` starts one (the default settings), for the tests that
-    run `gradlab check` or `--update`: pass `check_sandbox.runner()` as their `started`, and
-    they share one sandbox per session instead of each starting its own (a torch import)."""
+def default_sandbox() -> Iterator[SandboxHarness]:
+    """A real sandbox with the default settings (as `gradlab check` and an app start one), one
+    per session, on its own loop: the tests of `gradlab check` pass its `runner()` as the
+    command's `started`, and the apps that only need a real sandbox behind them run on it
+    (`app_on_shared_sandbox`), instead of each starting one (a torch import of seconds)."""
     harness = SandboxHarness(make_settings(sandbox_enabled=True))
     yield harness
     harness.close()
+
+
+@pytest.fixture(scope="session")
+def check_sandbox(default_sandbox: SandboxHarness) -> SandboxHarness:
+    """The sandbox for the tests that run `gradlab check` or `--update`: the default one."""
+    return default_sandbox
+
+
+class SandboxOnItsLoop(Sandbox):
+    """What an app sees of a harness's sandbox, started on the harness's loop: every call the
+    app makes (`run`, `health`, `longest_line`) goes to that sandbox on that loop, the only one
+    its zygote's socket and its line belong to. The app never starts nor stops it
+    (`create_app(..., started=)`): the harness does."""
+
+    def __init__(self, harness: SandboxHarness) -> None:
+        # Sandbox.__init__ is not called: no line, zygote or phase log of its own, so a call not
+        # forwarded here fails loudly instead of running on a second, unstarted sandbox.
+        self.harness = harness
+        self.settings = harness.sandbox.settings
+        self.workers = harness.sandbox.workers
+
+    async def start(self) -> None:
+        raise AssertionError("an app never starts a sandbox it was given")
+
+    async def stop(self) -> None:
+        raise AssertionError("an app never stops a sandbox it was given")
+
+    async def run(self, code: str, key: str | None = None) -> RunResult:
+        sandbox = self.harness.sandbox
+        future = asyncio.run_coroutine_threadsafe(sandbox.run(code, key), self.harness.loop)
+        return await asyncio.wrap_future(future)  # a cancelled request cancels the run there
+
+    def health(self) -> SandboxHealth:
+        health: SandboxHealth = self.harness.on_loop(self.harness.sandbox.health)
+        return health
+
+    def longest_line(self) -> int:
+        longest: int = self.harness.on_loop(self.harness.sandbox.longest_line)
+        return longest
+
+
+# The settings an app on the shared sandbox may choose for itself: any other (a limit, the
+# workers, the queue, the snippet's size) is the sandbox's, and must be the shared one's.
+APP_ONLY_SETTINGS = frozenset({"lessons_dir", "database_url"})
+
+
+def app_on_shared_sandbox(request: pytest.FixtureRequest, settings: Settings) -> FastAPI:
+    """The app of `settings` on the session's started sandbox (`default_sandbox`), which it
+    neither starts nor stops. For tests that need a real sandbox behind the app, not tests of
+    the sandbox's life, limits or configuration: settings that differ from the shared
+    sandbox's in anything but `APP_ONLY_SETTINGS` fail here (such a test starts its own)."""
+    harness: SandboxHarness = request.getfixturevalue("default_sandbox")
+    mine = settings.model_dump(exclude=set(APP_ONLY_SETTINGS))
+    shared = harness.sandbox.settings.model_dump(exclude=set(APP_ONLY_SETTINGS))
+    differ = sorted(name for name in mine if mine[name] != shared[name])
+    assert not differ, f"settings {differ} differ from the shared sandbox's: start an own one"
+    return create_app(settings, started=SandboxOnItsLoop(harness))

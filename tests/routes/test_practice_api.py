@@ -11,10 +11,9 @@ from fastapi.testclient import TestClient
 
 from app.config.paths import BUNDLED_LESSONS
 from app.lessons.variants import instances
-from app.main import create_app
 from tests.catalogs import BUNDLED, FIXTURES, LESSON, page_text
 from tests.clock import time_passes
-from tests.conftest import make_settings
+from tests.conftest import app_on_shared_sandbox, make_settings
 
 
 def answer_the_build_up(client: TestClient) -> None:
@@ -175,10 +174,10 @@ TOO_EARLY = (
 
 
 @pytest.fixture(scope="module")
-def curriculum_sandbox() -> Iterator[TestClient]:
-    """The real curriculum with the real sandbox behind it."""
+def curriculum_sandbox(request: pytest.FixtureRequest) -> Iterator[TestClient]:
+    """The real curriculum with the session's real sandbox behind it."""
     settings = make_settings(sandbox_enabled=True, lessons_dir=BUNDLED_LESSONS)
-    with TestClient(create_app(settings)) as test_client:
+    with TestClient(app_on_shared_sandbox(request, settings)) as test_client:
         # The pitfalls open with the reference; this learner reads the lessons ahead.
         for slug in ("grad-in-training-loops", "what-is-grad"):
             assert test_client.post(f"/lessons/{slug}/read-ahead").status_code in (200, 303)

@@ -20,9 +20,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine, event
 
 from app.config.paths import BUNDLED_LESSONS
-from app.main import create_app
 from benchmarks.simulated_learner import LESSON, SNIPPET
-from tests.conftest import make_settings
+from tests.conftest import app_on_shared_sandbox, make_settings
 
 # Statements per request: (a new learner's first round, a later round).
 BUDGETS: dict[str, tuple[int, int]] = {
@@ -43,12 +42,12 @@ BUDGETS: dict[str, tuple[int, int]] = {
 
 
 @pytest.fixture
-def round_client(database_url: str) -> Iterator[TestClient]:
-    """The bundled curriculum with a real sandbox, on SQLite and on PostgreSQL."""
+def round_client(database_url: str, request: pytest.FixtureRequest) -> Iterator[TestClient]:
+    """The bundled curriculum with the session's real sandbox, on SQLite and on PostgreSQL."""
     settings = make_settings(
         lessons_dir=BUNDLED_LESSONS, database_url=database_url, sandbox_enabled=True
     )
-    with TestClient(create_app(settings)) as test_client:
+    with TestClient(app_on_shared_sandbox(request, settings)) as test_client:
         yield test_client
 
 
