@@ -39,6 +39,9 @@ const count = () => {
   counting = true;
   markWhenSettled();
 };
-document.addEventListener("DOMContentLoaded", count, {once: true});
-window.addEventListener("load", count, {once: true});
-if (document.readyState === "complete") count();
+// Outside a page (the unit tests under node import modules that import this one) it does nothing.
+if (typeof document !== "undefined") {
+  document.addEventListener("DOMContentLoaded", count, {once: true});
+  window.addEventListener("load", count, {once: true});
+  if (document.readyState === "complete") count();
+}
