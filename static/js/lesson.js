@@ -15,6 +15,7 @@
 
 import {bindLessonNavigation} from "./lesson-nav.js";
 import {mountRunnable} from "./runnable.js";
+import {startUp} from "./ready.js";
 import {apiFetch, el, lessonUrl, networkMessage} from "./util.js";
 import {goToValueButton, placeValueForm} from "./value-form.js";
 import {mountChoice} from "./widgets/choice.js";
@@ -222,7 +223,7 @@ export function initLesson(article) {
   });
 
   // Restore saved progress: committed predictions, answers, edited code.
-  const restored = (async () => {
+  const restored = startUp((async () => {
     const answer = await fetchProgress();
     if (!answer) return;
     if (answer.error) {
@@ -253,7 +254,7 @@ export function initLesson(article) {
         controller.restoreCode(code);
       }
     }));
-  })();
+  })());
 
   return {runnables, predictions, orderings, values, myths, refreshProgress, restored};
 }

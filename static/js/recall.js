@@ -13,6 +13,7 @@
 //                          the waiting recall without a reload
 
 import {mountRunnable} from "./runnable.js";
+import {startUp} from "./ready.js";
 import {el, thisPageAgain} from "./util.js";
 import {widgetFor} from "./widgets/registry.js";
 
@@ -84,7 +85,8 @@ export function watchBuildUp(article) {
   const observer = new MutationObserver(async () => {
     if (opening || !questions().every((question) => question.dataset.committed === "true")) return;
     opening = true;
-    const shown = await openRecall(article.querySelector("section.recall"));
+    // Saved progress that commits every step opens it while the page starts: start-up work.
+    const shown = await startUp(openRecall(article.querySelector("section.recall")));
     opening = false;
     if (shown && shown.dataset.waiting !== "true") observer.disconnect();
   });

@@ -20,6 +20,7 @@ import {createSaver} from "./code-saver.js";
 import {createOutput} from "./run-output.js";
 import {requestRun, runFailureText} from "./run-request.js";
 import {icon} from "./icons.js";
+import {startUp} from "./ready.js";
 import {el, networkMessage, uid} from "./util.js";
 
 const EDITOR_WAIT_MS = 4000;
@@ -302,11 +303,11 @@ export function mountRunnable(section, options = {}) {
   const started = readOnly
     ? Promise.resolve(shownCode(parts))
     : startEditor(parts, {doc: original, label, onRun: () => run(), onChange});
-  const ready = started.then((made) => {
+  const ready = startUp(started.then((made) => {
     editor = made;
     section.classList.add("runnable--live");
     return controller;
-  });
+  }));
 
   const controller = {
     section,

@@ -17,6 +17,23 @@ CHROMIUM = os.environ.get("GRADLAB_CHROMIUM", "/usr/bin/chromium")
 SCREENSHOTS = PROJECT_ROOT / "test-artifacts" / "screenshots"
 
 
+READY = "html[data-ready='true']"
+
+
+def wait_ready(page: Any) -> None:
+    """Wait until the page's scripts have finished their start-up work: their fetches answered
+    (or failed, the error shown) and their widgets and editors mounted. static/js/ready.js marks
+    the document once that is done; a page with no start-up work is marked at once."""
+    page.wait_for_selector(READY, state="attached")
+
+
+def goto_ready(page: Any, url: str) -> Any:
+    """Open `url` and wait until the page is ready (wait_ready); the navigation's response."""
+    response = page.goto(url)
+    wait_ready(page)
+    return response
+
+
 def serious_violations(page: Any) -> list[tuple[str, list[Any]]]:
     """axe's serious and critical violations on the page: each rule's id and its first three
     elements."""

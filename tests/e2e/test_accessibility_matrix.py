@@ -16,7 +16,7 @@ from app.config.paths import BUNDLED_LESSONS
 from app.learning.registry import MODES
 from app.lessons.loader import load_catalog
 from tests.clock import time_passes
-from tests.e2e.conftest import SCREENSHOTS
+from tests.e2e.conftest import SCREENSHOTS, goto_ready
 from tests.live import LiveServer, create_class
 
 SLUG = "what-is-grad"
@@ -66,8 +66,7 @@ def _serious(page: Page) -> list[tuple[str, str, list[Any]]]:
 
 
 def _visit(page: Page, url: str) -> None:
-    page.goto(url)
-    page.wait_for_load_state("networkidle")
+    goto_ready(page, url)
 
 
 def test_no_serious_violation_at_either_width_in_either_scheme(

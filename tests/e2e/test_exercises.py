@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import SCREENSHOTS
+from tests.e2e.conftest import SCREENSHOTS, goto_ready, wait_ready
 from tests.e2e.test_backward_walk import no_serious_violations
 from tests.live import LiveServer
 
@@ -14,9 +14,10 @@ BACKWARD = "x, w = ctx.saved_tensors\nreturn grad_output * 2 * w * x, grad_outpu
 
 
 def read_ahead(page: Page, url: str) -> None:
-    page.goto(url)
-    page.get_by_role("button", name="Read ahead: show every answer").first.click()
-    page.wait_for_load_state("networkidle")
+    goto_ready(page, url)
+    with page.expect_navigation():
+        page.get_by_role("button", name="Read ahead: show every answer").first.click()
+    wait_ready(page)
 
 
 def write(page: Page, exercise: str, code: str) -> None:

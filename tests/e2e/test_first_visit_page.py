@@ -10,6 +10,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
+from tests.e2e.conftest import goto_ready, wait_ready
 from tests.live import LiveServer
 
 # Words a learner can see in <main> before the first question (a prediction, a typed value or
@@ -55,8 +56,7 @@ def test_a_first_visit_opens_the_guided_path(
 ) -> None:  # type: ignore[no-untyped-def]
     page.set_viewport_size({"width": width, "height": 844})
     page.emulate_media(color_scheme=scheme)  # type: ignore[arg-type]
-    page.goto(f"{bundled_server.url}/lessons/what-is-grad")
-    page.wait_for_load_state("networkidle")
+    goto_ready(page, f"{bundled_server.url}/lessons/what-is-grad")
     model = page.get_by_role("heading", name="Before step 1: the big picture")
     expect(model).to_be_visible()
     expect(page.locator(".step[data-step='1'] .prediction-question")).to_be_visible()
@@ -86,12 +86,11 @@ def test_the_deep_dive_is_one_click_away_and_much_longer(
     page: Page, bundled_server: LiveServer
 ) -> None:
     page.set_viewport_size({"width": 390, "height": 844})
-    page.goto(f"{bundled_server.url}/lessons/what-is-grad")
-    page.wait_for_load_state("networkidle")
+    goto_ready(page, f"{bundled_server.url}/lessons/what-is-grad")
     guided = (page.evaluate(WORDS_BEFORE_THE_FIRST_QUESTION), page.evaluate(HEIGHT))
     page.get_by_role("link", name="Show the whole lesson at once (deep dive)").click()
     expect(page.get_by_role("navigation", name="On this page")).to_be_visible()
-    page.wait_for_load_state("networkidle")
+    wait_ready(page)
     deep = (page.evaluate(WORDS_BEFORE_THE_FIRST_QUESTION), page.evaluate(HEIGHT))
     assert guided[0] < deep[0] and 2 * guided[1] < deep[1], (guided, deep)
     # The deep dive page remembered itself: the lesson's own address opens it from now on.

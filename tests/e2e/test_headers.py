@@ -7,6 +7,7 @@ from playwright.sync_api import ConsoleMessage, Page, expect
 
 from app.learning.registry import MODES
 from tests.clock import time_passes
+from tests.e2e.conftest import wait_ready
 from tests.live import LiveServer
 
 pytestmark = pytest.mark.browser
@@ -49,7 +50,7 @@ def test_every_page_kind_runs_under_the_policy_without_a_violation(
         response = page.goto(server.url + path)
         assert response is not None and response.status == status, path
         assert "script-src 'self'" in response.headers["content-security-policy"], path
-        page.wait_for_load_state("networkidle")
+        wait_ready(page)
         seen[path] = _violations(page, console)
         console.clear()
 

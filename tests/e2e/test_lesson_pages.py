@@ -7,6 +7,7 @@ import re
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
+from tests.e2e.conftest import goto_ready
 from tests.live import LiveServer
 
 STEP_1 = ".step[data-step='1']"
@@ -195,12 +196,10 @@ def test_pages_have_no_serious_accessibility_violations(
         "/lessons/grad-deep-dive",
     )
     for path in ("/", *lessons, "/playground"):
-        page.goto(bundled_server.url + path)
-        page.wait_for_load_state("networkidle")
+        goto_ready(page, bundled_server.url + path)
         _no_serious_violations(page)
     page.emulate_media(color_scheme="dark")
-    page.goto(bundled_server.url + "/lessons/what-is-grad")
-    page.wait_for_load_state("networkidle")
+    goto_ready(page, bundled_server.url + "/lessons/what-is-grad")
     _no_serious_violations(page)
 
 
@@ -209,12 +208,10 @@ def test_no_page_scrolls_sideways_on_a_phone(browser, bundled_server: LiveServer
     phone = context.new_page()
     slugs = [link.split("/")[-1] for link in [a for a in _lesson_links(phone, bundled_server)]]
     for path in ["/", "/playground", *(f"/lessons/{slug}" for slug in slugs)]:
-        phone.goto(bundled_server.url + path)
-        phone.wait_for_load_state("networkidle")
+        goto_ready(phone, bundled_server.url + path)
         width = phone.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"{path} is {width}px wide at 390px"
-    phone.goto(bundled_server.url + "/lessons/what-is-grad")
-    phone.wait_for_load_state("networkidle")
+    goto_ready(phone, bundled_server.url + "/lessons/what-is-grad")
     phone.screenshot(path="test-artifacts/screenshots/phone-lesson.png", full_page=False)
     context.close()
 

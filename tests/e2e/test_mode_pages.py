@@ -12,7 +12,7 @@ from app.config.paths import BUNDLED_LESSONS
 from app.learning.registry import MODES
 from app.lessons.loader import load_catalog
 from tests.clock import time_passes
-from tests.e2e.conftest import SCREENSHOTS
+from tests.e2e.conftest import SCREENSHOTS, goto_ready
 from tests.live import LiveServer
 
 
@@ -304,8 +304,7 @@ def test_mode_pages_fit_a_phone(browser, bundled_server: LiveServer) -> None:  #
     ]
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for path in paths:
-        phone.goto(bundled_server.url + path)
-        phone.wait_for_load_state("networkidle")
+        goto_ready(phone, bundled_server.url + path)
         width = phone.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"{path} is {width}px wide at 390px"
         if path.startswith("/lessons/what-is-grad/"):
@@ -319,12 +318,10 @@ def test_mode_pages_have_no_serious_accessibility_violations(
     for scheme in ("light", "dark"):
         page.emulate_media(color_scheme=scheme)
         for mode in MODES:
-            page.goto(f"{bundled_server.url}/lessons/what-is-grad/{mode.slug}")
-            page.wait_for_load_state("networkidle")
+            goto_ready(page, f"{bundled_server.url}/lessons/what-is-grad/{mode.slug}")
             no_serious_violations(page)
         for path in ("/review", "/progress"):
-            page.goto(bundled_server.url + path)
-            page.wait_for_load_state("networkidle")
+            goto_ready(page, bundled_server.url + path)
             no_serious_violations(page)
     # With items in the queue and answers on the page.
     page.goto(f"{bundled_server.url}/lessons/what-is-grad/myth-busters")
@@ -341,8 +338,7 @@ def test_mode_pages_have_no_serious_accessibility_violations(
 def test_dark_mode_pages_look_right(page: Page, bundled_server: LiveServer, shot) -> None:  # type: ignore[no-untyped-def]
     page.emulate_media(color_scheme="dark")
     for mode in ("step-by-step", "flashcards", "cheat-sheet", "pitfall-fixer"):
-        page.goto(f"{bundled_server.url}/lessons/what-is-grad/{mode}")
-        page.wait_for_load_state("networkidle")
+        goto_ready(page, f"{bundled_server.url}/lessons/what-is-grad/{mode}")
         shot(f"modes-dark-{mode}", full_page=False)
     current = page.locator(".mode-switcher a[aria-current='page']")
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(15, 17, 23)"

@@ -9,7 +9,7 @@ import re
 from playwright.sync_api import Page, Request, expect
 
 from tests.clock import time_passes
-from tests.e2e.conftest import SCREENSHOTS
+from tests.e2e.conftest import SCREENSHOTS, goto_ready, wait_ready
 from tests.live import LiveServer
 
 STEP_3 = ".step[data-step='3']"  # what-is-grad: a choice, no typed value, a backward pass
@@ -81,7 +81,7 @@ def test_the_cheat_sheet_loads_neither_the_lesson_nor_the_code_runner(
     scripts = scripts_loaded(page)
     page.goto(f"{bundled_server.url}/lessons/debugging-gradients/cheat-sheet")
     expect(page.get_by_role("button", name="Print this page")).to_be_visible()
-    page.wait_for_load_state("networkidle")
+    wait_ready(page)
     assert any(url.endswith("/js/pages/cheat-sheet.js") for url in scripts), scripts
     assert any(url.endswith("/js/lesson-nav.js") for url in scripts), scripts
     loaded = [url for url in scripts if any(part in url for part in (*RUNNER, "/widgets/"))]
@@ -104,8 +104,7 @@ def test_a_myth_is_answered_through_one_module_on_the_deep_dive_and_myth_busters
     assert any(url.endswith("/js/widgets/yes-no.js") for url in deep_dive), deep_dive
 
     scripts.clear()
-    page.goto(f"{server.url}/lessons/first-steps/myth-busters")
-    page.wait_for_load_state("networkidle")
+    goto_ready(page, f"{server.url}/lessons/first-steps/myth-busters")
     quiz_myth = page.locator(".quiz-myth[data-myth='1']")
     quiz_myth.get_by_role("button", name="Yes", exact=True).click()
     quiz_verdict = quiz_myth.locator(".quiz-feedback")

@@ -3,6 +3,7 @@
 // dive; the others (myth demos, pitfalls) start from the lesson's code each time.
 
 import {mountRunnable} from "../runnable.js";
+import {startUp} from "../ready.js";
 import {apiFetch, lessonUrl} from "../util.js";
 
 export async function initCells(article) {
@@ -30,5 +31,5 @@ export async function initCells(article) {
 
 export function start() {
   const article = document.querySelector("article.mode-lesson[data-lesson]");
-  return article ? initCells(article) : null;
+  return article ? startUp(initCells(article)) : null;
 }

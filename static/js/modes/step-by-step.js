@@ -4,6 +4,7 @@
 // pages through them.
 
 import {initLesson} from "../lesson.js";
+import {startUp} from "../ready.js";
 import {openRecall, startRecall} from "../recall.js";
 import {focusTarget, parts} from "../util.js";
 
@@ -92,7 +93,7 @@ export function initStepByStep(article) {
   const lesson = initLesson(article);
   startRecall(done); // a lesson committed before this page was drawn: its recall is here
   // Once saved progress is back: resume where the learner stopped (or at the linked step).
-  lesson.restored.then(() => {
+  startUp(lesson.restored.then(() => {
     predictions.forEach((prediction, i) => {
       if (prediction && prediction.dataset.committed === "true") committed.add(i);
     });
@@ -100,7 +101,7 @@ export function initStepByStep(article) {
     const wanted = linked >= 0 ? linked : resumed;
     if (wanted >= 0 && reachable(wanted)) show(wanted, {focus: false});
     else show(firstOpen >= 0 ? firstOpen : 0, {focus: false});
-  });
+  }));
   return {show, finish, lesson};
 }
 

@@ -2,6 +2,7 @@
 // saved), and once the page is shown it tells the server, which keeps a share that people look
 // at from expiring (the GET of the page itself writes nothing). Its author may delete it here.
 import {mountRunnable} from "../runnable.js";
+import {startUp} from "../ready.js";
 import {apiFetch, networkMessage, postJson} from "../util.js";
 
 function offerDeletion(article, url) {
@@ -30,5 +31,5 @@ if (article) {
     mountRunnable(section, {lesson: null, step: null, save: false, label: "Shared code"});
   }
   offerDeletion(article, url);
-  postJson(`${url}/views`, {}, {keepalive: true});
+  startUp(postJson(`${url}/views`, {}, {keepalive: true}));
 }

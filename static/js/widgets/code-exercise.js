@@ -12,6 +12,7 @@
 
 import {whenEditorReady} from "../runnable.js";
 import {sendAnswer, showVerdict} from "./answer.js";
+import {startUp} from "../ready.js";
 import {el, lessonUrl, setServerHtml, thisPageAgain} from "../util.js";
 
 const CHECK_TIMEOUT_MS = 90_000;
@@ -148,7 +149,7 @@ function startDiagnosis(exercise, slug) {
 
 function mountExercise(exercise, slug, onCheck) {
   const parts = JSON.parse(exercise.querySelector(".exercise-work").dataset.parts || "[]");
-  if (parts.length) startWork(exercise, slug, parts, onCheck);
+  if (parts.length) startUp(startWork(exercise, slug, parts, onCheck));
   else startDiagnosis(exercise, slug);
 }
 
