@@ -56,11 +56,16 @@ def pytest_sessionfinish() -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every browser test `browser`: a `pytestmark` in a conftest.py marks nothing."""
+    """Mark every browser test `browser`: a `pytestmark` in a conftest.py marks nothing. Then
+    run the files that hold a `slow` test first, each file's tests still together (so a module
+    fixture is set up once a process): the processes start on the long tests and end on short
+    ones, instead of one process running a long test alone at the end of the run."""
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
         if item.path.is_relative_to(E2E) or fixtures & BROWSER_FIXTURES:
             item.add_marker(pytest.mark.browser)
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)  # stable: the order within stays
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
