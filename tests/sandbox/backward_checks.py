@@ -12,7 +12,8 @@ import torch
 from app.sandbox.backward_result import BackwardCall, BackwardNode, TensorPreview
 from app.sandbox.result import RunResult
 from tests.conftest import SandboxHarness
-from tests.sandbox.test_payload import plain_python, plain_torch_grads
+from tests.sandbox.plain import plain_python
+from tests.sandbox.test_payload import plain_torch_grads
 
 
 def run(sandbox: SandboxHarness, code: str, tmp_path: Path) -> RunResult:

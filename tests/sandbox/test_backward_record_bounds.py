@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from app.sandbox import backward_record, backward_types
 from tests.conftest import SandboxHarness
 from tests.sandbox.backward_checks import values
-from tests.sandbox.test_payload import plain_python
+from tests.sandbox.plain import plain_python
 
 
 def test_a_call_that_raises_is_recorded_and_the_error_unchanged(

@@ -1,6 +1,6 @@
 """What the sandbox reports is what plain Python and torch produce.
 
-stdout is compared byte for byte with `python snippet.py`; tensors and `.grad` values with the
+stdout is compared byte for byte with `python snippet.py` (`tests/sandbox/plain.py`); tensors and `.grad` values with the
 same snippet executed in this test process by plain torch.
 """
 
@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import subprocess
-import sys
 import textwrap
 import warnings
 from pathlib import Path
@@ -19,6 +17,7 @@ import pytest
 import torch
 
 from tests.conftest import SandboxHarness
+from tests.sandbox.plain import plain_python
 
 SNIPPETS = {
     "accumulation": """
@@ -202,19 +201,6 @@ ERRORS = {
         None,
     ),
 }
-
-
-def plain_python(code: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    script = tmp_path / "snippet.py"
-    script.write_text(code)
-    return subprocess.run(
-        [sys.executable, script.name],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "OMP_NUM_THREADS": "1"},
-    )
 
 
 def plain_torch_grads(code: str) -> dict[str, Any]:
