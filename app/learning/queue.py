@@ -263,13 +263,13 @@ class ReviewQueue:
         due: list[QueueItem] = []
         later: list[datetime] = []
         for card in self.store.review_cards(self.learner):
-            prompt = self._prompt(card)
-            if prompt is None:
+            if not self._current(card.lesson, card.kind, card.key, card.fingerprint):
                 continue  # the lesson no longer has this item, or asks it differently now
             when = utc(card.memory.due)
-            if when <= now:
+            prompt = self._prompt(card) if when <= now else None
+            if prompt is not None:
                 due.append(QueueItem(card, prompt))
-            else:
+            elif when > now:
                 later.append(when)
         planned = sitting.plan(due, _slot, self.sitting_size)
         return QueueView(planned, len(later), min(later) if later else None, len(due))
@@ -277,11 +277,12 @@ class ReviewQueue:
     def due_count(self, now: datetime) -> int:
         """`view(now).due_total` without drawing the items that are not due, nor planning the
         sitting: what the catalog and an answer's "due" count need; reads only."""
-        now = utc(now)
         return sum(
             1
-            for card in self.store.review_cards(self.learner)
-            if utc(card.memory.due) <= now and self._prompt(card) is not None
+            for lesson, kind, key, fingerprint in self.store.due_review_items(
+                self.learner, utc(now)
+            )
+            if self._current(lesson, kind, key, fingerprint)
         )
 
     def answer(
@@ -316,6 +317,15 @@ class ReviewQueue:
     def _prompt_of(self, lesson: str, kind: QuestionKind, key: str) -> Prompt | None:
         found = self.catalog.get(lesson)
         return kind.prompt(found, key, self.learner, self.learner) if found is not None else None
+
+    def _current(self, lesson: str, kind_name: str, key: str, fingerprint: str | None) -> bool:
+        """Is a card's question the one its lesson asks today (the lesson and the kind still
+        exist, and the question was not rewritten)? What `_prompt` checks, without drawing it."""
+        found = self.catalog.get(lesson)
+        kind = find_kind(kind_name)
+        if found is None or kind is None:
+            return False
+        return kind.asked_fingerprint(found, key) == fingerprint
 
     def _prompt(self, card: StoredCard) -> Prompt | None:
         """The card's question, its choices in an order of this return's own (a per-learner

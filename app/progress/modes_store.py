@@ -44,6 +44,10 @@ _CARDS = select(
     *(getattr(ReviewCard, name) for name in _MEMORY),
 )
 _LEARNER_CARDS = _CARDS.where(ReviewCard.learner_id == _LEARNER).order_by(ReviewCard.id)
+# Which items are due: what each names, not its memory (the "due" counts of every answer).
+_DUE_ITEMS = select(
+    ReviewCard.lesson, ReviewCard.kind, ReviewCard.key, ReviewCard.fingerprint
+).where(ReviewCard.learner_id == _LEARNER, ReviewCard.due <= bindparam("now"))
 _CARD_OF_ITEM = _CARDS.where(
     ReviewCard.learner_id == _LEARNER,
     ReviewCard.lesson == bindparam("lesson"),
@@ -225,6 +229,14 @@ class ModesRecords(StoreBase):
             return [
                 _stored(card) for card in connection.execute(_LEARNER_CARDS, {"learner": learner})
             ]
+
+    def due_review_items(
+        self, learner: str, now: datetime
+    ) -> list[tuple[str, str, str, str | None]]:
+        """(lesson, kind, key, fingerprint) of each of the learner's cards due at `now`."""
+        with self.reading() as connection:
+            rows = connection.execute(_DUE_ITEMS, {"learner": learner, "now": now})
+            return [(row.lesson, row.kind, row.key, row.fingerprint) for row in rows]
 
     def review_card_of(self, learner: str, lesson: str, kind: str, key: str) -> StoredCard | None:
         """The learner's card for one item, if it is in the queue (an item has one card)."""

@@ -8,11 +8,13 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from fastapi.testclient import TestClient
+from sqlalchemy import update
 
 from app.config.paths import BUNDLED_LESSONS
 from app.learning.kinds import MYTH, ORDERING, PREDICTION
 from app.learning.queue import ReviewQueue
 from app.main import create_app
+from app.progress.models.modes import ReviewCard
 from tests.catalogs import BUNDLED, LESSON
 from tests.clock import time_passes
 from tests.conftest import make_settings
@@ -145,9 +147,20 @@ def test_the_due_count_is_the_views_without_drawing_what_is_not_due(migrated_url
     queue.note_miss("first-steps", MYTH, "1", now)
     queue.note_miss("first-steps", MYTH, "1", now - timedelta(minutes=5))
     queue.note_miss("no-such-lesson", MYTH, "1", now - timedelta(hours=1))  # gone: never due
-    for moment in (now, now + timedelta(minutes=10), now + timedelta(days=30)):
+    queue.note_miss("second-steps", MYTH, "1", now - timedelta(hours=1))
+    queue.note_miss("first-steps", PREDICTION, "1", now - timedelta(hours=1))
+    rewritten = next(c for c in store.review_cards(learner) if c.kind == PREDICTION.name)
+    with store.engine.begin() as connection:  # its question was since rewritten: never due
+        connection.execute(
+            update(ReviewCard).where(ReviewCard.id == rewritten.id).values(fingerprint="older")
+        )
+    cards = store.review_cards(learner)
+    other = next(card.memory.due for card in cards if card.lesson == "second-steps")
+    moments = [now, now + timedelta(minutes=10), now + timedelta(days=30), other]
+    for moment in [*moments, other - timedelta(microseconds=1)]:
         assert queue.due_count(moment) == queue.view(moment).due_total
-    assert [queue.due_count(now + timedelta(minutes=m)) for m in (0, 10)] == [0, 1]
+    assert [queue.due_count(moment) for moment in moments] == [1, 2, 2, 1]
+    assert queue.due_count(other - timedelta(microseconds=1)) == 0  # due at, not before
 
 
 def test_an_order_missed_as_certain_comes_back_first_and_one_sent_in_review_is_weighed(

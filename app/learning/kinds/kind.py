@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
+from weakref import finalize
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -28,6 +30,12 @@ from app.lessons.variants import Instance
 from app.modes.drills import Drill
 from app.modes.flashcards import Flashcard
 from app.progress.records import ExerciseRecord, StepRecord
+
+# Per loaded lesson (by id: a lesson is not hashable), the fingerprint of each question it asks,
+# by (kind, key): see QuestionKind.asked_fingerprint. Forgotten when the lesson is, before its id
+# can be another's.
+_ASKED: dict[int, dict[tuple[str, str], str | None]] = {}
+_ASKED_LOCK = threading.Lock()
 
 # How a learner answers ("choice", "yes-no", "value", "card", "code", "ordering"): a widget is
 # its macro in templates/_widgets.html and its script in static/js/widgets/, dispatched on the
@@ -182,6 +190,21 @@ class QuestionKind:
         makes the question that question (its text, choices, answer)."""
         text = json.dumps((self.name, *parts), sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+    def asked_fingerprint(self, lesson: Lesson, key: str) -> str | None:
+        """The fingerprint of the question `lesson` asks as item `key` of this kind, None when
+        it asks none: whether a stored card still names the question asked today, without
+        drawing its prompt. It depends on the lesson's text only, so it is worked out once per
+        loaded lesson (a lesson reloaded in development is another object)."""
+        with _ASKED_LOCK:
+            known = _ASKED.get(id(lesson))
+            if known is None:
+                known = _ASKED[id(lesson)] = {}
+                finalize(lesson, _ASKED.pop, id(lesson), None)
+            if (self.name, key) not in known:
+                prompt = self.prompt(lesson, key, "")
+                known[self.name, key] = prompt.fingerprint if prompt is not None else None
+            return known[self.name, key]
 
     def prompt(
         self,
