@@ -18,6 +18,7 @@ from typing import Any
 
 from app.lessons.disclosure import Disclosure
 from app.lessons.format import Lesson, Snippet, ValueMisconception
+from app.lessons.memo import per_object
 from app.lessons.variants import Instance, asked_tensors, finished, pick
 
 
@@ -56,8 +57,10 @@ def _from_snippet(
     ]
 
 
-def lesson_drills(lesson: Lesson) -> list[Drill]:
-    """Every drill of a lesson, in reading order, each id unique."""
+@per_object
+def lesson_drills(lesson: Lesson) -> tuple[Drill, ...]:
+    """Every drill of a lesson, in reading order, each id unique (once per loaded lesson:
+    app/lessons/memo.py)."""
     drills: list[Drill] = []
     for number, step in enumerate(lesson.steps, start=1):
         if step.snippet is None:
@@ -96,7 +99,7 @@ def lesson_drills(lesson: Lesson) -> list[Drill]:
             pitfall=number,
         )
         drills.extend(corrected + wrong)
-    return drills
+    return tuple(drills)
 
 
 def value_key(learner: str, slug: str, step: int) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from app.lessons.cloze import blank
 from app.lessons.disclosure import Disclosure
 from app.lessons.format import Lesson, Step
+from app.lessons.memo import per_object
 
 
 @dataclass(frozen=True)
@@ -40,14 +41,16 @@ def _insight_card(number: int, step: Step) -> Flashcard:
     return _cloze_card(card_id, "insight", f"**{step.title}**: ", step.insight)
 
 
-def lesson_flashcards(lesson: Lesson) -> list[Flashcard]:
-    """The takeaways first (the lesson's summary), then each step's insight."""
+@per_object
+def lesson_flashcards(lesson: Lesson) -> tuple[Flashcard, ...]:
+    """The takeaways first (the lesson's summary), then each step's insight (once per loaded
+    lesson: app/lessons/memo.py)."""
     cards = [
         _cloze_card(f"takeaway-{number}", "takeaway", "", text)
         for number, text in enumerate(lesson.takeaways, start=1)
     ]
     cards += [_insight_card(number, step) for number, step in enumerate(lesson.steps, start=1)]
-    return cards
+    return tuple(cards)
 
 
 def card_open(card: Flashcard, disclosure: Disclosure) -> bool:

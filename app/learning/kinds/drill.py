@@ -13,9 +13,11 @@ from app.learning import grader
 from app.learning.grader import Graded, ValueCheck
 from app.learning.kinds.kind import Prompt, QuestionKind, Review, ReviewAnswer
 from app.lessons.format import Lesson
+from app.lessons.memo import per_object
 from app.modes.drills import Drill, find_drill, for_learner, lesson_drills
 
 
+@per_object  # a hash of its text: once per loaded question (app/lessons/memo.py)
 def drill_fingerprint(drill: Drill) -> str:
     return DRILL.fingerprint(drill.code, drill.tensor, drill.expected)
 

@@ -19,8 +19,10 @@ from app.learning.kinds.kind import (
     item_number,
 )
 from app.lessons.format import Exercise, Lesson
+from app.lessons.memo import per_object
 
 
+@per_object  # a hash of its text: once per loaded question (app/lessons/memo.py)
 def exercise_fingerprint(exercise: Exercise) -> str:
     return EXERCISE.fingerprint(exercise.code, exercise.output, exercise.grads, exercise.task)
 

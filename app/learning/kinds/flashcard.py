@@ -8,10 +8,12 @@ from app.learning import grader
 from app.learning.grader import Graded
 from app.learning.kinds.kind import Prompt, QuestionKind, Review, ReviewAnswer
 from app.lessons.format import Lesson
+from app.lessons.memo import per_object
 from app.modes.flashcards import Flashcard, find_flashcard, lesson_flashcards
 from app.pedagogy.scheduler import Grade
 
 
+@per_object  # a hash of its text: once per loaded question (app/lessons/memo.py)
 def flashcard_fingerprint(card: Flashcard) -> str:
     return FLASHCARD.fingerprint(card.prompt, card.back)
 

@@ -15,7 +15,6 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
-from weakref import finalize
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -26,16 +25,11 @@ from app.learning.schemas import Confidence
 from app.lessons.behaviour import GoalGrad
 from app.lessons.exercises import goal, parts
 from app.lessons.format import Exercise, Lesson, Step
+from app.lessons.memo import per_object
 from app.lessons.variants import Instance
 from app.modes.drills import Drill
 from app.modes.flashcards import Flashcard
 from app.progress.records import ExerciseRecord, StepRecord
-
-# Per loaded lesson (by id: a lesson is not hashable), the fingerprint of each question it asks,
-# by (kind, key): see QuestionKind.asked_fingerprint. Forgotten when the lesson is, before its id
-# can be another's.
-_ASKED: dict[int, dict[tuple[str, str], str | None]] = {}
-_ASKED_LOCK = threading.Lock()
 
 # How a learner answers ("choice", "yes-no", "value", "card", "code", "ordering"): a widget is
 # its macro in templates/_widgets.html and its script in static/js/widgets/, dispatched on the
@@ -196,15 +190,7 @@ class QuestionKind:
         it asks none: whether a stored card still names the question asked today, without
         drawing its prompt. It depends on the lesson's text only, so it is worked out once per
         loaded lesson (a lesson reloaded in development is another object)."""
-        with _ASKED_LOCK:
-            known = _ASKED.get(id(lesson))
-            if known is None:
-                known = _ASKED[id(lesson)] = {}
-                finalize(lesson, _ASKED.pop, id(lesson), None)
-            if (self.name, key) not in known:
-                prompt = self.prompt(lesson, key, "")
-                known[self.name, key] = prompt.fingerprint if prompt is not None else None
-            return known[self.name, key]
+        return _asked_fingerprints(lesson).get(self, lesson, key)
 
     def prompt(
         self,
@@ -245,3 +231,24 @@ class QuestionKind:
         if not isinstance(answer, self.review.answer):
             raise AnswerError(f"This item is a {self.label.lower()}: not answered that way")
         return self.review.grade(prompt, answer)
+
+
+class _AskedFingerprints:
+    """One loaded lesson's question fingerprints by (kind, key), each worked out the first time
+    it is asked for. Holds no reference to the lesson, so that it goes with it."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[str, str], str | None] = {}
+        self._lock = threading.Lock()
+
+    def get(self, kind: QuestionKind, lesson: Lesson, key: str) -> str | None:
+        with self._lock:
+            if (kind.name, key) not in self._known:
+                prompt = kind.prompt(lesson, key, "")
+                self._known[kind.name, key] = prompt.fingerprint if prompt is not None else None
+            return self._known[kind.name, key]
+
+
+@per_object
+def _asked_fingerprints(lesson: Lesson) -> _AskedFingerprints:
+    return _AskedFingerprints()

@@ -10,9 +10,11 @@ from app.learning.grader import Graded
 from app.learning.kinds.kind import Prompt, QuestionKind, Review, ReviewAnswer, item_number
 from app.learning.schemas import YesNo
 from app.lessons.format import Lesson, Myth
+from app.lessons.memo import per_object
 from app.lessons.variants import choose
 
 
+@per_object  # a hash of its text: once per loaded question (app/lessons/memo.py)
 def myth_fingerprint(myth: Myth) -> str:
     return MYTH.fingerprint(myth.question, myth.answer)
 

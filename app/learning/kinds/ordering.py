@@ -22,6 +22,7 @@ from app.learning.kinds.kind import (
 )
 from app.lessons.format import Lesson, Ordering, Step
 from app.lessons.format_base import shuffled
+from app.lessons.memo import per_object
 from app.lessons.variants import pick
 from app.progress.records import StepRecord
 
@@ -32,6 +33,7 @@ def ordering_fingerprint(ordering: Ordering, output: str) -> str:
     return ORDERING.fingerprint(ordering.question, sorted(ordering.texts), output)
 
 
+@per_object  # a hash of its text: once per loaded question (app/lessons/memo.py)
 def step_ordering_fingerprint(step: Step) -> str | None:
     if step.ordering is None or step.snippet is None:
         return None

@@ -14,11 +14,13 @@ from app.learning import grader
 from app.learning.grader import Graded
 from app.learning.kinds.kind import Prompt, QuestionKind, Review, ReviewAnswer, item_number
 from app.lessons.format import ChoicePrediction, Lesson, Step
+from app.lessons.memo import per_object
 from app.lessons.variants import pick
 from app.modes.drills import value_key
 from app.progress.records import StepRecord
 
 
+@per_object  # a hash of its text: once per loaded question (app/lessons/memo.py)
 def prediction_fingerprint(prediction: ChoicePrediction) -> str:
     # The choices' file order is not part of the question: learners see them shuffled anyway.
     return PREDICTION.fingerprint(prediction.question, sorted(prediction.texts), prediction.answer)

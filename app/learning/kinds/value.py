@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from app.learning.kinds.kind import QuestionKind
 from app.lessons.format import Step, ValuePrediction
+from app.lessons.memo import per_object
 from app.progress.records import StepRecord
 
 
+@per_object  # a hash of its text: once per loaded question (app/lessons/memo.py)
 def value_fingerprint(guess: ValuePrediction) -> str:
     return VALUE.fingerprint(guess.question, guess.tensor, guess.expected)
 
