@@ -11,7 +11,6 @@ import socket
 import sys
 import threading
 import time
-import urllib.request
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -23,12 +22,15 @@ def _serve(args: argparse.Namespace) -> int:
     # Alembic announces its plugins as it is imported: not for the operator's eyes.
     logging.getLogger("alembic").setLevel(logging.WARNING)
     from app.config.loading import load_settings
+
+    # --processes, when given, wins over GRADLAB_PROCESSES (and sets the runs' default).
+    settings = load_settings({"processes": args.processes}, flags={"processes": "--processes"})
+    # Imported once the settings are good: a bad one is said without loading the lesson
+    # format and the web layer first (a tenth of a second).
     from app.lessons.loader import LessonError
     from app.web.logs import configure_logging
     from app.web.open_files import raise_open_files_limit
 
-    # --processes, when given, wins over GRADLAB_PROCESSES (and sets the runs' default).
-    settings = load_settings({"processes": args.processes}, flags={"processes": "--processes"})
     # The port first: taken, nothing else starts (nor says it is ready).
     listening = _listen(args.host, args.port)
     try:
@@ -163,6 +165,8 @@ def _uvicorn_options(args: argparse.Namespace, settings: Settings) -> dict[str, 
 
 def _announce_when_ready(url: str, processes: int, with_sandbox: bool) -> None:
     """Say where to go once a process answers, with its sandbox ready (120 s at most)."""
+    import urllib.request
+
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
@@ -182,9 +186,12 @@ def _migrate(args: argparse.Namespace) -> int:
     before starting replicas with GRADLAB_MIGRATE=off."""
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)  # import chatter
     from app.config.loading import load_settings
+
+    # The settings first: a bad one is said before the command's own imports are paid for.
+    settings = load_settings()
     from app.progress.database import make_engine, prepare_schema
 
-    engine = make_engine(load_settings().database_url)
+    engine = make_engine(settings.database_url)
     prepare_schema(engine, "auto")
     engine.dispose()
     print("gradlab: the database schema is up to date")
@@ -265,10 +272,12 @@ def _add_settings_doc(commands: argparse._SubParsersAction[argparse.ArgumentPars
 def _shares(args: argparse.Namespace) -> int:
     """An operator's hand on share links: delete one by id, or those past GRADLAB_SHARE_DAYS."""
     from app.config.loading import load_settings
+
+    # The settings first: a bad one is said before the command's own imports are paid for.
+    settings = load_settings()
     from app.learning.shares import SharePolicy, Shares
     from app.progress.store import open_store
 
-    settings = load_settings()
     store = open_store(settings.database_url, settings.migrate)
     # Neither command needs the author key's secret: an operator deletes whoever made it.
     policy = SharePolicy(settings.code_bytes, 1, 1, settings.share_days, secret="")

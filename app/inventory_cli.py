@@ -40,12 +40,14 @@ def _gain_json(found: ClassGain) -> dict[str, Any]:
 
 def _stats(args: argparse.Namespace) -> int:
     from app.config.loading import load_settings
+
+    # The settings first: a bad one is said before the command's own imports are paid for.
+    settings = load_settings()
     from app.learning.inventory_gain import class_gain
     from app.learning.inventory_item_stats import item_stats
     from app.lessons.loader import load_catalog
     from app.progress.store import open_store
 
-    settings = load_settings()
     catalog = load_catalog(settings.lessons_dir)
     if catalog.inventory is None:
         print("gradlab inventory: no lessons folder has an inventory.yaml", file=sys.stderr)

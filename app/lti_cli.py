@@ -22,11 +22,13 @@ def _store(settings: Settings) -> ProgressStore:
 
 def _lti(args: argparse.Namespace) -> int:
     from app.config.loading import load_settings
+
+    # The settings first: a bad one is said before the command's own imports are paid for.
+    settings = load_settings()
     from app.config.settings import public_url_notice
     from app.learning.lti.keys import rotate, signing_key
     from app.learning.lti.launch import tool_urls
 
-    settings = load_settings()
     store = _store(settings)
     if args.action == "add-platform":
         platform = store.add_platform(

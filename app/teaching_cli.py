@@ -63,12 +63,13 @@ def _stats(args: argparse.Namespace) -> int:
     """Item analysis over every learner of this instance (first attempts only). With --lesson
     the figures are the same as without (discrimination against each learner's share right
     over every question, as on the dashboard); only the rows shown are that lesson's."""
+    # The settings first: a bad one is said before the command's own imports are paid for.
+    settings = load_settings()
     from app.learning.first_attempts import answers_of, current_answers, first_attempts
     from app.learning.question_figures import by_concern, item_rows, misconceptions
     from app.learning.teaching import item_out
     from app.lessons.loader import load_catalog
 
-    settings = load_settings()
     catalog = load_catalog(settings.lessons_dir)
     answered, left_out = current_answers(catalog, first_attempts(_store(settings), None))
     answers = answers_of(answered)
