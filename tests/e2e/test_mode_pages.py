@@ -312,18 +312,12 @@ def test_mode_pages_fit_a_phone(browser, bundled_server: LiveServer) -> None:  #
     context.close()
 
 
-def test_mode_pages_have_no_serious_accessibility_violations(
+def test_an_answered_myth_and_the_review_it_leaves_have_no_serious_accessibility_violations(
     page: Page, bundled_server: LiveServer
 ) -> None:
-    for scheme in ("light", "dark"):
-        page.emulate_media(color_scheme=scheme)
-        for mode in MODES:
-            goto_ready(page, f"{bundled_server.url}/lessons/what-is-grad/{mode.slug}")
-            no_serious_violations(page)
-        for path in ("/review", "/progress"):
-            goto_ready(page, bundled_server.url + path)
-            no_serious_violations(page)
-    # With items in the queue and answers on the page.
+    """Every mode page, review and progress, at both widths in both schemes, are axe-checked by
+    tests/e2e/test_accessibility_matrix.py; here, a myth's feedback on its page and the review
+    item it leaves."""
     page.goto(f"{bundled_server.url}/lessons/what-is-grad/myth-busters")
     myth = page.locator(".quiz-myth[data-myth='1']")
     myth.get_by_role("button", name=WRONG_MYTH_1, exact=True).click()
