@@ -213,10 +213,10 @@ def report(
             )
 
 
-def cold_line() -> str:
+def cold_line(runs: int) -> str:
     """How loaded the machine is: a cold `python snippet.py` took 1.39 - 1.49 s on the idle
     2-core box of docs/performance.md's figures."""
-    cold = statistics.median(cold_runs(3))
+    cold = statistics.median(cold_runs(runs))
     return (
         f"cold python snippet.py p50: {cold / 1000:.2f} s "
         f"(1.39 - 1.49 s on an idle 2-core machine); {machine_line()}"
@@ -234,7 +234,7 @@ def against(args: argparse.Namespace, pause: tuple[float, float], arrive: float,
                 print(f"\n--- pass {number + 1}/{args.repeat}, {side} ---")
                 report(args, pause, arrive, outcome)
                 passes.append((side, outcome.figures()))
-    print(f"\n{cold_line()}")
+    print(f"\n{cold_line(args.cold)}")
     print(f"{args.learners} learners, {args.repeat} passes a side, interleaved")
     print(f"  {'measure':38} {'now':>15} {rev[:15]:>15} {'ratio':>7}")
     for name, figures in compared(passes, "now").items():
@@ -261,6 +261,12 @@ def main() -> None:
     )
     parser.add_argument("--url", help="an already running gradlab on loopback")
     parser.add_argument(
+        "--cold",
+        type=int,
+        default=3,
+        help="cold `python snippet.py` runs before and after, to say how loaded the machine is",
+    )
+    parser.add_argument(
         "--processes", type=int, default=1, help="server processes (gradlab serve --processes)"
     )
     add_against_arguments(parser, repeat=2)
@@ -270,6 +276,8 @@ def main() -> None:
         parser.error("--pause takes two seconds, MIN >= 0 and MAX > 0")
     if args.arrive is not None and not 0 <= args.arrive < args.seconds:
         parser.error("--arrive takes seconds >= 0 and shorter than --seconds")
+    if args.cold < 1:
+        parser.error("--cold takes at least one run")
     if args.url is not None and not on_loopback(args.url):
         parser.error("--url: load tests only target loopback addresses")
     arrive = pause[1] if args.arrive is None else args.arrive
@@ -277,13 +285,13 @@ def main() -> None:
         if args.url is not None:
             parser.error("--against starts both servers itself: leave out --url")
         rev = checked_against(parser, args)
-        print(cold_line())
+        print(cold_line(args.cold))
         against(args, pause, arrive, rev)
         return
-    print(cold_line())
+    print(cold_line(args.cold))
     outcome = asyncio.run(run_once(args, pause, arrive))
     report(args, pause, arrive, outcome)
-    print(cold_line())
+    print(cold_line(args.cold))
 
 
 if __name__ == "__main__":

@@ -153,6 +153,8 @@ def test_the_load_test_against_a_revision_loads_both_in_turn_and_compares_them()
             "HEAD",
             "--repeat",
             "1",
+            "--cold",
+            "1",
         ],
         capture_output=True,
         text=True,
