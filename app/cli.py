@@ -297,7 +297,11 @@ def _add_shares(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     shares = commands.add_parser("shares", help="manage share links (see docs/shares.md)")
     actions = shares.add_subparsers(dest="shares_command", required=True)
     rm = actions.add_parser("rm", help="delete one share, whoever made it")
-    rm.add_argument("id", help="the share's id: the last part of its link, /s/ID")
+    rm.add_argument(
+        "id",
+        help="the share's link, or its id (the link's last part, /s/ID); an id that starts "
+        "with '-' goes after --: gradlab shares rm -- -ID",
+    )
     actions.add_parser("prune", help="delete the shares unviewed for GRADLAB_SHARE_DAYS")
     shares.set_defaults(func=_shares)
 

@@ -30,6 +30,17 @@ from app.progress.shares_store import StoredShare
 from app.progress.store import ProgressStore
 
 ID_BYTES = 12  # 96 random bits: token_urlsafe makes 16 characters of them
+
+
+def new_share_id() -> str:
+    """A new share's id: 16 URL-safe characters of random bits, never starting with "-", which
+    a command line would read as an option (`gradlab shares rm ID`)."""
+    while True:
+        share_id = secrets.token_urlsafe(ID_BYTES)
+        if not share_id.startswith("-"):
+            return share_id
+
+
 HOUR = timedelta(hours=1)
 VIEW_GRAIN = HOUR  # `last_viewed` moves at most this often: one write per share an hour
 DESCRIPTION_CHARS = 160
@@ -144,7 +155,7 @@ class Shares:
             limit = self.policy.per_hour
             raise TooManyShares(f"You made {limit} shares this hour, the most there may be.", wait)
         self.addresses.check_and_count(address)
-        share_id = secrets.token_urlsafe(ID_BYTES)
+        share_id = new_share_id()
         share = StoredShare(share_id, body.code, body.lesson, step, author, made, made)
         self.store.add_share(share)
         self.count("made")
@@ -163,9 +174,10 @@ class Shares:
         if share.last_viewed < moment - VIEW_GRAIN:
             self.store.mark_viewed(share_id, moment, moment - VIEW_GRAIN)
 
-    def remove(self, share_id: str) -> bool:
-        """An operator's deletion (`gradlab shares rm`): whoever made it."""
-        return self.store.delete_share(share_id)
+    def remove(self, share: str) -> bool:
+        """An operator's deletion (`gradlab shares rm`): whoever made it. `share` is its id or
+        its link (the id is the link's last part)."""
+        return self.store.delete_share(share.rstrip("/").rsplit("/s/", 1)[-1])
 
     def prune(self) -> int:
         """Delete the shares unviewed for GRADLAB_SHARE_DAYS; how many went."""

@@ -17,6 +17,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import select, update
 
 from app.cli import main as cli
+from app.learning.shares import new_share_id
 from app.main import create_app
 from app.progress.models.shares import Share
 from tests.conftest import make_settings
@@ -249,3 +250,25 @@ def test_the_operator_removes_and_prunes(
     assert "1 share(s)" in capsys.readouterr().out
     with _client(migrated_url) as client:
         assert [client.get(f"/s/{i}").status_code for i in (gone, old, young)] == [404, 404, 200]
+
+
+def test_the_operator_removes_a_share_by_its_link_or_an_id_starting_with_a_dash(
+    migrated_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with _client(migrated_url) as client:
+        by_link, dashed = _share(client), _share(client)
+        with client.app.state.store.writing() as connection:  # type: ignore[attr-defined]
+            # An id that reads as an option on a command line (new ids never start with "-").
+            connection.execute(update(Share).where(Share.id == dashed).values(id="-" + dashed[1:]))
+    monkeypatch.setenv("GRADLAB_DATABASE_URL", migrated_url)
+    assert cli(["shares", "rm", f"http://testserver/s/{by_link}"]) == 0
+    assert cli(["shares", "rm", "--", "-" + dashed[1:]]) == 0
+    with _client(migrated_url) as client:
+        assert client.get(f"/s/{by_link}").status_code == 404
+        assert client.get(f"/s/-{dashed[1:]}").status_code == 404
+
+
+def test_no_new_share_id_starts_with_a_dash() -> None:
+    ids = [new_share_id() for _ in range(2000)]  # about 31 of them would, by chance alone
+    assert not [share_id for share_id in ids if share_id.startswith("-")]
+    assert len(set(ids)) == len(ids) and {len(share_id) for share_id in ids} == {16}
