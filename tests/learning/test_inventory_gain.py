@@ -85,8 +85,8 @@ def client_learner(client: TestClient) -> str:
 
 
 @pytest.fixture
-def class_run(database_url: str) -> Iterator[ClassRun]:
-    settings = make_settings(lessons_dir=BUNDLED_LESSONS, database_url=database_url)
+def class_run(migrated_url: str) -> Iterator[ClassRun]:
+    settings = make_settings(lessons_dir=BUNDLED_LESSONS, database_url=migrated_url)
     with TestClient(create_app(settings)) as client:
         store = client.app.state.store  # type: ignore[attr-defined]
         links = store.create_class("Autograd, evening")
@@ -104,7 +104,7 @@ def class_run(database_url: str) -> Iterator[ClassRun]:
         client.cookies.clear()  # not a member: never counted for the class
         take(client, "pre", 20)
         client.cookies.clear()
-        yield ClassRun(client, links.info.id, links.instructor_token, database_url)
+        yield ClassRun(client, links.info.id, links.instructor_token, migrated_url)
 
 
 def as_instructor(run: ClassRun) -> TestClient:

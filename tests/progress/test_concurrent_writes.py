@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from app.progress.database import make_engine, migrate
+from app.progress.database import make_engine
 from app.progress.records import PredictionRecord
 from app.progress.store import ProgressStore
 
@@ -16,9 +16,8 @@ THREADS = 16
 ANSWERS = 12  # per thread
 
 
-def test_answers_from_many_threads_all_land(database_url: str) -> None:
-    engine = make_engine(database_url)
-    migrate(engine)
+def test_answers_from_many_threads_all_land(migrated_url: str) -> None:
+    engine = make_engine(migrated_url)
     store = ProgressStore(engine)
 
     def learner(index: int) -> None:

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import event
 
-from app.progress.database import make_engine, migrate
+from app.progress.database import make_engine
 from app.progress.records import CardMemory, MythRecord, PredictionRecord
 from app.progress.store import ProgressStore
 
@@ -24,9 +24,8 @@ class Boom(Exception):
 
 
 @pytest.fixture
-def store(database_url: str) -> Iterator[ProgressStore]:
-    engine = make_engine(database_url)
-    migrate(engine)
+def store(migrated_url: str) -> Iterator[ProgressStore]:
+    engine = make_engine(migrated_url)
     yield ProgressStore(engine)
     engine.dispose()
 

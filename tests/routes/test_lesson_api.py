@@ -213,8 +213,8 @@ def test_reset_forgets_everything(client: TestClient) -> None:
     assert client.get(f"{LESSON}/progress").json()["myths"] == {}
 
 
-def test_progress_survives_a_restart_of_the_server(database_url: str) -> None:
-    settings = make_settings(database_url=database_url)
+def test_progress_survives_a_restart_of_the_server(migrated_url: str) -> None:
+    settings = make_settings(database_url=migrated_url)
     with TestClient(create_app(settings)) as first:
         first.post(f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "guess"})
         cookie = first.cookies["gradlab_learner"]

@@ -42,10 +42,10 @@ BUDGETS: dict[str, tuple[int, int]] = {
 
 
 @pytest.fixture
-def round_client(database_url: str, request: pytest.FixtureRequest) -> Iterator[TestClient]:
+def round_client(migrated_url: str, request: pytest.FixtureRequest) -> Iterator[TestClient]:
     """The bundled curriculum with the session's real sandbox, on SQLite and on PostgreSQL."""
     settings = make_settings(
-        lessons_dir=BUNDLED_LESSONS, database_url=database_url, sandbox_enabled=True
+        lessons_dir=BUNDLED_LESSONS, database_url=migrated_url, sandbox_enabled=True
     )
     with TestClient(app_on_shared_sandbox(request, settings)) as test_client:
         yield test_client

@@ -21,9 +21,9 @@ DEEP_DIVE = 'aria-label="On this page"'
 
 
 @pytest.fixture
-def learner(database_url: str) -> Iterator[TestClient]:
+def learner(migrated_url: str) -> Iterator[TestClient]:
     """The real curriculum on SQLite and on PostgreSQL, without a sandbox."""
-    settings = make_settings(lessons_dir=BUNDLED_LESSONS, database_url=database_url)
+    settings = make_settings(lessons_dir=BUNDLED_LESSONS, database_url=migrated_url)
     with TestClient(create_app(settings)) as test_client:
         yield test_client
 
