@@ -199,6 +199,7 @@ def test_gradlab_check_reports_broken_links(  # type: ignore[no-untyped-def]
     assert "next: no lesson 'missing-lesson'" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # its own sandbox, and some 800 runs: about 25 s; CI runs it, the quick loop not
 def test_the_bundled_lessons_are_all_true(monkeypatch: pytest.MonkeyPatch) -> None:
     """As CI and an author run it: the check starts and stops its own sandbox (the other
     tests of the command share one). Its runs get a minute each, not the 5 s a learner's run
