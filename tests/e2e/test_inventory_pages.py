@@ -11,7 +11,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.conftest import SCREENSHOTS
+from tests.e2e.conftest import SCREENSHOTS, wait_ready
 from tests.live import LiveServer, create_class
 
 pytestmark = pytest.mark.browser
@@ -59,6 +59,7 @@ def _pre_test(learner: Page, url: str, size: str) -> None:
     _shoot(learner, f"catalog-offer-{size}")
     offer.get_by_role("link", name="Take the pre-test").click()
     expect(learner.get_by_role("heading", level=1)).to_contain_text("the pre-test")
+    wait_ready(learner)  # the page's script listens to the choices before one is clicked
     # Sending with a choice but no confidence is refused on the page, nothing sent.
     first = learner.locator(".inventory-item").first
     first.locator(".choice").first.click()
@@ -82,6 +83,7 @@ def _post_test(learner: Page, url: str, size: str) -> None:
     learner.goto(url + "/progress")
     learner.locator(".inventory-progress").get_by_role("link", name="take it now").click()
     expect(learner.get_by_role("heading", level=1)).to_contain_text("the post-test")
+    wait_ready(learner)
     expect(learner.locator(".callout")).to_contain_text("not finished every lesson")
     _answer_every_item(learner, "Certain", pick=1)
     _shoot(learner, f"post-test-{size}")

@@ -12,7 +12,7 @@ from app.config.paths import BUNDLED_LESSONS
 from app.learning.registry import MODES
 from app.lessons.loader import load_catalog
 from tests.clock import time_passes
-from tests.e2e.conftest import SCREENSHOTS, goto_ready
+from tests.e2e.conftest import SCREENSHOTS, goto_ready, wait_ready
 from tests.live import LiveServer
 
 
@@ -175,6 +175,7 @@ def test_a_missed_item_appears_in_review_and_leaves_when_answered(
     page.goto(server.url)
     page.get_by_role("link", name="1 item due").click()
     expect(page).to_have_url(f"{server.url}/review")
+    wait_ready(page)  # the page's script listens to the answers before one is clicked
     item = page.locator(".review-item").first
     expect(item).to_contain_text("Is .grad filled when the tensor is created?")
     expect(page.locator(".review-count")).to_have_text("1 item in this sitting")
