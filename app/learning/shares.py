@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import secrets
 import threading
 import time
 from collections import deque
@@ -26,6 +25,7 @@ from app.errors import NotFound, SnippetTooLarge, TooManyRequests
 from app.learning.questions import find_lesson, find_step
 from app.learning.schemas import ShareBody, ShareMade
 from app.lessons.loader import Catalog
+from app.progress.ids import command_line_id
 from app.progress.shares_store import StoredShare
 from app.progress.store import ProgressStore
 
@@ -33,12 +33,8 @@ ID_BYTES = 12  # 96 random bits: token_urlsafe makes 16 characters of them
 
 
 def new_share_id() -> str:
-    """A new share's id: 16 URL-safe characters of random bits, never starting with "-", which
-    a command line would read as an option (`gradlab shares rm ID`)."""
-    while True:
-        share_id = secrets.token_urlsafe(ID_BYTES)
-        if not share_id.startswith("-"):
-            return share_id
+    """A new share's id: 16 URL-safe characters, never starting with "-" (app/progress/ids.py)."""
+    return command_line_id(ID_BYTES)
 
 
 HOUR = timedelta(hours=1)

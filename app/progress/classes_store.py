@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import BindParameter, bindparam, delete, func, literal, null, select, update
 
 from app.progress.base import StoreBase
+from app.progress.ids import command_line_id
 from app.progress.models.classes import ClassMember, Classroom, QuestionReport
 from app.progress.models.learners import MythAnswer, PredictionAttempt, StepState
 
@@ -93,7 +94,7 @@ def _info(row: Any, members: int = 0) -> ClassInfo:
 class ClassRecords(StoreBase):
     # --- the class and its links -------------------------------------------------------------
     def create_class(self, name: str) -> ClassLinks:
-        class_id = secrets.token_urlsafe(ID_BYTES)
+        class_id = command_line_id(ID_BYTES)
         join, instructor = _new_token(), _new_token()
         with self.writing() as connection:
             connection.execute(
