@@ -350,8 +350,9 @@ exercises:
         tensor([ 6., -2.])
       grads:
         x: [6.0, -2.0]
-    # and, optional, a behaviour checked in the sandbox: `watch` runs after the given line `after`, and
-    # after the run `value` must be `expect` (as repr gives it); `miss` says what it requires.
+    # and, optional, a behaviour checked in the sandbox: `watch` runs after the given line
+    # `after`, and after the run `value` must be `expect` (as repr gives it); `miss` says what
+    # it requires.
     # probe:
     #   after: "y = (x * x).sum()"
     #   watch: "walks = []; y.grad_fn.register_hook(lambda *g: walks.append(1))"
