@@ -90,7 +90,8 @@ def answer(
     """The error as Problem Details for the API, as the error page for a page."""
     if is_api(request):
         return JSONResponse(body, status_code=status, headers=headers, media_type=MEDIA_TYPE)
-    title = "Page not found" if status == 404 else "Something went wrong"
+    # A refusal (403) says what was refused; other errors stay plain.
+    title = {404: "Page not found", 403: body.get("title")}.get(status) or "Something went wrong"
     page = render(request, "error.html", status, title=title, status=status, detail=body["detail"])
     page.headers.update(headers or {})
     return page
