@@ -27,7 +27,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.errors import TYPE_PREFIX, BodyTooLarge, Problem, StoreUnavailable
+from app.errors import (
+    TYPE_PREFIX,
+    BodyTooLarge,
+    CrossSiteRequest,
+    Problem,
+    StoreUnavailable,
+)
 from app.web.templates import render
 
 log = logging.getLogger("gradlab")
@@ -249,11 +255,15 @@ def responses(*problems: type[Problem]) -> dict[int | str, dict[str, Any]]:
     return {status: _described(status, listed) for status, listed in sorted(by_status.items())}
 
 
-def _framework_responses(operation: dict[str, Any]) -> None:
-    """What any operation with a body or parameters may meet before its route runs, next to
-    what its route declared for the same status."""
+def _framework_responses(operation: dict[str, Any], method: str) -> None:
+    """What any operation with a body or parameters may meet before its route runs (and any
+    that writes: the cross-site check), next to what its route declared for the same status."""
+    from app.web.cross_site import SAFE_METHODS  # it answers through this module
+
     answers: dict[str, Any] = operation.setdefault("responses", {})
     found: list[tuple[str, str, int]] = []
+    if method.upper() not in SAFE_METHODS:
+        found.append((CrossSiteRequest.slug, CrossSiteRequest.title, CrossSiteRequest.status))
     if "requestBody" in operation:
         found += [MALFORMED_JSON, (BodyTooLarge.slug, BodyTooLarge.title, BodyTooLarge.status)]
     if "requestBody" in operation or operation.get("parameters"):
@@ -321,9 +331,9 @@ def _openapi_hook(app: FastAPI) -> Callable[[], dict[str, Any]]:
         schemas["ProblemDetails"] = model
         raised = _dependency_problems(app)
         for path in document.get("paths", {}).values():
-            for operation in path.values():
+            for method, operation in path.items():
                 _dependencies_responses(operation, raised.get(operation.get("operationId"), ()))
-                _framework_responses(operation)
+                _framework_responses(operation, method)
         app.openapi_schema = document
         return document
 
