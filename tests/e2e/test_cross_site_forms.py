@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from tests.e2e.conftest import LiveServer, goto_ready
+from tests.e2e.conftest import goto_ready
+from tests.live import LiveServer
 
 pytestmark = pytest.mark.browser
 
