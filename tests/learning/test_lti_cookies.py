@@ -1,5 +1,6 @@
 """LTI 1.3 inside a course page whose browser blocks gradlab's cookie: the launch lands on a
-page with a link that resumes the session in a window of its own, for a short time only."""
+page with a link that resumes the session in a window of its own, for a short time only, once
+the learner presses its page's button (never unasked over a browser's own learner)."""
 
 from __future__ import annotations
 
@@ -49,6 +50,10 @@ SAME_ORIGIN = {"Sec-Fetch-Site": "same-origin"}
 SWITCH = "continuing will switch this browser from your current progress to theirs"
 
 
+def pair_url(window: httpx.Client) -> str:
+    return str(window.base_url).rstrip("/")
+
+
 def _resume(window: httpx.Client, link: str, *, switching: bool = False) -> httpx.Response:
     """What a learner does with the link: open it (a page that asks, and changes nothing),
     then press its button (a POST from gradlab's own page). Returns the POST's answer."""
@@ -59,10 +64,6 @@ def _resume(window: httpx.Client, link: str, *, switching: bool = False) -> http
     assert (SWITCH in " ".join(page.text.lower().split())) is switching
     assert window.cookies.get("gradlab_learner") == before  # the GET signed no one in
     return window.post(link, headers=SAME_ORIGIN)
-
-
-def pair_url(window: httpx.Client) -> str:
-    return str(window.base_url).rstrip("/")
 
 
 def test_a_blocked_cookie_gets_a_link_that_resumes_the_same_learner(pair: Pair) -> None:
