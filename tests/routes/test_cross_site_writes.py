@@ -28,6 +28,7 @@ from app.learning.inventory import forms_for
 from app.learning.lti.messages import Launched
 from app.main import create_app
 from app.modes.drills import lesson_drills
+from app.routes import dev
 from app.routes.lti import PLATFORM_POSTS
 from tests.catalogs import BUNDLED
 from tests.conftest import make_settings
@@ -201,6 +202,8 @@ def test_every_state_changing_route_has_a_request_here(browser: TestClient) -> N
     names = {name for name, _ in _state_changing(browser.app.routes)}  # type: ignore[attr-defined]
     assert names - set(PLATFORM_POSTS) == set(_calls(browser))
     assert set(PLATFORM_POSTS) <= names  # the exempt ones are still routes of the app
+    # The dev router is mounted only under --reload, not here: it must not write either.
+    assert list(_state_changing(dev.router.routes)) == []
 
 
 def _a_learner_with_something_everywhere(client: TestClient) -> None:
