@@ -178,7 +178,7 @@ def _calls(client: TestClient) -> dict[str, Call]:
 
 
 @pytest.fixture(params=["lax", "none"])
-def browser(request: pytest.FixtureRequest, migrated_url: str) -> Iterator[TestClient]:
+def learner_client(request: pytest.FixtureRequest, migrated_url: str) -> Iterator[TestClient]:
     """A learner's browser on the real curriculum, under each SameSite setting (None needs
     Secure, so the site is https)."""
     none = request.param == "none"
@@ -198,9 +198,10 @@ def _state(client: TestClient) -> tuple[dict[str, list[tuple[object, ...]]], dic
     return _snapshot(client), dict(client.cookies.items())
 
 
-def test_every_state_changing_route_has_a_request_here(browser: TestClient) -> None:
-    names = {name for name, _ in _state_changing(browser.app.routes)}  # type: ignore[attr-defined]
-    assert names - set(PLATFORM_POSTS) == set(_calls(browser))
+def test_every_state_changing_route_has_a_request_here(learner_client: TestClient) -> None:
+    app = learner_client.app
+    names = {name for name, _ in _state_changing(app.routes)}  # type: ignore[attr-defined]
+    assert names - set(PLATFORM_POSTS) == set(_calls(learner_client))
     assert set(PLATFORM_POSTS) <= names  # the exempt ones are still routes of the app
     # The dev router is mounted only under --reload, not here: it must not write either.
     assert list(_state_changing(dev.router.routes)) == []
@@ -219,48 +220,50 @@ def _a_learner_with_something_everywhere(client: TestClient) -> None:
     assert client.post("/lessons/grad-deep-dive/read-ahead").status_code in (200, 303)
 
 
-def test_a_cross_site_write_is_refused_and_changes_nothing(browser: TestClient) -> None:
-    _a_learner_with_something_everywhere(browser)
-    calls = _calls(browser)
-    browser.post(calls["join_class"].path, json={"display_name": "Ada"})
-    before = _state(browser)
+def test_a_cross_site_write_is_refused_and_changes_nothing(learner_client: TestClient) -> None:
+    _a_learner_with_something_everywhere(learner_client)
+    calls = _calls(learner_client)
+    learner_client.post(calls["join_class"].path, json={"display_name": "Ada"})
+    before = _state(learner_client)
     assert before[0]["class_members"] and before[0]["shares"] and before[0]["step_states"]
     for name, call in calls.items():
         for headers in FOREIGN:
             for body in ("own", "form", "text"):
-                answer = call.send(browser, headers, body)
+                answer = call.send(learner_client, headers, body)
                 assert answer.status_code == 403, (name, headers, body, answer.text)
                 api = call.path.startswith("/api/")
                 kind = answer.headers["content-type"]
                 assert kind.startswith("application/problem+json" if api else "text/html")
                 assert "cross-site" in answer.text.lower() or "another site" in answer.text
-    assert _state(browser) == before
+    assert _state(learner_client) == before
 
 
-def test_the_same_requests_from_the_site_itself_still_work(browser: TestClient) -> None:
-    _a_learner_with_something_everywhere(browser)
-    own = str(browser.base_url).rstrip("/")
-    for name, call in _calls(browser).items():
-        before = _state(browser)
-        answer = call.send(browser, {"Origin": own})  # an older browser: Origin alone
+def test_the_same_requests_from_the_site_itself_still_work(learner_client: TestClient) -> None:
+    _a_learner_with_something_everywhere(learner_client)
+    own = str(learner_client.base_url).rstrip("/")
+    for name, call in _calls(learner_client).items():
+        before = _state(learner_client)
+        answer = call.send(learner_client, {"Origin": own})  # an older browser: Origin alone
         assert answer.status_code != 403, (name, answer.text)
         assert "cross-site-request" not in answer.text, name
         if call.writes:
             assert answer.status_code < 400, (name, answer.text)
-            assert _state(browser) != before, f"{name} changed nothing from the site itself"
-        again = call.send(browser, {"Sec-Fetch-Site": "same-origin", "Origin": own})
+            assert _state(learner_client) != before, f"{name} changed nothing from the site itself"
+        again = call.send(learner_client, {"Sec-Fetch-Site": "same-origin", "Origin": own})
         assert again.status_code != 403 and "cross-site-request" not in again.text, name
 
 
-def test_a_text_plain_reset_from_another_site_keeps_the_progress(browser: TestClient) -> None:
-    """The issue's own case: a form on another site, enctype text/plain, to the API's reset."""
-    _a_learner_with_something_everywhere(browser)
-    before = browser.get("/api/progress").json()
-    forged = browser.post(
+def test_a_text_plain_reset_from_another_site_keeps_the_progress(
+    learner_client: TestClient,
+) -> None:
+    """A form on another site with enctype text/plain, posted to the API's reset."""
+    _a_learner_with_something_everywhere(learner_client)
+    before = learner_client.get("/api/progress").json()
+    forged = learner_client.post(
         "/api/progress/reset",
         content="a=b",
         headers={"Content-Type": "text/plain", "Sec-Fetch-Site": "cross-site"},
     )
     assert forged.status_code == 403
     assert forged.json()["type"] == "/problems/cross-site-request"
-    assert browser.get("/api/progress").json() == before
+    assert learner_client.get("/api/progress").json() == before
