@@ -224,6 +224,14 @@ class BodyTooSlow(Problem):
     status = 408
 
 
+class HeadersTooLarge(Problem):
+    """A request's head over the server's caps (app/web/header_caps.py), refused as it arrives."""
+
+    slug = "headers-too-large"
+    title = "The request's headers are too large"
+    status = 431
+
+
 class TooManyRequests(Problem):
     """A limit on how often or how much: raise it with the seconds after which the same request
     would be accepted again."""
