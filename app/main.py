@@ -90,6 +90,7 @@ def create_app(
             secret_key,
             settings.review_sitting,
             "public_url" in settings.model_fields_set,
+            metrics,
         )
 
     def publish(reloaded: Catalog) -> None:
