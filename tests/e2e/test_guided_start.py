@@ -38,4 +38,3 @@ def test_the_first_question_is_near_the_top(
     page.goto(f"{bundled_server.url}/lessons/{slug}")
     words = page.evaluate(WORDS_BEFORE_QUESTION)
     assert words <= MOST_WORDS, f"{slug}: {words} words before the first question"
-
