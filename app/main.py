@@ -15,6 +15,7 @@ from starlette.middleware.sessions import SessionMiddleware
 from app.config.paths import STATIC_DIR
 from app.config.settings import Settings
 from app.learning.lti.grades import ScoreSender, send_scores
+from app.learning.readiness import DatabaseCheck
 from app.learning.service import Learning
 from app.learning.shares import SharePolicy, Shares
 from app.lessons.loader import Catalog, load_catalog
@@ -74,6 +75,7 @@ def create_app(
         else store.secret("cookie-signing-key")
     )
     metrics = Metrics()
+    database = _watch_database(metrics, store)
     owned = _own_sandbox(settings, metrics, started)  # the one this app starts and stops
     sandbox = started if started is not None else owned
     gauges = watch_sandbox(metrics, sandbox, len(catalog))
@@ -89,6 +91,7 @@ def create_app(
             secret_key,
             settings.review_sitting,
             "public_url" in settings.model_fields_set,
+            database,
         )
 
     def publish(reloaded: Catalog) -> None:
@@ -103,18 +106,21 @@ def create_app(
         stopping = asyncio.Event()
         # From the start: a process whose sandbox is still starting counts as not ready.
         publishing = asyncio.create_task(gauges.keep_published(stopping)) if gauges else None
-        watching = grading = None
+        watching = grading = checking = None
         try:
             if owned is not None:
                 await owned.start()
-            watching = asyncio.create_task(live.watch(stopping)) if live else None
-            grading = asyncio.create_task(send_scores(ScoreSender(store), stopping))
+            watching, grading, checking = (
+                asyncio.create_task(live.watch(stopping)) if live else None,
+                asyncio.create_task(send_scores(ScoreSender(store), stopping)),
+                asyncio.create_task(database.keep_checked(stopping)),
+            )
             if url := getattr(app.state, "listen_url", None):
                 log.info("ready: open %s", url)
             yield
         finally:
             stopping.set()
-            for task in (watching, publishing, grading):
+            for task in (watching, publishing, grading, checking):
                 if task is not None:
                     await task
             if owned is not None:
@@ -157,6 +163,12 @@ def _own_sandbox(
             raise ValueError("a started sandbox was given to an app whose sandbox is disabled")
         return None
     return MeteredSandbox(settings, metrics) if settings.sandbox_enabled else None
+
+
+def _watch_database(metrics: Metrics, store: ProgressStore) -> DatabaseCheck:
+    """The database's errors counted, and its readiness check, shown as a gauge."""
+    metrics.watch_database(store.engine)
+    return DatabaseCheck(store.ping, metrics.database_ready.set)
 
 
 def _share_policy(settings: Settings, secret_key: str) -> SharePolicy:

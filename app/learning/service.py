@@ -27,11 +27,13 @@ from app.learning.mode_pages import ModeRequest
 from app.learning.practice import Practice, calibration_of, now, queue_items
 from app.learning.questions import disclosure_of, find_lesson
 from app.learning.queue import QueueView
+from app.learning.readiness import DatabaseCheck, DatabaseState
 from app.learning.registry import DEFAULT_MODE, MODES, find_mode
 from app.learning.runs import Runs
 from app.learning.schemas import (
     CalibrationOut,
     CatalogProgress,
+    DatabaseReport,
     Health,
     LessonProgress,
     ModeBody,
@@ -86,9 +88,12 @@ class Learning:
         secret: str,
         sitting_size: int = 20,
         public_url_set: bool = True,
+        database: DatabaseCheck | None = None,
     ) -> None:
         self.catalog = catalog
         self.store = store
+        # Made once per app, like `shares`: a catalog reload keeps what it knows.
+        self.database = database or DatabaseCheck(store.ping)
         self.runs = Runs(sandbox)
         self.shares = shares  # made once per app: its hourly counts outlive a catalog reload
         self.teaching = Teaching(catalog, store)
@@ -226,6 +231,14 @@ class Learning:
         return find_lesson(self.catalog, slug)
 
     def health(self) -> Health:
+        """What /healthz says: the database as last checked, the sandbox as it is."""
+        return self._health(self.database.last)
+
+    async def readiness(self) -> Health:
+        """What /readyz says: the database checked now (or a second ago), the sandbox."""
+        return self._health(await self.database.check())
+
+    def _health(self, database: DatabaseState) -> Health:
         sandbox = self.runs.sandbox
         report = (
             SandboxReport.model_validate(sandbox.health())
@@ -234,7 +247,15 @@ class Learning:
                 ready=False, workers=0, busy=0, queued=0, isolation={}, problem="disabled"
             )
         )
-        return Health(status="ok", lessons=len(self.catalog), sandbox=report)
+        # A server whose sandbox is switched off serves its pages: that is ready for it.
+        ready = database.ready and (report.ready or sandbox is None)
+        return Health(
+            status="ok",
+            ready=ready,
+            lessons=len(self.catalog),
+            database=DatabaseReport(ready=database.ready, problem=database.problem),
+            sandbox=report,
+        )
 
     def public_lesson(self, slug: str, learner: str) -> PublicLesson:
         """The lesson without its answers nor what explains them, each prediction's choices

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 
 from app.errors import RUNS, STORE, TooManyNewLearners, UnknownLesson
 from app.learning.schemas import Health, RunRequest
@@ -16,7 +16,26 @@ router = APIRouter()
 
 @router.get("/healthz", tags=["health"], response_model_exclude_none=True)
 async def healthz(learning: LearningDep) -> Health:
+    """Alive: 200 while the server answers, whatever the database and the sandbox do (they
+    are reported, the database as last checked). For a liveness probe."""
     return learning.health()
+
+
+@router.get(
+    "/readyz",
+    tags=["health"],
+    response_model_exclude_none=True,
+    responses={
+        503: {"model": Health, "description": "Not ready: `database` or `sandbox` says why"}
+    },
+)
+async def readyz(learning: LearningDep, response: Response) -> Health:
+    """Ready: 200 while the database answers (asked at most once a second) and the sandbox
+    runs snippets; 503 with the same body otherwise. For a readiness probe."""
+    health = await learning.readiness()
+    if not health.ready:
+        response.status_code = 503
+    return health
 
 
 @router.get("/api/lessons", tags=["lessons"])
