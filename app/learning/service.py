@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from app.errors import UnknownMode
+from app.errors import NotReady, UnknownMode
 from app.learning.exercises import ExercisePractice
 from app.learning.guided import GUIDED_MODE, first_visit, resume_at
 from app.learning.inventory_tests import InventoryTests
@@ -235,8 +235,15 @@ class Learning:
         return self._health(self.database.last)
 
     async def readiness(self) -> Health:
-        """What /readyz says: the database checked now (or a second ago), the sandbox."""
-        return self._health(await self.database.check())
+        """What /readyz says: the database checked now (or a second ago), the sandbox; NotReady
+        naming what is not."""
+        health = self._health(await self.database.check())
+        if not health.ready:
+            reasons = [f"database: {health.database.problem}"] if not health.database.ready else []
+            if not health.sandbox.ready and self.runs.sandbox is not None:
+                reasons.append(f"sandbox: {health.sandbox.problem or 'not ready'}")
+            raise NotReady("; ".join(reasons))
+        return health
 
     def _health(self, database: DatabaseState) -> Health:
         sandbox = self.runs.sandbox

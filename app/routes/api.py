@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Request
 
-from app.errors import RUNS, STORE, TooManyNewLearners, UnknownLesson
+from app.errors import RUNS, STORE, NotReady, TooManyNewLearners, UnknownLesson
 from app.learning.schemas import Health, RunRequest
 from app.lessons.public import LessonListing, PublicLesson, lesson_summary
 from app.routes.deps import LearnerDep, LearningDep, VisitorDep, learner_id, read, run_line
@@ -22,20 +22,13 @@ async def healthz(learning: LearningDep) -> Health:
 
 
 @router.get(
-    "/readyz",
-    tags=["health"],
-    response_model_exclude_none=True,
-    responses={
-        503: {"model": Health, "description": "Not ready: `database` or `sandbox` says why"}
-    },
+    "/readyz", tags=["health"], response_model_exclude_none=True, responses=responses(NotReady)
 )
-async def readyz(learning: LearningDep, response: Response) -> Health:
+async def readyz(learning: LearningDep) -> Health:
     """Ready: 200 while the database answers (asked at most once a second) and the sandbox
-    runs snippets; 503 with the same body otherwise. For a readiness probe."""
-    health = await learning.readiness()
-    if not health.ready:
-        response.status_code = 503
-    return health
+    runs snippets (or is switched off); 503 `not-ready` naming what is not. For a readiness
+    probe."""
+    return await learning.readiness()
 
 
 @router.get("/api/lessons", tags=["lessons"])

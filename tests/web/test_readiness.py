@@ -71,12 +71,13 @@ def test_a_stopped_postgresql_makes_the_instance_unready_and_a_restart_ready(
         assert wait_until(lambda: client.get("/readyz").status_code == 503, timeout=5)
         print(f"not ready {time.monotonic() - stopped:.2f} s after the stop")
         ready = client.get("/readyz")
-        assert ready.status_code == 503
-        assert ready.json()["database"] == {"ready": False, "problem": UNREACHABLE}
-        assert ready.json()["ready"] is False
-        alive = client.get("/healthz")  # liveness: the process answers
+        assert ready.status_code == 503 and ready.headers["retry-after"] == "2"
+        assert ready.json()["type"] == "/problems/not-ready"
+        assert ready.json()["detail"].endswith(f": database: {UNREACHABLE}")
+        alive = client.get("/healthz")  # liveness: the process answers, and says what is wrong
         assert alive.status_code == 200
         assert alive.json()["status"] == "ok" and alive.json()["ready"] is False
+        assert alive.json()["database"] == {"ready": False, "problem": UNREACHABLE}
         refused = client.put(f"{LESSON}/steps/1/code", json={"code": "print(2)"})
         assert refused.status_code == 503 and refused.json()["type"].endswith("store-unavailable")
         assert client.get("/lessons/first-steps").status_code == 503
@@ -134,9 +135,10 @@ def test_a_sandbox_not_yet_started_is_not_ready() -> None:
     client = TestClient(create_app(make_settings(sandbox_enabled=True)))  # no lifespan
     ready = client.get("/readyz")
     assert ready.status_code == 503
-    assert ready.json()["sandbox"]["ready"] is False
-    assert ready.json()["database"] == {"ready": True}
-    assert client.get("/healthz").status_code == 200
+    assert ready.json()["detail"].endswith(": sandbox: not started")
+    alive = client.get("/healthz")
+    assert alive.status_code == 200 and alive.json()["ready"] is False
+    assert alive.json()["database"] == {"ready": True}
 
 
 def test_the_database_errors_are_counted_by_kind(postgres: Any) -> None:
