@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -12,6 +13,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.sessions import SessionMiddleware
 
+from app.config.loading import SettingsError, load_settings, refused, warn_unknown_variables
 from app.config.paths import STATIC_DIR
 from app.config.settings import Settings
 from app.learning.lti.grades import ScoreSender, send_scores
@@ -241,11 +243,16 @@ def from_environment() -> FastAPI:
     """The app as a server process builds it, from the `GRADLAB_*` environment: the factory of
     `uvicorn --factory app.main:from_environment` and of each of `gradlab serve --processes`'s
     processes. Unlike `create_app` (which tests call, keeping pytest's log capture), it sets up
-    logging and the collector as `gradlab serve` does."""
-    settings = Settings()
-    # uvicorn's --log-level, which it has set on its own logger before calling the factory.
-    level = logging.getLevelName(logging.getLogger("uvicorn.error").getEffectiveLevel())
-    configure_logging(settings.log_format, level)
-    application = create_app(settings)
+    logging and the collector as `gradlab serve` does, and says bad settings as it does: one
+    line each on stderr, exit status 2, no traceback."""
+    try:
+        settings = load_settings()
+        # uvicorn's --log-level, which it has set on its own logger before calling the factory.
+        level = logging.getLevelName(logging.getLogger("uvicorn.error").getEffectiveLevel())
+        configure_logging(settings.log_format, level)
+        warn_unknown_variables(log.warning)
+        application = create_app(settings)
+    except SettingsError as exc:  # a bad value, a database it cannot open or is behind
+        sys.exit(refused(exc, "gradlab"))
     settle_for_serving()  # as `gradlab serve` does: see app/web/gc_tuning.py
     return application
