@@ -60,6 +60,7 @@ class DatabaseCheck:
         self.last = DatabaseState(ready=True, problem=None, at=float("-inf"))
         self._asking: Future[DatabaseState] | None = None
         self._lock = threading.Lock()
+        self.thread_name = f"gradlab-db-check-{id(self):x}"
 
     async def check(self) -> DatabaseState:
         """The database's state, asked now unless the last answer is fresh."""
@@ -87,7 +88,7 @@ class DatabaseCheck:
             if self._asking is None or self._asking.done():
                 asking: Future[DatabaseState] = Future()
                 threading.Thread(
-                    target=self._answer, args=(asking,), name="gradlab-db-check", daemon=True
+                    target=self._answer, args=(asking,), name=self.thread_name, daemon=True
                 ).start()
                 self._asking = asking
             return self._asking

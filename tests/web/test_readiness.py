@@ -115,7 +115,7 @@ def test_a_database_that_says_nothing_is_unready_after_the_timeout_with_one_ques
             return first.ready, second.ready
 
         assert asyncio.run(twice()) == (False, False)
-        asking = [t for t in threading.enumerate() if t.name == "gradlab-db-check"]
+        asking = [t for t in threading.enumerate() if t.name == check.thread_name]
         assert len(asking) == 1, asking
         assert check.last.problem == UNREACHABLE
     engine.dispose()
