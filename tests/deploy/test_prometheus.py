@@ -122,6 +122,21 @@ def test_the_rules_name_only_metrics_and_labels_gradlab_exports(scraped: str) ->
             assert grouped <= known, (rule["alert"], grouped)
 
 
+def test_monitoring_md_lists_every_metric_gradlab_exports(scraped: str) -> None:
+    """docs/monitoring.md's metrics table holds true: a new metric without a row fails here."""
+    text = (PROJECT_ROOT / "docs" / "monitoring.md").read_text()
+    table = text[text.index("| metric | what it says |") : text.index("## Alerts")]
+    listed = {name.removesuffix("_total") for name in re.findall(r"`(gradlab_\w+)", table)}
+    # Family names: a counter's without its _total; prometheus_client's _created samples
+    # (when each series began) are no metric of their own.
+    exported = {
+        family.name
+        for family in text_string_to_metric_families(scraped)
+        if family.name.startswith("gradlab_") and not family.name.endswith("_created")
+    }
+    assert exported <= listed, sorted(exported - listed)
+
+
 def _query(prometheus: str, promql: str) -> list[dict[str, object]]:
     answer = httpx.get(f"{prometheus}/api/v1/query", params={"query": promql}, timeout=5).json()
     assert answer["status"] == "success", answer
