@@ -307,6 +307,20 @@ class StoreUnavailable(Problem):
     retry_after = 2
 
 
+class NotReady(Problem):
+    """GET /readyz: the progress database does not answer, or the sandbox cannot run snippets;
+    the detail says which. For a readiness probe and a load balancer: /healthz reports both."""
+
+    slug = "not-ready"
+    title = "This server is not ready for learners"
+    status = 503
+    retry_after = 2
+
+    @property
+    def detail(self) -> str:
+        return f"{self.title}: {self}"
+
+
 # What operations of a kind may meet, for their OpenAPI entries (`app.web.problems.responses`).
 STORE = (StoreUnavailable,)
 RUNS = (SnippetTooLarge, LearnerLimit, SandboxBusy, SandboxUnavailable, SandboxDisabled)
