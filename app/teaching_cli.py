@@ -90,7 +90,9 @@ def _stats(args: argparse.Namespace) -> int:
         "difficulty",
         "discrimination",
         "sure_wrong_share",
+        "held_share",
         "flags",
+        "too_few_for_flags",
         "question",
     ]
     if args.format == "csv":
@@ -99,12 +101,15 @@ def _stats(args: argparse.Namespace) -> int:
         for r in rows:
             writer.writerow([_cell(getattr(r, name)) for name in fields])
         return 0
+    from app.pedagogy.sample_size import TOO_FEW
+
     print(f"{'question':<44} {'n':>4} {'right':>6} {'disc':>6} {'sure&wrong':>10}  flags")
     for r in rows:
         label = f"{r.lesson} {r.kind} {r.number}"
+        flags = TOO_FEW if r.too_few_for_flags else ", ".join(r.flags)
         print(
             f"{label:<44} {r.answered:>4} {_pct(r.difficulty):>6} {_num(r.discrimination):>6}"
-            f" {_pct(r.sure_wrong_share):>10}  {', '.join(r.flags)}"
+            f" {_pct(r.sure_wrong_share):>10}  {flags}"
         )
     top = [m for m in misconceptions(catalog, answers) if m.question.lesson.slug in shown][:5]
     if top:

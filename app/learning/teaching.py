@@ -164,7 +164,9 @@ def item_out(row: ItemRow) -> ItemOut:
         difficulty=f.difficulty,
         discrimination=f.discrimination,
         sure_wrong_share=f.sure_wrong_share,
+        held_share=f.held_share,
         flags=list(f.flags),
+        too_few_for_flags=f.too_few_for_flags,
         choices=[ChoiceOut(**vars(choice)) for choice in row.choices],
     )
 
