@@ -15,6 +15,7 @@ same set of operations (the calls it makes, `torch.tensor`, `.backward`, `print`
 arithmetic operators), with at least one number.
 
 Pattern lints: at least MIN_CONCEPTS concepts and MIN_PER_FORM items per concept in each form;
+every item of a concept offers as many choices; no item uses a private attribute (`_version`);
 every wrong choice has a `why`; no position among the choices, and not "the longest choice",
 holds the answer in more than half the items.
 """
@@ -185,7 +186,45 @@ def inventory_lints(inventory: Inventory) -> list[Failure]:
             for c in item.prediction.choices
             if c.text != item.prediction.answer and c.why is None
         ]
-    return failures + list(_answer_patterns(inventory))
+        failures += [
+            Failure(WHERE, f"item {item.id}", f"uses the private `{name}`: ask about public API")
+            for name in private_names(item.snippet.code)
+        ]
+    return failures + list(_unequal_choices(inventory)) + list(_answer_patterns(inventory))
+
+
+def private_names(code: str) -> list[str]:
+    """Attributes whose name starts with one underscore (`t._version`): torch's private API,
+    which an item may not lean on (dunders such as `__init__` are not private)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    return sorted(
+        {
+            node.attr
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute)
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+        }
+    )
+
+
+def _unequal_choices(inventory: Inventory) -> Iterator[Failure]:
+    """Parallel forms: every item of a concept offers as many choices (a 3-choice item is
+    easier to guess than its 4-choice twin)."""
+    for concept in inventory.concepts:
+        counts = {
+            item.id: len(item.prediction.choices)
+            for form in FORMS
+            for item in inventory.asking(concept.id, form)
+        }
+        if len(set(counts.values())) > 1:
+            shown = ", ".join(f"{item} {n}" for item, n in counts.items())
+            yield Failure(
+                WHERE, f"concept {concept.id}", f"items offer unequal numbers of choices: {shown}"
+            )
 
 
 def _answer_patterns(inventory: Inventory) -> Iterator[Failure]:
