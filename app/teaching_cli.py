@@ -53,6 +53,12 @@ def _class(args: argparse.Namespace) -> int:
             print(f"gradlab class: no class {args.id!r}", file=sys.stderr)
             return 1
         _links(links, settings)
+    elif args.action in ("open-post-test", "close-post-test"):
+        if not store.open_post_test(args.id, args.action == "open-post-test"):
+            print(f"gradlab class: no class {args.id!r}", file=sys.stderr)
+            return 1
+        state = "open" if args.action == "open-post-test" else "closed"
+        print(f"the post-test is {state} for class {args.id}")
     elif not store.delete_class(args.id):
         print(f"gradlab class: no class {args.id!r}", file=sys.stderr)
         return 1
@@ -152,6 +158,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     for action, help_text in (
         ("rotate-links", "new links; the old ones (and cookies made from them) stop working"),
         ("delete", "delete the class (its learners keep their progress)"),
+        ("open-post-test", "open the concept inventory's post-test to the class's learners now"),
+        ("close-post-test", "close it again: only learners who finished the path may take it"),
     ):
         actions.add_parser(action, help=help_text).add_argument("id")
     klass.set_defaults(func=_class)
