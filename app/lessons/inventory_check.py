@@ -16,6 +16,7 @@ arithmetic operators), with at least one number.
 
 Pattern lints: at least MIN_CONCEPTS concepts and MIN_PER_FORM items per concept in each form;
 every item of a concept offers as many choices; no item uses a private attribute (`_version`);
+no concept's summary (what a learner reads after a test) holds one of its items' answers;
 every wrong choice has a `why`; no position among the choices, and not "the longest choice",
 holds the answer in more than half the items.
 """
@@ -190,7 +191,24 @@ def inventory_lints(inventory: Inventory) -> list[Failure]:
             Failure(WHERE, f"item {item.id}", f"uses the private `{name}`: ask about public API")
             for name in private_names(item.snippet.code)
         ]
+    failures += list(_summaries_with_a_key(inventory))
     return failures + list(_unequal_choices(inventory)) + list(_answer_patterns(inventory))
+
+
+def _summaries_with_a_key(inventory: Inventory) -> Iterator[Failure]:
+    """A concept's summary is what a learner reads after a test instead of the answers: it may
+    not hold an item's answer (one longer than a word: `None` is plain prose)."""
+    for concept in inventory.concepts:
+        summary = _squeezed(concept.summary)
+        for item in inventory.items:
+            answer = item.prediction.answer
+            telling = len(answer.split()) > 1 or "(" in answer
+            if item.concept == concept.id and telling and _squeezed(answer) in summary:
+                yield Failure(
+                    WHERE,
+                    f"concept {concept.id}",
+                    f"its summary gives away the answer of {item.id} ({answer!r})",
+                )
 
 
 def private_names(code: str) -> list[str]:

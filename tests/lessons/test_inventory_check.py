@@ -170,6 +170,16 @@ def test_lints_refuse_private_api_and_unequal_choices() -> None:
     assert not any("__init__" in p for p in problems)
 
 
+def test_a_concept_summary_may_not_give_an_answer_away() -> None:
+    data = inventory_data()
+    concept = next(c for c in data["concepts"] if c["id"] == "higher-order")
+    concept["summary"] += " Here: `25.0 18.0`."
+    problems = [f"{f.where}: {f.problem}" for f in inventory_lints(Inventory.model_validate(data))]
+    assert problems == [
+        "concept higher-order: its summary gives away the answer of higher-order-a1 ('25.0 18.0')"
+    ]
+
+
 def test_forms_that_are_not_parallel_do_not_load(tmp_path: Path) -> None:
     data = inventory_data()
     data["items"] = [i for i in data["items"] if i["id"] != "accumulation-and-clearing-b2"]
