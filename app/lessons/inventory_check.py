@@ -125,10 +125,16 @@ def example_key(code: str) -> ExampleKey | None:
 
 
 def lesson_examples(lessons: Iterable[Lesson]) -> Iterator[tuple[str, str]]:
-    """(where, code) of every example a lesson shows: steps, myth demos, pitfalls."""
+    """(where, code) of every example a lesson shows: steps, myth demos, pitfalls, and each
+    instance of a step's variants (review and practice show those)."""
     for lesson in lessons:
         for label, snippet in lesson.snippets():
             yield f"{lesson.slug} {label}", snippet.code
+        for number, step in enumerate(lesson.steps, start=1):
+            if step.variants is not None:
+                for index in range(len(step.variants.instances)):
+                    code = step.variants.code_of(index)
+                    yield f"{lesson.slug} step {number} variant {index + 1}", code
 
 
 def repeated_examples(inventory: Inventory, lessons: Iterable[Lesson]) -> list[Failure]:

@@ -173,10 +173,10 @@ def test_lints_refuse_private_api_and_unequal_choices() -> None:
 def test_a_concept_summary_may_not_give_an_answer_away() -> None:
     data = inventory_data()
     concept = next(c for c in data["concepts"] if c["id"] == "higher-order")
-    concept["summary"] += " Here: `25.0 18.0`."
+    concept["summary"] += " Here: `-8.0 -2.0`."
     problems = [f"{f.where}: {f.problem}" for f in inventory_lints(Inventory.model_validate(data))]
     assert problems == [
-        "concept higher-order: its summary gives away the answer of higher-order-a1 ('25.0 18.0')"
+        "concept higher-order: its summary gives away the answer of higher-order-a1 ('-8.0 -2.0')"
     ]
 
 
