@@ -113,7 +113,7 @@ class InventoryTests:
         self, learner: str | None, flag: object, done: Mapping[str, int], today: date
     ) -> Offer | None:
         """The catalog's offer: the pre-test to a learner who has not taken it (nor said "not
-        now" lately), the post-test to one who took the pre-test and has finished the path.
+        now" lately), the post-test to one who took the pre-test and for whom it is open.
         `flag` is what the cookie says (the phase last taken, or "not now"), `done` the steps
         done per lesson the catalog read anyway: a learner whose cookie tells costs no query."""
         inventory = self.catalog.inventory
