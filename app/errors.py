@@ -186,6 +186,15 @@ class InventoryOutOfOrder(Problem):
     status = 409
 
 
+class PostTestClosed(Problem):
+    """The post-test was asked for before the path was finished and before the learner's
+    teacher opened it for their class."""
+
+    slug = "post-test-closed"
+    title = "The post-test is not open yet"
+    status = 409
+
+
 class InventoryTaken(Problem):
     """This learner has taken this test already: each is taken once."""
 
