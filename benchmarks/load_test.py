@@ -28,8 +28,13 @@ With `--against REV` it also serves REV, checked out into a temporary git worktr
 figures, then each side's range and the ratio now / REV of their medians, the CPU of a round
 first (what a busy host's drift leaves comparable).
 
+With `--find-capacity` it loads the server with more and more learners, from --learners, each
+load a fresh server for --seconds, and prints the largest class that meets the targets and
+that class per core (benchmarks/capacity_search.py).
+
 Usage: python benchmarks/load_test.py [--learners 50] [--seconds 60] [--pause 0.2 1.0]
                                       [--edited 0.333] [--against REV [--repeat 2]]
+                                      [--find-capacity [--most 4000]]
 """
 
 from __future__ import annotations
@@ -59,6 +64,7 @@ from benchmarks.bench_sandbox import (
     pss_kib,
     start_server,
 )
+from benchmarks.capacity_search import Probe, largest_class, probe
 from benchmarks.revision import add_against_arguments, checked_against, checked_out, compared
 from benchmarks.simulated_learner import (
     ROUND_REQUESTS,
@@ -265,6 +271,27 @@ def against(args: argparse.Namespace, pause: tuple[float, float], arrive: float,
         print(figures.line(name))
 
 
+def find_capacity(args: argparse.Namespace, pause: tuple[float, float], arrive: float) -> None:
+    """The largest class meeting the targets, each probe a fresh server and load test."""
+    probes: list[Probe] = []
+
+    def load(learners: int) -> Probe:
+        outcome = asyncio.run(
+            run_once(argparse.Namespace(**{**vars(args), "learners": learners}), pause, arrive)
+        )
+        probes.append(probe(learners, outcome.tally))
+        print(probes[-1].line(), flush=True)
+        return probes[-1]
+
+    found = largest_class(args.learners, args.most, load)
+    cores = os.cpu_count() or 1
+    print(
+        f"largest class meeting the targets: {found} learners, {found / cores:.0f} per core "
+        f"({cores} cores, load generator included), {args.edited:.0%} of runs edited, pausing "
+        f"{pause[0]:g} - {pause[1]:g} s, {args.seconds:g} s a probe"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--learners", type=int, default=50)
@@ -301,6 +328,15 @@ def main() -> None:
     parser.add_argument(
         "--processes", type=int, default=1, help="server processes (gradlab serve --processes)"
     )
+    parser.add_argument(
+        "--find-capacity",
+        action="store_true",
+        help="find the largest class that meets the targets (docs/performance.md), from "
+        "--learners up, each load a fresh server",
+    )
+    parser.add_argument(
+        "--most", type=int, default=4000, help="with --find-capacity: the largest class to try"
+    )
     add_against_arguments(parser, repeat=2)
     args = parser.parse_args()
     pause = (min(args.pause), max(args.pause))
@@ -315,6 +351,13 @@ def main() -> None:
     if args.url is not None and not on_loopback(args.url):
         parser.error("--url: load tests only target loopback addresses")
     arrive = pause[1] if args.arrive is None else args.arrive
+    if args.find_capacity:
+        if args.against is not None or args.url is not None:
+            parser.error("--find-capacity starts its own servers: leave out --against and --url")
+        print(cold_line(args.cold))
+        find_capacity(args, pause, arrive)
+        print(cold_line(args.cold))
+        return
     if args.against is not None:
         if args.url is not None:
             parser.error("--against starts both servers itself: leave out --url")

@@ -242,3 +242,51 @@ def test_the_load_test_against_a_revision_loads_both_in_turn_and_compares_them()
     row = next(line for line in table.splitlines() if "CPU a round, all processes" in line)
     ratio = float(row.split()[-1])
     assert ratio > 0  # both sides served rounds and spent CPU on them
+
+
+def test_find_capacity_judges_a_load_by_the_targets() -> None:
+    from benchmarks.capacity_search import probe
+    from benchmarks.simulated_learner import RUN_EDITED, RUN_KNOWN, Tally
+
+    tally = Tally()
+    tally.latencies["GET /"] = [10.0] * 99 + [240.0]
+    tally.latencies[RUN_KNOWN] = [5.0] * 50
+    tally.latencies[RUN_EDITED] = [100.0] * 50
+    assert probe(100, tally).misses == []
+    tally.latencies["GET /lessons/{slug}"] = [300.0] * 20  # a page over 250 ms at p95
+    tally.busy[RUN_EDITED] = 2  # 2 of 220 requests refused: over 0.5 %
+    tally.errors["GET /"] = 2
+    assert probe(100, tally).misses == ["2 errors", "0.9% refused", "a request's p95 300 ms"]
+    tally.latencies[RUN_EDITED] = [100.0] * 40 + [900.0] * 10  # runs p95 over 400 ms
+    assert "runs p95 900 ms" in probe(100, tally).misses
+
+
+@pytest.mark.parametrize("limit", [1, 37, 95, 160, 1000, 5000])
+def test_find_capacity_finds_the_largest_class_within_a_tenth(limit: int) -> None:
+    from benchmarks.capacity_search import Probe, largest_class
+
+    loaded: list[int] = []
+
+    def load(learners: int) -> Probe:  # meets the targets up to `limit` learners
+        loaded.append(learners)
+        return Probe(learners, 500.0 if learners > limit else 100.0, 10.0, 0.0, 0)
+
+    found = largest_class(20, 4000, load)
+    if limit < 20:
+        assert found == 0
+    elif limit >= 4000:
+        assert found == 4000
+    else:
+        assert found <= limit and limit - found <= max(10, found // 10)
+    assert len(loaded) <= 16  # doubling, then halving the gap: a few probes, not a sweep
+
+
+def test_find_capacity_starts_its_own_servers() -> None:
+    script = PROJECT_ROOT / "benchmarks" / "load_test.py"
+    answer = subprocess.run(
+        [sys.executable, str(script), "--find-capacity", "--url", "http://127.0.0.1:9"],
+        capture_output=True,
+        text=True,
+    )
+    assert answer.returncode == 2
+    assert "--find-capacity starts its own servers" in answer.stderr
