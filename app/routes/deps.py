@@ -18,7 +18,7 @@ from app.learning.lesson_answers import LessonAnswers
 from app.learning.practice import Practice
 from app.learning.runs import Who
 from app.learning.service import Learning, Page, Writer
-from app.web.client_address import NewLearnerLimit
+from app.web.client_address import NewLearnerLimit, counted_as
 from app.web.templates import templates
 
 LEARNER_KEY = "learner"
@@ -42,9 +42,9 @@ def current_learner(request: Request) -> str | None:
 
 
 def client_host(request: Request) -> str:
-    """The client's address (behind a trusted proxy, the one it forwarded: see
-    app/web/client_address.py)."""
-    return request.client.host if request.client else "unknown"
+    """The client's address as the limits and shares per address count it (behind a trusted
+    proxy, the one it forwarded; an IPv6 client's /64: see app/web/client_address.py)."""
+    return counted_as(request.client.host) if request.client else "unknown"
 
 
 def _new_learners(request: Request) -> NewLearnerLimit:

@@ -11,6 +11,7 @@ import asyncio
 import pytest
 
 from app.sandbox.fair import FairQueue, SandboxBusy, Who
+from app.web.client_address import counted_as
 from tests.conftest import in_own_thread
 
 CROWD, ALONE, OTHER = "192.0.2.10", "192.0.2.20", "192.0.2.30"
@@ -171,3 +172,17 @@ def test_within_one_address_a_full_queue_gives_the_busiest_learners_place_to_ano
     theirs, mine = in_own_thread(asyncio.run, scenario())
     assert theirs == ["served"] * 4 + ["busy"]
     assert mine == "served"
+
+
+@pytest.mark.parametrize(
+    ("host", "counted"),
+    [
+        ("192.0.2.7", "192.0.2.7"),
+        ("2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::/64"),
+        ("2001:db8:1:2::1", "2001:db8:1:2::/64"),
+        ("::ffff:192.0.2.7", "192.0.2.7"),
+        ("unknown", "unknown"),
+    ],
+)
+def test_a_client_is_counted_as_its_ipv4_address_or_its_ipv6_64(host: str, counted: str) -> None:
+    assert counted_as(host) == counted
