@@ -166,7 +166,7 @@ class FairQueue:
         limited = who is not None
         if limited:
             self._check_limits(place, line)
-        if not self._may_start(place, line, limited) and self._waiting >= self.queue_size:
+        if not self._may_start(place.running(), line, limited) and self._waiting >= self.queue_size:
             self._make_room(place, line)
         self._addresses[address] = place
         place.lines[name] = line
@@ -203,21 +203,24 @@ class FairQueue:
         self._forget_idle()
 
     def _check_limits(self, place: _Address, line: _Line) -> None:
-        if len(line.waiting) >= self.per_key_waiting and not self._may_start(place, line, True):
+        if len(line.waiting) >= self.per_key_waiting and not self._may_start(
+            place.running(), line, True
+        ):
             raise LearnerLimit(
                 f"You already have {len(line.running)} runs in progress and "
                 f"{len(line.waiting)} waiting; wait for one to finish.",
                 retry_after=2,
             )
 
-    def _may_start(self, place: _Address, line: _Line, limited: bool) -> bool:
-        """Whether a run of `line` (at `place`) may take a free worker now: one is free, the
-        line has fewer runs in progress than a learner may (when `limited`), and the worker is
-        not one of the last `reserved`, which wait for an address with no run in progress."""
+    def _may_start(self, place_running: int, line: _Line, limited: bool) -> bool:
+        """Whether a run of `line`, whose address has `place_running` runs in progress, may
+        take a free worker now: one is free, the line has fewer runs in progress than a learner
+        may (when `limited`), and the worker is not one of the last `reserved`, which wait for
+        an address with no run in progress."""
         free = self.workers - self._busy
         if free <= 0 or (limited and len(line.running) >= self.per_key_running):
             return False
-        return free > self.reserved or place.running() == 0
+        return free > self.reserved or place_running == 0
 
     def _dispatch(self) -> None:
         """Give every free worker to the address that has used the least, and there to the
@@ -245,10 +248,11 @@ class FairQueue:
     ) -> tuple[float, int, _Line] | None:
         """The line of `place` whose first run goes next: of those that may start a run, the
         one that has used the least (then the earliest to arrive)."""
+        running, limited = place.running(), address != UNKEYED
         ready = [
             (line.usage(at), line.waiting[0][0], line)
             for line in place.lines.values()
-            if line.waiting and self._may_start(place, line, address != UNKEYED)
+            if line.waiting and self._may_start(running, line, limited)
         ]
         return min(ready, key=lambda entry: entry[:2], default=None)
 
