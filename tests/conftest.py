@@ -26,6 +26,7 @@ from app.config.paths import BUNDLED_LESSONS
 from app.config.settings import Settings
 from app.lessons.check import Runner
 from app.main import create_app
+from app.sandbox.fair import Who
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox, SandboxHealth
 
@@ -307,9 +308,9 @@ class SandboxOnItsLoop(Sandbox):
     async def stop(self) -> None:
         raise AssertionError("an app never stops a sandbox it was given")
 
-    async def run(self, code: str, key: str | None = None) -> RunResult:
+    async def run(self, code: str, who: Who | None = None) -> RunResult:
         sandbox = self.harness.sandbox
-        future = asyncio.run_coroutine_threadsafe(sandbox.run(code, key), self.harness.loop)
+        future = asyncio.run_coroutine_threadsafe(sandbox.run(code, who), self.harness.loop)
         return await asyncio.wrap_future(future)  # a cancelled request cancels the run there
 
     def health(self) -> SandboxHealth:

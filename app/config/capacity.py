@@ -39,6 +39,18 @@ MAX_PROCESSES = 32
 QUEUE_PER_WORKER = 8
 
 
+# Workers kept for a client address with no run in progress (app/sandbox/fair.py): one in
+# eight, so that a learner at another address starts at once while one address keeps the rest
+# busy; none below four workers, where one kept idle would be a quarter of the server or more.
+RESERVED_PER_WORKERS = 8
+RESERVED_FROM = 4
+
+
+def default_reserved(workers: int) -> int:
+    """Workers kept for an address with nothing running, of `workers`."""
+    return max(1, workers // RESERVED_PER_WORKERS) if workers >= RESERVED_FROM else 0
+
+
 def default_workers(processes: int = 1) -> int:
     """Runs at once in each of `processes` server processes: the machine's share of each."""
     by_cpu = RUNS_PER_CPU * (os.cpu_count() or 1) // processes

@@ -15,7 +15,14 @@ from typing import Annotated, Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from app.config.capacity import MAX_PROCESSES, MAX_WORKERS, QUEUE_PER_WORKER, MiB, default_workers
+from app.config.capacity import (
+    MAX_PROCESSES,
+    MAX_WORKERS,
+    QUEUE_PER_WORKER,
+    MiB,
+    default_reserved,
+    default_workers,
+)
 from app.config.database_url import database_url
 from app.config.paths import BUNDLED_LESSONS
 
@@ -127,6 +134,12 @@ class Settings(BaseSettings):
     """Runs one learner may have waiting; beyond that and GRADLAB_RUNS_PER_LEARNER the server
     answers 429 with Retry-After. A free worker serves the learner who has had the least of
     the sandbox lately."""
+    reserved_workers: Annotated[int, Field(ge=0, le=MAX_WORKERS)] = Field(
+        default_factory=lambda data: default_reserved(data.get("workers", 1))
+    )
+    """Workers kept for a client address with no run in progress: one address keeps at most
+    the others busy, so a learner at another address starts at once (default: one in eight,
+    none below four workers; docs/fair-share.md)."""
     wall_time_s: Annotated[float, Field(gt=0, le=300)] = 5.0
     """Wall-clock limit of one run, in seconds."""
     cpu_time_s: Annotated[int, Field(ge=1, le=300)] = 5

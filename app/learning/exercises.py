@@ -28,7 +28,7 @@ from app.learning.exercise_schemas import (
 from app.learning.kinds import EXERCISE, choice_order
 from app.learning.questions import disclosure_of, find_lesson
 from app.learning.queue import ReviewQueue
-from app.learning.runs import Runs
+from app.learning.runs import Runs, Who
 from app.lessons.behaviour import GoalGrad
 from app.lessons.disclosure import Disclosure
 from app.lessons.exercises import goal, graded_programs, parts, program, without_probe
@@ -132,8 +132,11 @@ class ExercisePractice:
             raise PredictionNotCommitted(_DIAGNOSE_FIRST)
         return exercise, record
 
-    async def check(self, slug: str, number: int, body: ExerciseBody) -> ExerciseVerdict:
-        """Run the filled code in the sandbox and grade what it does; a miss brings a hint."""
+    async def check(
+        self, slug: str, number: int, body: ExerciseBody, address: str
+    ) -> ExerciseVerdict:
+        """Run the filled code in the sandbox (in this learner's line at the client `address`)
+        and grade what it does; a miss brings a hint."""
         # Reads of the store: in a thread, off the event loop (see Learning.check_value).
         exercise, record = await asyncio.to_thread(self._ready, slug, number)
         if len(body.lines) != exercise.blanks:
@@ -141,7 +144,7 @@ class ExercisePractice:
                 f"This exercise has {exercise.blanks} blank(s) to fill; {len(body.lines)} sent"
             )
         results = [
-            await self.runs.run(code, self.learner)
+            await self.runs.run(code, Who(address, self.learner))
             for code in graded_programs(exercise, body.lines)
         ]
         verdict = judge_exercise(exercise, results)

@@ -20,7 +20,7 @@ from app.learning.kinds import DRILL, step_answer_of
 from app.learning.questions import disclosure_of, find_lesson
 from app.learning.queue import QueueView, ReviewQueue
 from app.learning.recall import answer_recall
-from app.learning.runs import Runs
+from app.learning.runs import Runs, Who
 from app.learning.schemas import (
     CalibrationOut,
     CalibrationRow,
@@ -225,12 +225,12 @@ class Practice:
         root_cause = str(rendering.markdown(pitfall.root_cause))
         return FixOut(code=pitfall.correct.code, root_cause_html=root_cause)
 
-    async def check_fix(self, slug: str, number: int, code: str) -> FixVerdict:
-        """Run the fix and compare what it does with what the corrected code is declared to
-        do. Text is never compared."""
+    async def check_fix(self, slug: str, number: int, code: str, address: str) -> FixVerdict:
+        """Run the fix (in this learner's line at the client `address`) and compare what it
+        does with what the corrected code is declared to do. Text is never compared."""
         # A read of the store: in a thread, off the event loop (see Learning.check_value).
         pitfall = await asyncio.to_thread(self._open_pitfall, slug, number)
-        verdict = grader.fix_verdict(pitfall, await self.runs.run(code, self.learner))
+        verdict = grader.fix_verdict(pitfall, await self.runs.run(code, Who(address, self.learner)))
         # The store is synchronous: off the event loop (see Learning.check_value).
         await self.store.writer(
             self.store.record_pitfall_check, self.learner, slug, number, verdict.passed

@@ -1,17 +1,21 @@
 """Runs the learning core asks of the sandbox: the real `.grad` of a step's snippet (cached per
 step, for grading typed values), a learner's order of an ordering's lines (cached per code) and
 a learner's pitfall fix. A lesson's own code is answered from its first run
-(app/learning/known_runs.py); any other code runs fresh."""
+(app/learning/known_runs.py); any other code runs fresh, in the line of a `Who`: the client's
+address and its learner (app/sandbox/fair.py), which the routes give."""
 
 from __future__ import annotations
 
 from app.errors import LearnerLimit, SandboxBusy, SandboxDisabled, SandboxUnavailable
 from app.learning.known_runs import KnownRuns
 from app.lessons.format import Snippet, ValuePrediction
+from app.sandbox.fair import Who
 from app.sandbox.result import RunResult
 from app.sandbox.service import Sandbox
 
 ORDERS_KEPT = 4096
+
+__all__ = ["Runs", "Who"]  # Who: for the routes, which name no sandbox module
 
 
 class Runs:
@@ -23,9 +27,9 @@ class Runs:
         # ones: each is run once. Only complete runs are kept (not a timeout under load).
         self.orders: dict[str, RunResult] = {}
 
-    async def run(self, code: str, who: str | None = None) -> RunResult:
-        """Run code in a fresh sandboxed process, in the line of `who` (a learner's id, or a
-        client's address; None for the server's own runs). SandboxBusy, LearnerLimit,
+    async def run(self, code: str, who: Who | None = None) -> RunResult:
+        """Run code in a fresh sandboxed process, in the line of `who` (a client's address and
+        its learner; None for the server's own runs). SandboxBusy, LearnerLimit,
         SandboxUnavailable, SnippetTooLarge and SandboxDisabled say why not. A lesson's own
         code is answered from its first run, without a fork nor a place in a line."""
         sandbox = self.sandbox
@@ -37,7 +41,7 @@ class Runs:
             return await self.known.answer(code, lambda: sandbox.run(code, who))
         return await sandbox.run(code, who)
 
-    async def run_order(self, code: str, who: str) -> RunResult:
+    async def run_order(self, code: str, who: Who) -> RunResult:
         """The run of the code a learner's order makes, run once per distinct code."""
         if (kept := self.orders.get(code)) is not None:
             return kept
@@ -47,7 +51,7 @@ class Runs:
         return result
 
     async def real_grad(
-        self, key: tuple[str, int], snippet: Snippet, guess: ValuePrediction, who: str
+        self, key: tuple[str, int], snippet: Snippet, guess: ValuePrediction, who: Who
     ) -> object:
         """The `.grad` the step's own snippet really produces, run once and cached. Falls back
         to the lesson's value (verified by `gradlab check`) when no sandbox runs."""

@@ -30,7 +30,7 @@ from app.learning.questions import disclosure_of, find_lesson
 from app.learning.queue import QueueView
 from app.learning.readiness import DatabaseCheck, DatabaseState
 from app.learning.registry import DEFAULT_MODE, MODES, find_mode
-from app.learning.runs import Runs
+from app.learning.runs import Runs, Who
 from app.learning.schemas import (
     CalibrationOut,
     CatalogProgress,
@@ -311,21 +311,28 @@ class Learning:
             self.store.reset(learner)
 
     async def check_value(
-        self, learner: str, slug: str, number: int, body: ValueBody
+        self, learner: str, address: str, slug: str, number: int, body: ValueBody
     ) -> ValueFeedback:
+        """Check a typed value against the step's real run (made, once, in the line of
+        `learner` at the client `address`)."""
         answers = self.answers(learner)
         _, snippet, guess = answers.value_step(slug, number)
         # A variant instance's answer is stored with it (proved by `gradlab check`): no run.
         stored = answers.asks_on_instance(slug, number)
-        actual = (
-            None if stored else await self.runs.real_grad((slug, number), snippet, guess, learner)
-        )
+        who = Who(address, learner)
+        actual = None if stored else await self.runs.real_grad((slug, number), snippet, guess, who)
         # The store is synchronous: its writer runs the write off the event loop, so that a
         # write waiting for the database never holds up other requests and the runs in flight.
         return await self.store.writer(answers.check_value, slug, number, body, actual)
 
     async def commit_ordering(
-        self, learner: str, slug: str, number: int, body: OrderingBody, form: int | None = None
+        self,
+        learner: str,
+        address: str,
+        slug: str,
+        number: int,
+        body: OrderingBody,
+        form: int | None = None,
     ) -> OrderingReveal:
         """Grade an order by running the code it makes (any order that prints the step's
         output without raising is right), then keep it as the step's committed answer; with
@@ -337,14 +344,15 @@ class Learning:
             program = build(slug, number, body, form)
         else:  # the due item is read in a thread, as a route's read is
             program = await asyncio.to_thread(build, slug, number, body, form)
-        result = await self.runs.run_order(program, learner)
+        result = await self.runs.run_order(program, Who(address, learner))
         return await self.store.writer(answers.commit_ordering, slug, number, body, result, form)
 
     async def run(
-        self, code: str, learner: str | None, slug: str | None, step: int | None, who: str
+        self, code: str, learner: str | None, slug: str | None, step: int | None, who: Who
     ) -> RunResult:
-        """Run a snippet in the line of `who` (the learner, or the client's address when there
-        is none); with a lesson and step, a step that asks nothing counts as done."""
+        """Run a snippet in the line of `who` (the client's address and the learner who came
+        with the request, if any); with a lesson and step, a step that asks nothing counts as
+        done."""
         result = await self.runs.run(code, who)
         answers = self.answers(learner) if learner is not None else None
         # Most runs complete nothing (their step asks for a prediction): no hop to the writer

@@ -16,8 +16,9 @@ from app.errors import TooManyNewLearners, raises
 from app.learning.exercises import ExercisePractice
 from app.learning.lesson_answers import LessonAnswers
 from app.learning.practice import Practice
+from app.learning.runs import Who
 from app.learning.service import Learning, Page, Writer
-from app.web.client_address import NewLearnerLimit
+from app.web.client_address import NewLearnerLimit, counted_as
 from app.web.templates import templates
 
 LEARNER_KEY = "learner"
@@ -41,9 +42,9 @@ def current_learner(request: Request) -> str | None:
 
 
 def client_host(request: Request) -> str:
-    """The client's address (behind a trusted proxy, the one it forwarded: see
-    app/web/client_address.py)."""
-    return request.client.host if request.client else "unknown"
+    """The client's address as the limits and shares per address count it (behind a trusted
+    proxy, the one it forwarded; an IPv6 client's /64: see app/web/client_address.py)."""
+    return counted_as(request.client.host) if request.client else "unknown"
 
 
 def _new_learners(request: Request) -> NewLearnerLimit:
@@ -82,10 +83,11 @@ def visitor(request: Request) -> str | None:
     return learner
 
 
-def run_line(request: Request, learner: str | None) -> str:
-    """Whose line a run waits in: the learner's, or for a request without a learner the
-    client address's, so that dropping the cookie never buys a fresh line."""
-    return learner if learner is not None else f"address:{client_host(request)}"
+def run_line(request: Request, learner: str | None) -> Who:
+    """Whose line a run waits in: the learner's at the client's address, or for a request
+    without a learner the address's own, so that dropping the cookie never buys a fresh line.
+    The sandbox shares its workers between addresses first (app/sandbox/fair.py)."""
+    return Who(client_host(request), learner)
 
 
 # Coroutines, so FastAPI resolves them on the event loop: a plain function would cost every
@@ -107,6 +109,10 @@ async def _visitor(request: Request) -> str | None:
     return visitor(request)
 
 
+async def _address(request: Request) -> str:
+    return client_host(request)
+
+
 async def _instructor_keys(request: Request) -> dict[str, str]:
     keys = request.session.get(INSTRUCTOR_KEY)
     if not isinstance(keys, dict):
@@ -117,6 +123,8 @@ async def _instructor_keys(request: Request) -> dict[str, str]:
 LearningDep = Annotated[Learning, Depends(_learning)]
 InstructorKeysDep = Annotated[dict[str, str], Depends(_instructor_keys)]
 LearnerDep = Annotated[str, Depends(_learner)]
+# The client's address, for the line a run waits in (with the learner's).
+AddressDep = Annotated[str, Depends(_address)]
 MaybeLearnerDep = Annotated[str | None, Depends(_maybe_learner)]
 # The pages a learner runs, shares or answers from without being a lesson's (the playground,
 # a share, review, progress) and the run itself: a newcomer leaves with a learner's cookie.

@@ -20,7 +20,7 @@ from app.learning.exercise_schemas import (
     ExerciseBody,
     ExerciseVerdict,
 )
-from app.routes.deps import ExercisesDep, WriterDep
+from app.routes.deps import AddressDep, ExercisesDep, WriterDep
 from app.web.problems import responses
 
 router = APIRouter(tags=["exercises"])
@@ -33,12 +33,12 @@ router = APIRouter(tags=["exercises"])
     ),
 )
 async def check_exercise(
-    slug: str, number: int, body: ExerciseBody, exercises: ExercisesDep
+    slug: str, number: int, body: ExerciseBody, exercises: ExercisesDep, address: AddressDep
 ) -> ExerciseVerdict:
     """Fill the exercise's blanks with `lines`, run it in the sandbox and grade what it does
     (error, stdout, the `.grad` values of the goal, gradcheck for a custom backward); a miss
     says what differs and brings the next hint. Text is never compared."""
-    return await exercises.check(slug, number, body)
+    return await exercises.check(slug, number, body, address)
 
 
 @router.post(

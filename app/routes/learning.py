@@ -34,6 +34,7 @@ from app.learning.schemas import (
     ValueFeedback,
 )
 from app.routes.deps import (
+    AddressDep,
     AnswersDep,
     LearnerDep,
     LearningDep,
@@ -70,13 +71,14 @@ async def commit_ordering(
     body: OrderingBody,
     learning: LearningDep,
     learner: LearnerDep,
+    address: AddressDep,
     form: Annotated[int | None, Query(ge=0, le=2**31 - 1)] = None,
 ) -> OrderingReveal:
     """Commit an order of the step's lines; it is run, and the verdict, the lesson's order,
     what explains it and what the learner's order printed come back. With `form` (a review
     item's), an order of the variant instance that the step's due review item asks: it
     answers that item (409 when none is due, 422 when it asks another form)."""
-    return await learning.commit_ordering(learner, slug, number, body, form)
+    return await learning.commit_ordering(learner, address, slug, number, body, form)
 
 
 @router.post(
@@ -84,10 +86,15 @@ async def commit_ordering(
     responses=responses(UnknownLesson, UnknownStep, AnswerError, PredictionNotCommitted, *STORE),
 )
 async def check_value(
-    slug: str, number: int, body: ValueBody, learning: LearningDep, learner: LearnerDep
+    slug: str,
+    number: int,
+    body: ValueBody,
+    learning: LearningDep,
+    learner: LearnerDep,
+    address: AddressDep,
 ) -> ValueFeedback:
     """Check a typed `.grad` value numerically against the real run, element by element."""
-    return await learning.check_value(learner, slug, number, body)
+    return await learning.check_value(learner, address, slug, number, body)
 
 
 # The variant instance a recall question was asked as (its item's data-form): required, so an

@@ -29,6 +29,7 @@ from app.learning.schemas import (
     ValueBody,
 )
 from app.routes.deps import (
+    AddressDep,
     LearnerDep,
     LearningDep,
     PracticeDep,
@@ -126,7 +127,9 @@ async def pitfall_fix(
     "/api/lessons/{slug}/pitfalls/{number}/check",
     responses=responses(UnknownLesson, UnknownPitfall, PredictionNotCommitted, *RUNS),
 )
-async def check_fix(slug: str, number: int, body: FixBody, practice: PracticeDep) -> FixVerdict:
+async def check_fix(
+    slug: str, number: int, body: FixBody, practice: PracticeDep, address: AddressDep
+) -> FixVerdict:
     """Run the learner's fix in the sandbox and compare what it does (error, stdout, `.grad`)
     with what the corrected code is declared to do. Text is never compared."""
-    return await practice.check_fix(slug, number, body.code)
+    return await practice.check_fix(slug, number, body.code, address)

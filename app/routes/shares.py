@@ -9,6 +9,7 @@ from app.errors import STORE, SnippetTooLarge, UnknownLesson, UnknownStep
 from app.learning.schemas import ShareBody, ShareMade
 from app.learning.shares import ShareNotFound, TooManyShares
 from app.routes.deps import (
+    AddressDep,
     LearnerDep,
     LearningDep,
     MaybeLearnerDep,
@@ -29,10 +30,14 @@ router = APIRouter()
     responses=responses(UnknownLesson, UnknownStep, SnippetTooLarge, TooManyShares, *STORE),
 )
 async def make_share(
-    body: ShareBody, request: Request, learning: LearningDep, learner: LearnerDep, write: WriterDep
+    body: ShareBody,
+    request: Request,
+    learning: LearningDep,
+    learner: LearnerDep,
+    address: AddressDep,
+    write: WriterDep,
 ) -> ShareMade:
     """Keep the code as an immutable share; its id and link come back."""
-    address = request.client.host if request.client else "unknown"
     return await write(learning.make_share, learner, address, body, str(request.base_url))
 
 

@@ -1,11 +1,11 @@
 """The server's side of the sandbox: start the zygote, hand it runs, read what they print.
 
-`Sandbox.run(code, key)` is the one entry point: it never raises for anything the snippet does;
+`Sandbox.run(code, who)` is the one entry point: it never raises for anything the snippet does;
 the returned `RunResult.status` says how the run ended. It raises `SandboxBusy` when every worker
-is taken and the queue is full, `LearnerLimit` when `key` (a learner) has as many runs in
-progress and waiting as it may, `SnippetTooLarge` for oversized code, and `SandboxUnavailable`
-when the sandbox refuses to run (fail closed) or cannot start. Who runs next is fair between
-keys (app/sandbox/fair.py).
+is taken and the queue is full, `LearnerLimit` when `who` (a learner at a client address) has as
+many runs in progress and waiting as it may, `SnippetTooLarge` for oversized code, and
+`SandboxUnavailable` when the sandbox refuses to run (fail closed) or cannot start. Who runs
+next is fair between addresses, then between the learners of each (app/sandbox/fair.py).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any, NotRequired, TypedDict
 
 from app.config.settings import ISOLATION_LAYERS, Settings
 from app.errors import SandboxUnavailable, SnippetTooLarge
-from app.sandbox.fair import FairQueue
+from app.sandbox.fair import FairQueue, Who
 from app.sandbox.launch import (
     START_TIMEOUT_S,
     ZygoteProcess,
@@ -84,6 +84,7 @@ class Sandbox:
             settings.queue_size,
             settings.runs_per_learner,
             settings.queued_per_learner,
+            settings.reserved_workers,
         )
         self._ids = itertools.count(1)
         self._runs: dict[int, asyncio.Queue[Event]] = {}
@@ -232,13 +233,13 @@ class Sandbox:
         """The most runs one learner has waiting."""
         return self._line.longest_line()
 
-    async def run(self, code: str, key: str | None = None) -> RunResult:
-        """Run `code` in `key`'s line: an opaque name for who asks (a learner), or None for
+    async def run(self, code: str, who: Who | None = None) -> RunResult:
+        """Run `code` in the line of `who` (a client address and its learner), or None for
         the server's own runs, which share a line without the per-learner limits."""
         marks = {"enter": now()}
         if len(code.encode("utf-8", errors="replace")) > self.settings.code_bytes:
             raise SnippetTooLarge(f"the snippet is larger than {self.settings.code_bytes} bytes")
-        slot = await self._line.acquire(key)
+        slot = await self._line.acquire(who)
         try:
             result = await self._run_in_zygote(code, marks, slot.nice)
         finally:

@@ -6,6 +6,9 @@ then it is the last address in X-Forwarded-For that is not itself a trusted prox
 appends the address it saw; only the entries our own proxies added can be believed). A client
 that talks to the server directly cannot choose its address by sending X-Forwarded-For.
 
+An IPv6 client counts as its /64 network (`counted_as`), here and in the sandbox's share
+between addresses: any address of it is the same client.
+
 The limit is a token bucket per address, in memory, per server process: with N processes or
 replicas an address may create up to N times as many learners. It bounds a script that drops
 its cookie to get a fresh learner (and a fresh line of runs) with every request.
@@ -34,6 +37,18 @@ def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
         return ipaddress.ip_address(text.strip())
     except ValueError:
         return None
+
+
+def counted_as(host: str) -> str:
+    """What the limits and shares per address count a client as: its IPv4 address, or for an
+    IPv6 client its /64 network, since a home or an office is given at least a /64 and may
+    take any address in it (an address of IPv4 mapped into IPv6 is the IPv4 one)."""
+    address = _address(host)
+    if not isinstance(address, ipaddress.IPv6Address):
+        return host
+    if address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return str(ipaddress.IPv6Network((address, 64), strict=False))
 
 
 def client_address(

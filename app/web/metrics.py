@@ -30,6 +30,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from app.config.settings import Settings
 from app.errors import LearnerLimit, SandboxBusy, SandboxUnavailable, SnippetTooLarge
 from app.processes import child_pids, is_zygote
+from app.sandbox.fair import Who
 from app.sandbox.result import KILLED, RunResult
 from app.sandbox.service import Sandbox
 from app.web.observed import Observed, call_observed
@@ -184,11 +185,11 @@ class MeteredSandbox(Sandbox):
         super().__init__(settings)
         self.metrics = metrics
 
-    async def run(self, code: str, key: str | None = None) -> RunResult:
+    async def run(self, code: str, who: Who | None = None) -> RunResult:
         started = time.perf_counter()
         outcome = "error"
         try:
-            result = await super().run(code, key)
+            result = await super().run(code, who)
             outcome = result.status
             return result
         except SandboxBusy:

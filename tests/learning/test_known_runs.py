@@ -16,13 +16,15 @@ from fastapi.testclient import TestClient
 
 from app.config.paths import BUNDLED_LESSONS
 from app.learning.known_runs import KnownRuns, known_codes
-from app.learning.runs import Runs
+from app.learning.runs import Runs, Who
 from app.lessons.loader import Catalog, load_catalog
 from app.lessons.variants import instances
 from app.main import create_app
 from app.sandbox.result import RunResult
 from app.web.metrics import Metrics
 from tests.conftest import FIXTURE_LESSONS, SandboxHarness, SandboxOnItsLoop, make_settings
+
+ROOM = "192.0.2.1"  # every learner here is at one client address
 
 
 class Counted(SandboxOnItsLoop):
@@ -32,9 +34,9 @@ class Counted(SandboxOnItsLoop):
         super().__init__(harness)
         self.asked: list[str] = []
 
-    async def run(self, code: str, key: str | None = None) -> RunResult:
+    async def run(self, code: str, who: Who | None = None) -> RunResult:
         self.asked.append(code)
-        return await super().run(code, key)
+        return await super().run(code, who)
 
 
 @pytest.fixture(scope="module")
@@ -79,11 +81,18 @@ def test_known_code_forks_once_and_is_then_answered_without_the_sandbox(
     edited = code + "# a learner's edit\n"
 
     async def scenario() -> list[RunResult]:
-        first = await runs.run(code, "ada")
+        first = await runs.run(code, Who(ROOM, "ada"))
         # Many learners at once, while nothing is kept yet for the page's form of the code.
         page_form = code.removesuffix("\n")
-        together = await asyncio.gather(*(runs.run(page_form, f"l{n}") for n in range(6)))
-        return [first, await runs.run(code, "bob"), *together, await runs.run(edited, "ada")]
+        together = await asyncio.gather(
+            *(runs.run(page_form, Who(ROOM, f"l{n}")) for n in range(6))
+        )
+        return [
+            first,
+            await runs.run(code, Who(ROOM, "bob")),
+            *together,
+            await runs.run(edited, Who(ROOM, "ada")),
+        ]
 
     first, again, *together, mine = asyncio.run(scenario())
     assert first.status == "ok" and again is first
@@ -91,7 +100,7 @@ def test_known_code_forks_once_and_is_then_answered_without_the_sandbox(
     assert sandbox.asked == [code, code.removesuffix("\n"), edited]
     assert counts(metrics) == {"hit": 6.0, "miss": 2.0, "entries": 2.0}
     assert mine.status == "ok"
-    asyncio.run(runs.run(edited, "ada"))  # edited code always runs: never kept
+    asyncio.run(runs.run(edited, Who(ROOM, "ada")))  # edited code always runs: never kept
     assert sandbox.asked[-1] == edited and counts(metrics)["entries"] == 2.0
 
 
@@ -109,10 +118,10 @@ def test_a_run_the_sandbox_cut_short_is_not_kept(
     runs = Runs(sandbox, KnownRuns(catalog))
     code = first_step_code(catalog)
     assert code.startswith("while True")
-    first = asyncio.run(runs.run(code, "ada"))
+    first = asyncio.run(runs.run(code, Who(ROOM, "ada")))
     assert first.status == "killed"  # the output flood: the sandbox's limit, not the code's answer
     assert runs.known is not None and runs.known.entries == 0
-    assert asyncio.run(runs.run(code, "ada")).status == "killed"
+    assert asyncio.run(runs.run(code, Who(ROOM, "ada"))).status == "killed"
     assert len(sandbox.asked) == 2
 
 
@@ -123,12 +132,12 @@ def test_what_is_kept_is_bounded(default_sandbox: SandboxHarness, fixture_catalo
 
     async def all_of_them() -> None:
         for code in codes:
-            await runs.run(code, "ada")
+            await runs.run(code, Who(ROOM, "ada"))
 
     asyncio.run(all_of_them())
     assert known.entries <= 2
     tiny = KnownRuns(fixture_catalog, size=10)  # no answer fits in ten bytes
-    asyncio.run(Runs(Counted(default_sandbox), tiny).run(codes[0], "ada"))
+    asyncio.run(Runs(Counted(default_sandbox), tiny).run(codes[0], Who(ROOM, "ada")))
     assert tiny.entries == 0 and tiny.size == 0
 
 

@@ -139,6 +139,17 @@ def test_new_learners_are_limited_per_client_address(app: Clients) -> None:
     assert after == before + 2
 
 
+def test_the_addresses_of_one_ipv6_64_are_one_client(app: Clients) -> None:
+    """A home or an office has a /64 and may take any address in it: four new learners from
+    four of its addresses are four from one client; another /64 is another client."""
+    statuses = [
+        app(f"2001:db8:7:7::{n:x}", 1).get(f"/api/lessons/{LESSON}").status_code
+        for n in range(1, 5)
+    ]
+    assert statuses == [200, 200, 200, 429]
+    assert app("2001:db8:7:8::1", 1).get(f"/api/lessons/{LESSON}").status_code == 200
+
+
 def test_an_untrusted_peer_cannot_choose_its_address_with_x_forwarded_for(app: Clients) -> None:
     statuses = [
         app("198.51.100.20", 1)

@@ -1,5 +1,6 @@
 """The order in which learners' runs get a worker and the limits per learner (the queue alone,
-with real asyncio tasks), and the CPU priority of a heavy user's runs (the real sandbox)."""
+with real asyncio tasks), and the CPU priority of a heavy user's runs (the real sandbox).
+Sharing between client addresses (the reserve, places in a full queue): test_fair_addresses.py."""
 
 from __future__ import annotations
 
@@ -7,15 +8,20 @@ import asyncio
 
 import pytest
 
-from app.sandbox.fair import HEAVY_NICE, HEAVY_S, FairQueue, LearnerLimit, SandboxBusy, Slot
+from app.sandbox.fair import HEAVY_NICE, HEAVY_S, FairQueue, LearnerLimit, SandboxBusy, Slot, Who
 from tests.conftest import SandboxHarness, in_own_thread
 
 NICENESS = "import os\nprint(os.getpriority(os.PRIO_PROCESS, 0))\n"
 BUSY = "import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end:\n    pass\n"
+ROOM = "192.0.2.1"  # the learners here are behind one address
+
+
+def _at_room(learner: str | None) -> Who | None:
+    return None if learner is None else Who(ROOM, learner)
 
 
 async def _take(queue: FairQueue, key: str | None, order: list[str], hold: asyncio.Event) -> None:
-    slot = await queue.acquire(key)
+    slot = await queue.acquire(_at_room(key))
     order.append(str(key))
     await hold.wait()
     queue.release(slot)
@@ -52,7 +58,7 @@ def test_the_learner_who_used_the_least_lately_is_served_first() -> None:
         queue.release(await _held(queue, "heavy", 0.05))
         order: list[str] = []
         hold = asyncio.Event()
-        blocker = await queue.acquire("blocker")
+        blocker = await queue.acquire(_at_room("blocker"))
         tasks = [asyncio.create_task(_take(queue, key, order, hold)) for key in ("heavy", "light")]
         await _settle()
         queue.release(blocker)
@@ -64,7 +70,7 @@ def test_the_learner_who_used_the_least_lately_is_served_first() -> None:
 
 
 async def _held(queue: FairQueue, key: str, seconds: float) -> Slot:
-    slot = await queue.acquire(key)
+    slot = await queue.acquire(_at_room(key))
     await asyncio.sleep(seconds)
     return slot
 
@@ -79,9 +85,9 @@ def test_a_learner_beyond_its_runs_and_its_waiting_line_is_refused_and_others_ar
         # Two run although four workers are free; three wait in my line.
         assert (queue.busy, queue.waiting) == (2, 3)
         with pytest.raises(LearnerLimit) as refused:
-            await queue.acquire("me")
+            await queue.acquire(_at_room("me"))
         assert refused.value.wait > 0
-        other = await queue.acquire("other")  # a free worker, at once
+        other = await queue.acquire(_at_room("other"))  # a free worker, at once
         assert queue.busy == 3
         queue.release(other)
         hold.set()
@@ -97,11 +103,13 @@ def test_a_full_server_queue_refuses_as_busy_and_unkeyed_runs_skip_the_learner_l
         hold = asyncio.Event()
         order: list[str] = []
         # The server's own runs (key None) are not held to one at a time.
-        tasks = [asyncio.create_task(_take(queue, None, order, hold)) for _ in range(3)]
+        tasks = [asyncio.create_task(_take(queue, None, order, hold)) for _ in range(2)]
+        tasks.append(asyncio.create_task(_take(queue, "someone", order, hold)))
         await _settle()
         assert (queue.busy, queue.waiting) == (1, 2)
+        # One run waits in each line: nobody has more to give up than the newcomer.
         with pytest.raises(SandboxBusy):
-            await queue.acquire("someone")
+            await queue.acquire(_at_room("someone else"))
         hold.set()
         await asyncio.gather(*tasks)
 
@@ -111,21 +119,21 @@ def test_a_full_server_queue_refuses_as_busy_and_unkeyed_runs_skip_the_learner_l
 def test_a_cancelled_wait_leaves_no_trace_and_a_granted_one_gives_its_worker_back() -> None:
     async def scenario() -> None:
         queue = FairQueue(workers=1, queue_size=10, per_key_running=1, per_key_waiting=10)
-        first = await queue.acquire("a")
-        waiting = asyncio.create_task(queue.acquire("b"))
+        first = await queue.acquire(_at_room("a"))
+        waiting = asyncio.create_task(queue.acquire(_at_room("b")))
         await _settle()
         assert queue.waiting == 1
         waiting.cancel()
         await asyncio.gather(waiting, return_exceptions=True)
         assert queue.waiting == 0
         # Granted in the same turn as it is cancelled: the worker is not lost.
-        granted = asyncio.create_task(queue.acquire("c"))
+        granted = asyncio.create_task(queue.acquire(_at_room("c")))
         await _settle()
         queue.release(first)
         granted.cancel()
         await asyncio.gather(granted, return_exceptions=True)
         assert (queue.busy, queue.waiting) == (0, 0)
-        queue.release(await queue.acquire("d"))
+        queue.release(await queue.acquire(_at_room("d")))
 
     in_own_thread(asyncio.run, scenario())
 
@@ -134,13 +142,13 @@ def test_a_learner_who_used_the_sandbox_heavily_lately_runs_at_a_lower_cpu_prior
     sandbox: SandboxHarness,
 ) -> None:
     def niceness(key: str) -> int:
-        result = sandbox.call(sandbox.sandbox.run(NICENESS, key))
+        result = sandbox.call(sandbox.sandbox.run(NICENESS, Who(ROOM, key)))
         assert result.status == "ok", result
         return int(result.stdout)
 
     base = niceness("heavy-user")  # the server's own (a test run under `nice` has more)
     for _ in range(int(HEAVY_S / 0.9) + 1):  # each run well within the fixture's wall limit
-        busy = sandbox.call(sandbox.sandbox.run(BUSY.format(seconds=0.9), "heavy-user"))
+        busy = sandbox.call(sandbox.sandbox.run(BUSY.format(seconds=0.9), Who(ROOM, "heavy-user")))
         assert busy.status == "ok", busy
     lowered = min(base + HEAVY_NICE, 19)
     assert lowered > base
