@@ -20,15 +20,16 @@ class Runs:
         # ones: each is run once. Only complete runs are kept (not a timeout under load).
         self.orders: dict[str, RunResult] = {}
 
-    async def run(self, code: str, who: str | None = None) -> RunResult:
+    async def run(self, code: str, who: str | None = None, doctor: bool = False) -> RunResult:
         """Run code in a fresh sandboxed process, in the line of `who` (a learner's id, or a
         client's address; None for the server's own runs). SandboxBusy, LearnerLimit,
-        SandboxUnavailable, SnippetTooLarge and SandboxDisabled say why not."""
+        SandboxUnavailable, SnippetTooLarge and SandboxDisabled say why not. With `doctor`,
+        the gradient doctor watches the run (docs/doctor.md)."""
         if self.sandbox is None:
             raise SandboxDisabled(
                 "The sandbox is disabled on this server (GRADLAB_SANDBOX_ENABLED)."
             )
-        return await self.sandbox.run(code, who)
+        return await self.sandbox.run(code, who, doctor)
 
     async def run_order(self, code: str, who: str) -> RunResult:
         """The run of the code a learner's order makes, run once per distinct code."""

@@ -143,6 +143,8 @@ def load_and_settle() -> int:
     for name in PRELOADED_MODULES:
         importlib.import_module(name)
     warm_up_torch()
+    # The gradient doctor's first watch (its torch function mode, its hooks) paid once here.
+    execute.encode_result(execute.run_code(REHEARSAL, doctor=True))
     gc.collect()
     # Objects that exist now are never traversed by a child's collector: fewer copied pages.
     gc.freeze()

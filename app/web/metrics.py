@@ -110,11 +110,11 @@ class MeteredSandbox(Sandbox):
         super().__init__(settings)
         self.metrics = metrics
 
-    async def run(self, code: str, key: str | None = None) -> RunResult:
+    async def run(self, code: str, key: str | None = None, doctor: bool = False) -> RunResult:
         started = time.perf_counter()
         outcome = "error"
         try:
-            result = await super().run(code, key)
+            result = await super().run(code, key, doctor)
             outcome = result.status
             return result
         except SandboxBusy:

@@ -17,7 +17,7 @@ torch.manual_seed(0)
 net = Regressor()
 optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
 x = torch.linspace(-2, 2, 40).unsqueeze(1)
-y = x ** 2
+y = x**2
 for epoch in range(20):
     prediction = net(x)
     loss = nn.functional.mse_loss(prediction, y)

@@ -9,7 +9,7 @@ for step in range(5):
     optimizer.zero_grad()
     h = torch.tanh(x @ w)
     loss1 = h.sum()
-    loss2 = (h ** 2).sum()
+    loss2 = (h**2).sum()
     loss1.backward(retain_graph=True)
     loss2.backward()
     optimizer.step()
