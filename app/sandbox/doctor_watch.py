@@ -389,4 +389,5 @@ class Watch(TorchFunctionMode):  # type: ignore[misc]
         for owner, attr, original in reversed(self.originals):
             setattr(owner, attr, original)
         self.originals.clear()
-        self._discover()
+        with contextlib.suppress(Exception):  # a hostile snippet's objects may raise anywhere
+            self._discover()
