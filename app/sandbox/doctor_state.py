@@ -159,3 +159,27 @@ def autograd_roots(args: Any, kwargs: Any) -> list[Any]:
     """The roots of a `torch.autograd.backward` call."""
     roots = args[0] if args else kwargs.get("tensors")
     return [roots] if isinstance(roots, torch.Tensor) else list(roots or [])
+
+
+def trained_candidates(
+    scopes: list[dict[str, Any]], optimizers: list[Any]
+) -> list[tuple[str, Any]]:
+    """The tensors a snippet trains, named as it names them: its modules' parameters, its named
+    leaves that require grad (from `scopes`, the snippet's variables), its optimizers'
+    parameters."""
+    found: list[tuple[str, Any]] = []
+    for scope in scopes:
+        for key, value in list(scope.items()):
+            if key.startswith("__") or key == "self":
+                continue
+            if isinstance(value, torch.nn.Module):
+                found.extend((f"{key}.{n}", p) for n, p in value.named_parameters())
+            elif isinstance(value, torch.Tensor) and value.is_leaf and value.requires_grad:
+                found.append((key, value))
+    for number, optimizer in enumerate(optimizers):
+        for g, group in enumerate(optimizer.param_groups):
+            found.extend(
+                (f"optimizer {number + 1}, group {g}, parameter {i}", param)
+                for i, param in enumerate(group["params"])
+            )
+    return found

@@ -44,6 +44,7 @@ from app.sandbox.doctor_state import (
     snippet_frames,
     snippet_line,
     tensor_roots,
+    trained_candidates,
 )
 
 
@@ -195,7 +196,8 @@ class Watch(TorchFunctionMode):  # type: ignore[misc]
             except Exception:  # noqa: BLE001, S110 - watching must never break the snippet
                 pass
             try:
-                result = original(*args, **kwargs)
+                with self._stepped_aside():
+                    result = original(*args, **kwargs)
             except BaseException as exc:
                 self._failed(exc, roots, line)
                 raise
@@ -214,29 +216,18 @@ class Watch(TorchFunctionMode):  # type: ignore[misc]
 
         return watched
 
-    def _candidates(self) -> list[tuple[str, Any]]:
-        """The tensors the snippet trains, named as it names them: its modules' parameters,
-        its named leaves that require grad, its optimizers' parameters."""
-        found: list[tuple[str, Any]] = []
-        for scope in self.scopes():
-            for key, value in list(scope.items()):
-                if key.startswith("__") or key == "self":
-                    continue
-                if isinstance(value, torch.nn.Module):
-                    found.extend((f"{key}.{n}", p) for n, p in value.named_parameters())
-                elif isinstance(value, torch.Tensor) and value.is_leaf and value.requires_grad:
-                    found.append((key, value))
-        for number, optimizer in enumerate(self.optimizers):
-            for g, group in enumerate(optimizer.param_groups):
-                found.extend(
-                    (f"optimizer {number + 1}, group {g}, parameter {i}", param)
-                    for i, param in enumerate(group["params"])
-                )
-        return found
+    def _stepped_aside(self) -> contextlib.AbstractContextManager[Any]:
+        """The watch's mode off the stack while a backward call runs (its every op, and the
+        backward walk's, would pass through it for nothing), when it is on top of the stack:
+        a mode the snippet pushed since stays where it is."""
+        if torch.overrides._get_current_function_mode() is self:
+            aside: contextlib.AbstractContextManager[Any] = torch.overrides._pop_mode_temporarily()
+            return aside
+        return contextlib.nullcontext()
 
     def _discover(self) -> None:
         total = sum(param.tensor.numel() for param in self.params.values())
-        for name, tensor in self._candidates():
+        for name, tensor in trained_candidates(self.scopes(), self.optimizers):
             if id(tensor) in self.params or len(self.params) >= MAX_PARAMS:
                 continue
             if not isinstance(tensor, torch.Tensor) or not tensor.is_leaf:
