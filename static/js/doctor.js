@@ -4,7 +4,9 @@
 // parameters' gradient norms across the backward calls as small lines (inline SVG), and the
 // run itself as Run shows it.
 //
-//   mountDoctor(controller)  -> {check()}   controller: what mountRunnable returned
+//   mountDoctor(controller, {heading})  -> {check()}
+//     controller: what mountRunnable returned; heading: the panel's heading element ("h2",
+//     or "h3" where the cell sits under an h2)
 //
 // The only server HTML is a finding's message_html (the server escapes the learner's text in
 // it); everything else goes in as text.
@@ -114,9 +116,9 @@ function findingItem(finding, controller) {
   return item;
 }
 
-function render(panel, answer, controller) {
+function render(panel, answer, controller, level) {
   const {findings, parameters} = answer;
-  const heading = el("h2", {class: "doctor-heading", tabindex: "-1"}, "Gradient check");
+  const heading = el(level, {class: "doctor-heading", tabindex: "-1"}, "Gradient check");
   const summary = findings.length
     ? `${plural(findings.length, "problem")} found with the gradients.`
     : "No problem found with the gradients.";
@@ -132,7 +134,7 @@ function render(panel, answer, controller) {
 }
 
 /** Put the doctor's button beside the cell's Run button, and its panel above the output. */
-export function mountDoctor(controller) {
+export function mountDoctor(controller, {heading = "h2"} = {}) {
   const section = controller.section;
   const toolbar = section.querySelector(".run-toolbar");
   const runButton = section.querySelector(".btn-run");
@@ -146,7 +148,11 @@ export function mountDoctor(controller) {
   let busy = false;
 
   const check = async () => {
-    if (busy || controller.isLocked()) return;
+    if (controller.isLocked()) {
+      controller.run(); // says what the locked cell waits for
+      return;
+    }
+    if (busy) return;
     busy = true;
     button.setAttribute("aria-disabled", "true");
     status.textContent = "Checking the gradients…";
@@ -157,7 +163,7 @@ export function mountDoctor(controller) {
     button.removeAttribute("aria-disabled");
     if (response.ok && response.data && Array.isArray(response.data.findings)) {
       controller.show(response.data.result);
-      render(panel, response.data, controller);
+      render(panel, response.data, controller, heading);
       return;
     }
     const [text, kind] = runFailureText(response, false);

@@ -72,3 +72,19 @@ def test_correct_code_gets_a_clean_bill(page: Page, bundled_server: LiveServer) 
     expect(panel.locator(".doctor-summary")).to_have_text("No problem found with the gradients.")
     expect(panel.locator(".doctor-finding")).to_have_count(0)
     expect(panel.locator(".doctor-parameters tbody tr")).to_have_count(4)
+
+
+def test_the_code_lab_checks_a_cell_and_keeps_a_locked_one_locked(
+    page: Page, bundled_server: LiveServer
+) -> None:
+    goto_ready(page, f"{bundled_server.url}/lessons/grad-in-training-loops/code-lab")
+    unlocked = page.locator("section.runnable[data-locked='false']").first
+    unlocked.get_by_role("button", name="Check my gradients").click()
+    panel = unlocked.get_by_role("region", name="Gradient check")
+    expect(panel.get_by_role("heading", level=3, name="Gradient check")).to_be_focused()
+    expect(panel.locator(".doctor-summary")).to_contain_text("found with the gradients")
+    locked = page.locator("section.runnable[data-locked='true']").first
+    locked.get_by_role("button", name="Check my gradients").click()
+    expect(locked.locator(".run-status")).to_have_text("Commit your prediction to run this code.")
+    expect(locked.locator(".doctor")).to_be_hidden()
+    no_serious_violations(page)
