@@ -173,7 +173,10 @@ def _not_in_optimizer(watch: Watch) -> list[RawFinding]:
 
 
 def _no_update(watch: Watch) -> list[RawFinding]:
-    if not watch.optimizers and watch.calls < 2:
+    """Nothing moved though the code means to train: it made an optimizer, or updates a
+    parameter by hand. (Code that only calls backward, as a lesson's snippet may, is not
+    training code: its parameters are meant to stay.)"""
+    if not watch.optimizers and not watch.manual_updates:
         return []
     trained = [p for p in watch.params.values() if p.got_grad and p.start is not None]
     if not trained or any(_moved(p) for p in trained):
