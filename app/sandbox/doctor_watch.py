@@ -111,7 +111,8 @@ class Watch(TorchFunctionMode):  # type: ignore[misc]
         )
         before = None
         if inplace and isinstance(target, torch.Tensor):
-            before = type(target.grad_fn).__name__ if target.grad_fn is not None else None
+            with contextlib.suppress(Exception):  # a hostile tensor subclass may raise here
+                before = type(target.grad_fn).__name__ if target.grad_fn is not None else None
         result = func(*args, **kwargs)
         self.busy = True
         try:
