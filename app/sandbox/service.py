@@ -358,13 +358,18 @@ class Sandbox:
             timeout=remaining(deadline),
             return_when=asyncio.FIRST_COMPLETED,
         )
-        if run.exit_event not in done and run.pipes.done in done:
+        # Killed at its wall clock, a run closes its pipes too, perhaps after a report it wrote
+        # itself: past the zygote's deadline only the zygote's account says how the run ended.
+        in_time = now() < run.marks.get("handed", -float("inf")) + self.settings.wall_time_s
+        if run.exit_event not in done and run.pipes.done in done and in_time:
             report = run.report()
             if report is not None and run.pipes.budget.flood_reason is None:
                 reason = None
                 if tree_size(run.scratch) > self.settings.scratch_bytes:
                     reason = "scratch"
-                    run.kill(reason)
+                # The run is over by its own word, and the answer frees its worker: whatever it
+                # still runs (a snippet that wrote a report itself and went on) is stopped.
+                run.kill(reason or "finished")
                 return Ending(status=0, reason=reason), report
         message, _ = await asyncio.wait_for(run.exit_event, remaining(deadline))
         await asyncio.wait_for(run.pipes.done, remaining(deadline))
