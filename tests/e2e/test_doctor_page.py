@@ -31,7 +31,9 @@ def check_by_keyboard(page: Page) -> None:
     page.keyboard.press("Enter")
 
 
-@pytest.mark.parametrize(("width", "scheme"), [(1280, "light"), (390, "dark")])
+@pytest.mark.parametrize(
+    ("width", "scheme"), [(w, s) for w in (1280, 390) for s in ("light", "dark")]
+)
 def test_a_learner_reads_the_finding_sees_the_line_and_follows_the_lesson(
     page: Page, bundled_server: LiveServer, width: int, scheme: str
 ) -> None:
