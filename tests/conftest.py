@@ -227,8 +227,8 @@ class SandboxHarness:
         future: Future[Any] = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
         return future.result(timeout)
 
-    def run(self, code: str) -> RunResult:
-        result: RunResult = self.call(self.sandbox.run(code))
+    def run(self, code: str, doctor: bool = False) -> RunResult:
+        result: RunResult = self.call(self.sandbox.run(code, doctor=doctor))
         return result
 
     def run_many(self, codes: list[str]) -> list[RunResult]:
@@ -308,9 +308,10 @@ class SandboxOnItsLoop(Sandbox):
     async def stop(self) -> None:
         raise AssertionError("an app never stops a sandbox it was given")
 
-    async def run(self, code: str, who: Who | None = None) -> RunResult:
+    async def run(self, code: str, who: Who | None = None, doctor: bool = False) -> RunResult:
         sandbox = self.harness.sandbox
-        future = asyncio.run_coroutine_threadsafe(sandbox.run(code, who), self.harness.loop)
+        running = sandbox.run(code, who, doctor)
+        future = asyncio.run_coroutine_threadsafe(running, self.harness.loop)
         return await asyncio.wrap_future(future)  # a cancelled request cancels the run there
 
     def health(self) -> SandboxHealth:

@@ -27,16 +27,19 @@ class Runs:
         # ones: each is run once. Only complete runs are kept (not a timeout under load).
         self.orders: dict[str, RunResult] = {}
 
-    async def run(self, code: str, who: Who | None = None) -> RunResult:
+    async def run(self, code: str, who: Who | None = None, doctor: bool = False) -> RunResult:
         """Run code in a fresh sandboxed process, in the line of `who` (a client's address and
         its learner; None for the server's own runs). SandboxBusy, LearnerLimit,
         SandboxUnavailable, SnippetTooLarge and SandboxDisabled say why not. A lesson's own
-        code is answered from its first run, without a fork nor a place in a line."""
+        code is answered from its first run, without a fork nor a place in a line; with
+        `doctor`, never: the gradient doctor watches a run of its own (docs/doctor.md)."""
         sandbox = self.sandbox
         if sandbox is None:
             raise SandboxDisabled(
                 "The sandbox is disabled on this server (GRADLAB_SANDBOX_ENABLED)."
             )
+        if doctor:
+            return await sandbox.run(code, who, doctor=True)
         if self.known is not None and self.known.knows(code):
             return await self.known.answer(code, lambda: sandbox.run(code, who))
         return await sandbox.run(code, who)

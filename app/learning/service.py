@@ -11,6 +11,8 @@ import asyncio
 from dataclasses import dataclass, field
 
 from app.errors import NotReady, UnknownMode
+from app.learning.doctor import answer as doctor_answer
+from app.learning.doctor_schemas import DoctorAnswer
 from app.learning.exercises import ExercisePractice
 from app.learning.guided import GUIDED_MODE, first_visit, resume_at
 from app.learning.inventory_tests import InventoryTests
@@ -360,3 +362,8 @@ class Learning:
         if answers is not None and answers.completed_by_running(slug, step):
             await self.store.writer(answers.mark_run, slug, step)
         return result
+
+    async def doctor(self, code: str, who: Who) -> DoctorAnswer:
+        """Run training code with the gradient doctor watching, in the line of `who`, under
+        the same limits as any run; its findings in plain words (docs/doctor.md)."""
+        return doctor_answer(await self.runs.run(code, who, doctor=True))

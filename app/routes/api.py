@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 
 from app.errors import RUNS, STORE, NotReady, TooManyNewLearners, UnknownLesson
+from app.learning.doctor_schemas import DoctorAnswer, DoctorRequest
 from app.learning.schemas import Health, RunRequest
 from app.lessons.public import LessonListing, PublicLesson, lesson_summary
 from app.routes.deps import LearnerDep, LearningDep, VisitorDep, learner_id, read, run_line
@@ -65,3 +66,19 @@ async def run_snippet(
     if body.lesson and learner is None:
         learner = learner_id(request)
     return await learning.run(body.code, learner, body.lesson, body.step, who)
+
+
+@router.post(
+    "/api/doctor",
+    response_model=DoctorAnswer,
+    tags=["sandbox"],
+    responses=responses(*RUNS, *STORE, TooManyNewLearners),
+)
+async def doctor(
+    body: DoctorRequest, request: Request, learning: LearningDep, learner: VisitorDep
+) -> DoctorAnswer:
+    """Run training code with the gradient doctor watching (docs/doctor.md): what is wrong
+    with its gradients in plain words, each with the lesson that teaches it, and each
+    parameter's gradient norm per backward call. The same sandbox, limits and line as
+    POST /api/run; `result` is that run's answer."""
+    return await learning.doctor(body.code, run_line(request, learner))

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from app.sandbox.isolation import Confinement, LayerFailed, _prctl
-from app.sandbox.protocol import CODE_RECEIVED, SANDBOX_FAILED_EXIT
+from app.sandbox.protocol import CODE_RECEIVED, RUN_DOCTOR, SANDBOX_FAILED_EXIT
 from app.sandbox.warmup import warm_up_child
 
 MAX_CODE_READ = 1 << 20
@@ -62,9 +62,11 @@ def run_child(
     chunks = [code]
     while chunk := os.read(0, MAX_CODE_READ):
         chunks.append(chunk)
-    source = b"".join(chunks).decode("utf-8", errors="replace")
+    received = b"".join(chunks)
+    # The first byte says how to run it (protocol.RUN_PLAIN or RUN_DOCTOR).
+    source = received[1:].decode("utf-8", errors="replace")
     os.write(3, CODE_RECEIVED)
-    result = execute.run_code(source)
+    result = execute.run_code(source, doctor=received[:1] == RUN_DOCTOR)
     result["marks"]["waiting"] = waiting
     # Closing the output and then the result channel tells the server the run is over before
     # the (slower) exit; the output first, so that the server has seen its end while the

@@ -19,13 +19,14 @@ import traceback
 from types import TracebackType
 from typing import Any, BinaryIO, TypedDict
 
-from app.sandbox import backward_call, backward_record
+from app.sandbox import backward_call, backward_record, doctor_findings, doctor_watch
 from app.sandbox.backward_types import BackwardRecord
+from app.sandbox.doctor_findings import DoctorRecord
 from app.sandbox.inspection import GraphDescription, TensorDescription, inspect_namespace
 
 SNIPPET_FILENAME = "snippet.py"
 # The backward walk's modules: their frames in a traceback are ours, not torch's.
-_RECORDER_FILES = (backward_record.__file__, backward_call.__file__)
+_RECORDER_FILES = (backward_record.__file__, backward_call.__file__, doctor_watch.__file__)
 MAX_MESSAGE_CHARS = 2000
 
 
@@ -42,6 +43,7 @@ class Report(TypedDict):
     tensors: list[TensorDescription]
     graph: GraphDescription
     backward: BackwardRecord  # every backward call, node by node (backward_record.py)
+    doctor: DoctorRecord | None  # the gradient doctor's findings, when asked (doctor_watch.py)
     exec_ms: float
     marks: dict[str, float]  # CLOCK_MONOTONIC readings, see timeline.py
 
@@ -93,13 +95,17 @@ def _print_traceback(exc: BaseException) -> None:
     sys.stderr.write("".join(lines))
 
 
-def run_code(code: str) -> Report:
-    """Execute `code` as a `__main__` module; return the error (if any), tensors and graph."""
+def run_code(code: str, doctor: bool = False) -> Report:
+    """Execute `code` as a `__main__` module; return the error (if any), tensors and graph,
+    and with `doctor` what the gradient doctor found."""
     linecache.cache[SNIPPET_FILENAME] = (len(code), None, code.splitlines(True), SNIPPET_FILENAME)
     namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
     error: ErrorDescription | None = None
     code_at = time.monotonic()
     recorder = backward_record.install(namespace, SNIPPET_FILENAME)  # the backward walk
+    watch = doctor_watch.Watch(namespace, SNIPPET_FILENAME) if doctor else None
+    if watch is not None:
+        watch.install()
     started = time.perf_counter()
     try:
         compiled = compile(code, SNIPPET_FILENAME, "exec", dont_inherit=True)
@@ -120,6 +126,11 @@ def run_code(code: str) -> Report:
         with contextlib.suppress(Exception):
             stream.flush()
     ran_at = time.monotonic()
+    diagnosis = None
+    if watch is not None:
+        watch.finish()
+        with contextlib.suppress(Exception):  # a hostile snippet may break what was watched
+            diagnosis = doctor_findings.diagnose(watch, failed=error is not None)
     backward = recorder.finish()  # the backward walk
     tensors, graph = inspect_namespace(namespace)
     marks = {"code": code_at, "ran": ran_at, "inspected": time.monotonic()}
@@ -128,6 +139,7 @@ def run_code(code: str) -> Report:
         "tensors": tensors,
         "graph": graph,
         "backward": backward,
+        "doctor": diagnosis,
         "exec_ms": round(elapsed_ms, 3),
         "marks": marks,
     }

@@ -1,7 +1,7 @@
 """The messages between the server and the zygote, one JSON object per SOCK_SEQPACKET packet.
 
   server → zygote
-    RunOp     {"op": "run", "id": int, "code": str, "nice": int}
+    RunOp     {"op": "run", "id": int, "code": str, "nice": int, "doctor": bool}
     KillOp    {"op": "kill", "id": int, "reason": str}
   zygote → server
     Ready     {"event": "ready", "ok": bool, "problem": str | None, "layers": {str: str},
@@ -14,9 +14,11 @@
 
 `status` is the wait status from wait4(); `reason` says why the zygote killed the child
 (timeout, scratch, output, killed, shutdown) or is None. `marks` are CLOCK_MONOTONIC readings
-(see timeline.py). The zygote's limits (`ZygoteConfig`) travel once, as JSON in its argv. A
-child's first byte on its result channel is `CODE_RECEIVED`; it exits with `SANDBOX_FAILED_EXIT`
-when it could not confine itself. Both sides import these from here, so neither imports the
+(see timeline.py). `doctor` asks for the gradient doctor's watch over the run: the zygote
+writes `RUN_DOCTOR` (else `RUN_PLAIN`) on the child's code pipe before the code. The zygote's
+limits (`ZygoteConfig`) travel once, as JSON in its argv. A child's first byte on its result
+channel is `CODE_RECEIVED`; it exits with `SANDBOX_FAILED_EXIT` when it could not confine
+itself. Both sides import these from here, so neither imports the
 other's modules. Every packet is checked against these shapes when it is read: a malformed one
 raises `ProtocolError`. tests/sandbox/test_protocol.py keeps this docstring and the classes below
 in step.
@@ -36,6 +38,10 @@ SANDBOX_FAILED_EXIT = 121
 # The child's first byte on the result channel, written once it has its code and before it runs
 # anything: a child that dies without it never started the run (a spare killed from outside).
 CODE_RECEIVED = b"\x06"
+# The first byte on a child's code pipe: run the code that follows plainly, or with the gradient
+# doctor watching (app/sandbox/doctor_watch.py).
+RUN_PLAIN = b"r"
+RUN_DOCTOR = b"d"
 
 
 # What the server tells the zygote at start (JSON in its argv): the limits of every run.
@@ -58,6 +64,7 @@ class RunOp(TypedDict):
     id: int
     code: str
     nice: int  # added to the child's CPU niceness (app/sandbox/fair.py: a heavy user's runs yield)
+    doctor: bool  # the gradient doctor watches the run (docs/doctor.md)
 
 
 class KillOp(TypedDict):

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr
 
 from app.sandbox.backward_result import BackwardWalk
+from app.sandbox.doctor_result import DoctorRecord
 
 Status = Literal["ok", "error", "timeout", "memory", "killed"]
 # The statuses of a run that the sandbox killed, each its reason: the wall clock, the memory
@@ -69,6 +70,7 @@ class ChildReport(BaseModel):
     tensors: list[TensorInfo] = Field(max_length=200)
     graph: Graph
     backward: BackwardWalk = Field(default_factory=BackwardWalk)
+    doctor: DoctorRecord | None = None  # when the run asked for the gradient doctor
     exec_ms: float
     # CLOCK_MONOTONIC readings for the phase table (app/sandbox/timeline.py); never shown.
     marks: dict[str, float] = Field(default_factory=dict, max_length=8)
@@ -86,3 +88,15 @@ class RunResult(BaseModel):
         default_factory=BackwardWalk, description="Every backward call, node by node"
     )
     duration_ms: float = 0.0
+    # What the gradient doctor saw, for a run that asked for it: kept beside the answer, never
+    # in it (POST /api/run answers without it; POST /api/doctor puts it beside the result).
+    _doctor: DoctorRecord | None = PrivateAttr(default=None)
+
+    def doctor(self) -> DoctorRecord | None:
+        return self._doctor
+
+
+def with_doctor(result: RunResult, report: ChildReport | None) -> RunResult:
+    """`result` carrying the doctor's record from the child's report, if it has one."""
+    result._doctor = report.doctor if report is not None else None
+    return result

@@ -233,15 +233,16 @@ class Sandbox:
         """The most runs one learner has waiting."""
         return self._line.longest_line()
 
-    async def run(self, code: str, who: Who | None = None) -> RunResult:
+    async def run(self, code: str, who: Who | None = None, doctor: bool = False) -> RunResult:
         """Run `code` in the line of `who` (a client address and its learner), or None for
-        the server's own runs, which share a line without the per-learner limits."""
+        the server's own runs, which share a line without the per-learner limits. With
+        `doctor`, the gradient doctor watches the run (`RunResult.doctor()`)."""
         marks = {"enter": now()}
         if len(code.encode("utf-8", errors="replace")) > self.settings.code_bytes:
             raise SnippetTooLarge(f"the snippet is larger than {self.settings.code_bytes} bytes")
         slot = await self._line.acquire(who)
         try:
-            result = await self._run_in_zygote(code, marks, slot.nice)
+            result = await self._run_in_zygote(code, marks, slot.nice, doctor)
         finally:
             self._line.release(slot)
         marks["answered"] = now()
@@ -250,7 +251,9 @@ class Sandbox:
             log.info("sandbox: run killed (%s) after %.0f ms", result.status, result.duration_ms)
         return result
 
-    async def _run_in_zygote(self, code: str, marks: dict[str, float], nice: int) -> RunResult:
+    async def _run_in_zygote(
+        self, code: str, marks: dict[str, float], nice: int, doctor: bool = False
+    ) -> RunResult:
         if (self._zygote is None or not self._zygote.alive) and not (
             self._stopping or self._refused
         ):
@@ -265,15 +268,17 @@ class Sandbox:
         # there are spares reaches a child forked after the kill.
         for _ in range(self.settings.spares + 1):
             try:
-                return await self._attempt(zygote, code, nice, started_at, marks, True)
+                return await self._attempt(zygote, (code, doctor), nice, started_at, marks, True)
             except _ChildLost:
                 log.warning("sandbox: a child died before starting its run; running it again")
-        return await self._attempt(zygote, code, nice, started_at, marks, retry_if_lost=False)
+        return await self._attempt(
+            zygote, (code, doctor), nice, started_at, marks, retry_if_lost=False
+        )
 
     async def _attempt(
         self,
         zygote: ZygoteProcess,
-        code: str,
+        job: tuple[str, bool],  # the code, and whether the doctor watches
         nice: int,
         started_at: float,
         marks: dict[str, float],
@@ -284,7 +289,9 @@ class Sandbox:
         self._runs[run_id] = events
         try:
             marks["sent"] = now()
-            zygote.sock.send(encode(RunOp(op="run", id=run_id, code=code, nice=nice)))
+            code, doctor = job
+            op = RunOp(op="run", id=run_id, code=code, nice=nice, doctor=doctor)
+            zygote.sock.send(encode(op))
             started, fds = await self._started(events)
             if isinstance(started, Lost):
                 return lost(started.message, None, started_at)

@@ -15,7 +15,7 @@ from app.sandbox.backward_result import BackwardWalk
 from app.sandbox.hints import hint_for
 from app.sandbox.pipes import OutputBudget
 from app.sandbox.protocol import SANDBOX_FAILED_EXIT
-from app.sandbox.result import ChildReport, ErrorInfo, Graph, RunResult, Status
+from app.sandbox.result import ChildReport, ErrorInfo, Graph, RunResult, Status, with_doctor
 
 log = logging.getLogger("gradlab.sandbox")
 MEMORY_MESSAGES = ("can't allocate memory", "Cannot allocate memory", "out of memory")
@@ -71,7 +71,7 @@ def verdict(
         or _crashed(ending, report, stderr)
         or _outcome(report, stderr, settings)
     )
-    return RunResult(
+    result = RunResult(
         status=judgement.status,
         error=judgement.error,
         stdout=output.text("stdout"),
@@ -82,6 +82,7 @@ def verdict(
         backward=report.backward if report is not None else BackwardWalk(),
         duration_ms=elapsed_ms(started_at),
     )
+    return with_doctor(result, report)
 
 
 def _stopped(ending: Ending, flood_reason: str | None, s: Settings) -> Judgement | None:

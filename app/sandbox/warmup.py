@@ -162,6 +162,9 @@ def load_and_settle() -> int:
     for name in PRELOADED_MODULES:
         importlib.import_module(name)
     warm_up_torch()
+    # The gradient doctor's first watch (its torch function mode, its hooks) paid once here,
+    # before the generators are seeded.
+    execute.encode_result(execute.run_code(REHEARSAL, doctor=True))
     seed_generators()
     gc.collect()
     # Objects that exist now are never traversed by a child's collector: fewer copied pages.

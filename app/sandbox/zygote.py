@@ -31,6 +31,8 @@ from app.sandbox.child import run_child
 from app.sandbox.isolation import ChildLimits, Confinement
 from app.sandbox.protocol import (
     MAX_PACKET,
+    RUN_DOCTOR,
+    RUN_PLAIN,
     SANDBOX_FAILED_EXIT,
     FromZygote,
     ProtocolError,
@@ -170,7 +172,9 @@ class Zygote:
                 print(f"gradlab zygote: cannot fork a spare: {exc}", file=sys.stderr)
                 return
 
-    def start_run(self, run_id: int, code: str, received: float, nice: int = 0) -> None:
+    def start_run(
+        self, run_id: int, code: str, received: float, nice: int = 0, doctor: bool = False
+    ) -> None:
         if self.ready_problem is not None:
             self.send({"event": "failed", "id": run_id, "message": self.ready_problem})
             return
@@ -190,7 +194,8 @@ class Zygote:
         child.deadline = handed + self.config.wall_time_s
         # If the child died before reading, its exit is reported as usual.
         with contextlib.suppress(OSError):
-            os.write(child.code_w, code.encode("utf-8", errors="replace"))
+            mode = RUN_DOCTOR if doctor else RUN_PLAIN
+            os.write(child.code_w, mode + code.encode("utf-8", errors="replace"))
         os.close(child.code_w)
         child.code_w = -1
         marks = {"received": received, "handed": handed}
@@ -277,7 +282,9 @@ class Zygote:
 
     def handle(self, message: ToZygote, received: float) -> None:
         if message["op"] == "run":
-            self.start_run(message["id"], message["code"], received, message["nice"])
+            self.start_run(
+                message["id"], message["code"], received, message["nice"], message["doctor"]
+            )
             return
         for child in self.children.values():
             if child.run_id == message["id"]:

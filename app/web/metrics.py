@@ -185,11 +185,11 @@ class MeteredSandbox(Sandbox):
         super().__init__(settings)
         self.metrics = metrics
 
-    async def run(self, code: str, who: Who | None = None) -> RunResult:
+    async def run(self, code: str, who: Who | None = None, doctor: bool = False) -> RunResult:
         started = time.perf_counter()
         outcome = "error"
         try:
-            result = await super().run(code, who)
+            result = await super().run(code, who, doctor)
             outcome = result.status
             return result
         except SandboxBusy:

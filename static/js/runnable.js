@@ -172,7 +172,7 @@ function startEditor(parts, editorOptions) {
  *   onRun(result, response)  called after every finished run
  *   onSaved(code|null)       called after edits were saved (null: deleted)
  *
- * Returns a controller: {ready (Promise), run(), reset(), getCode(),
+ * Returns a controller: {ready (Promise), run(), reset(), getCode(), show(result),
  * restoreCode(code), setLocked(bool), isLocked(), focus(), section}.
  */
 export function mountRunnable(section, options = {}) {
@@ -321,6 +321,10 @@ export function mountRunnable(section, options = {}) {
       if (editor.getCode() !== original) return; // typed into before the progress arrived
       setCodeQuietly(code);
       if (saver) saver.restored(code);
+    },
+    /** Show a run's answer (POST /api/run's shape) as if Run had made it. */
+    show(result) {
+      if (editor && result && typeof result === "object") setStatus(...output.render(result, editor));
     },
     setLocked,
     isLocked: () => locked,

@@ -160,6 +160,7 @@ def _calls(client: TestClient) -> dict[str, Call]:
             {"kind": "prediction", "number": 1, "text": "The choices are unclear."},
         ),
         "run_snippet": Call("POST", "/api/run", {"code": "print(1)"}, writes=False),
+        "doctor": Call("POST", "/api/doctor", {"code": "print(1)"}, writes=False),
         "make_share": Call("POST", "/api/shares", {"code": "print(2)", "lesson": SLUG}),
         "share_viewed": Call("POST", f"/api/shares/{share}/views", writes=False),
         "delete_share": Call("DELETE", f"/api/shares/{share}"),

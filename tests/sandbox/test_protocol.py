@@ -25,7 +25,7 @@ from app.sandbox.protocol import (
 )
 
 OP_SAMPLES: list[protocol.ToZygote] = [
-    RunOp(op="run", id=1, code="print('é')\n", nice=0),
+    RunOp(op="run", id=1, code="print('é')\n", nice=0, doctor=False),
     KillOp(op="kill", id=1, reason="output"),
 ]
 EVENT_SAMPLES: list[protocol.FromZygote] = [

@@ -1,7 +1,9 @@
 // Quick read and Code lab: every server-rendered <section class="runnable"> becomes a live
 // cell (runnable.js). Cells of build-up steps keep the learner's edits, shared with the deep
-// dive; the others (myth demos, pitfalls) start from the lesson's code each time.
+// dive; the others (myth demos, pitfalls) start from the lesson's code each time. In the code
+// lab each cell has the gradient doctor's "Check my gradients" beside Run (doctor.js).
 
+import {mountDoctor} from "../doctor.js";
 import {mountRunnable} from "../runnable.js";
 import {startUp} from "../ready.js";
 import {apiFetch, lessonUrl} from "../util.js";
@@ -15,6 +17,7 @@ export async function initCells(article) {
       ? mountRunnable(section, {lesson: slug, step})
       : mountRunnable(section, {lesson: null, step: null, save: false});
     if (step) steps.set(step, controller);
+    if (article.dataset.mode === "code-lab") mountDoctor(controller, {heading: "h3"});
   }
   if (steps.size === 0) return steps;
   const response = await apiFetch(lessonUrl(slug, "progress"));

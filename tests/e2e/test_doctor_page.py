@@ -1,0 +1,92 @@
+"""The gradient doctor in the playground, in headless Chromium: a learner pastes a buggy loop,
+presses "Check my gradients" from the keyboard, reads the finding, sees its line marked in the
+editor and the parameters' norms drawn, follows the lesson link; axe clean at 390 and 1280 px,
+light and dark."""
+
+from __future__ import annotations
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Page, expect
+
+from tests.doctor.corpus import HERE
+from tests.e2e.conftest import goto_ready
+from tests.e2e.test_lesson_pages import replace_code
+from tests.live import LiveServer
+
+DETACHED = (HERE / "buggy" / "detach_hidden.py").read_text()
+CORRECT = (HERE / "correct" / "mlp_sgd.py").read_text()
+
+
+def no_serious_violations(page: Page) -> None:
+    results = Axe().run(page)
+    serious = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    assert not serious, [
+        (v["id"], v["help"], [n["target"] for n in v["nodes"]][:3]) for v in serious
+    ]
+
+
+def check_by_keyboard(page: Page) -> None:
+    page.get_by_role("button", name="Check my gradients").focus()
+    page.keyboard.press("Enter")
+
+
+@pytest.mark.parametrize(
+    ("width", "scheme"), [(w, s) for w in (1280, 390) for s in ("light", "dark")]
+)
+def test_a_learner_reads_the_finding_sees_the_line_and_follows_the_lesson(
+    page: Page, bundled_server: LiveServer, width: int, scheme: str
+) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    page.emulate_media(color_scheme=scheme)
+    goto_ready(page, f"{bundled_server.url}/playground")
+    replace_code(page, ".runnable", DETACHED)
+    check_by_keyboard(page)
+    panel = page.get_by_role("region", name="Gradient check")
+    expect(panel.get_by_role("heading", name="Gradient check")).to_be_focused()
+    first = panel.locator(".doctor-finding").first
+    expect(first).to_contain_text("model.fc1.weight never gets a gradient: .detach() on line 15")
+    expect(page.locator(".runnable .cm-error-line")).to_have_text("        h = h.detach()")
+    # The run itself, as Run shows it, below the findings.
+    expect(page.locator(".runnable .run-stdout")).not_to_be_empty()
+    rows = panel.locator(".doctor-parameters tbody tr")
+    expect(rows).to_have_count(4)
+    expect(rows.nth(0).get_by_role("img")).to_have_attribute(
+        "aria-label", "No gradient in 20 backward calls"
+    )
+    expect(rows.nth(2).locator("polyline")).to_have_count(1)
+    # The page never scrolls sideways; the table does, reachable by keyboard.
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    expect(
+        panel.get_by_role("region", name="Parameters and their gradient norms")
+    ).to_have_attribute("tabindex", "0")
+    no_serious_violations(page)
+    panel.get_by_role("link", name="Lesson: turning-gradients-off").first.click()
+    expect(page).to_have_url(f"{bundled_server.url}/lessons/turning-gradients-off")
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Turning gradients off")
+
+
+def test_correct_code_gets_a_clean_bill(page: Page, bundled_server: LiveServer) -> None:
+    goto_ready(page, f"{bundled_server.url}/playground")
+    replace_code(page, ".runnable", CORRECT)
+    check_by_keyboard(page)
+    panel = page.get_by_role("region", name="Gradient check")
+    expect(panel.locator(".doctor-summary")).to_have_text("No problem found with the gradients.")
+    expect(panel.locator(".doctor-finding")).to_have_count(0)
+    expect(panel.locator(".doctor-parameters tbody tr")).to_have_count(4)
+
+
+def test_the_code_lab_checks_a_cell_and_keeps_a_locked_one_locked(
+    page: Page, bundled_server: LiveServer
+) -> None:
+    goto_ready(page, f"{bundled_server.url}/lessons/grad-in-training-loops/code-lab")
+    unlocked = page.locator("section.runnable[data-locked='false']").first
+    unlocked.get_by_role("button", name="Check my gradients").click()
+    panel = unlocked.get_by_role("region", name="Gradient check")
+    expect(panel.get_by_role("heading", level=3, name="Gradient check")).to_be_focused()
+    expect(panel.locator(".doctor-summary")).to_contain_text("found with the gradients")
+    locked = page.locator("section.runnable[data-locked='true']").first
+    locked.get_by_role("button", name="Check my gradients").click()
+    expect(locked.locator(".run-status")).to_have_text("Commit your prediction to run this code.")
+    expect(locked.locator(".doctor")).to_be_hidden()
+    no_serious_violations(page)
