@@ -172,6 +172,9 @@ def _calls(client: TestClient) -> dict[str, Call]:
         "leave_class": Call(
             "POST", f"/api/classes/{links.info.id}/leave", writes=False
         ),  # left already, through the progress page's form: 404
+        "open_post_test": Call(
+            "POST", f"/classes/{links.info.id}/post-test/open", writes=False
+        ),  # the dashboard's button: this browser holds no instructor link, so it opens nothing
         "delete_my_data": Call("POST", "/progress/delete", form={"confirm": "on"}),
         "lti_resume_confirmed": Call("POST", f"/lti/resume/{token}"),
     }
