@@ -14,6 +14,7 @@ from pathlib import Path
 
 from app.processes import CLEANER_NAME, child_pids, sandbox_children
 from app.sandbox.cleaner import TRASH
+from app.sandbox.scratch import OVER_BYTES, OVER_ENTRIES, over_limit
 from tests.conftest import SandboxHarness, make_settings, wait_until
 
 # Empty files as fast as a run makes them, for up to 4 s (the wall clock stops it sooner).
@@ -159,3 +160,21 @@ def test_without_its_cleaner_the_zygote_removes_dirs_itself() -> None:
         assert harness.run("print(1)\n").stdout == "1\n"
     finally:
         harness.close()
+
+
+def test_every_kind_of_entry_counts_at_any_depth(tmp_path: Path) -> None:
+    """Landlock lets a run make only files (and hard links) in its dir; with it relaxed, or on a
+    kernel without it, directories and symbolic links count too, and what is below them."""
+    run = tmp_path / "run"
+    (run / "a" / "b").mkdir(parents=True)
+    (run / "a" / "b" / "file").write_text("")
+    (run / "link").symlink_to(tmp_path)  # not followed: tmp_path holds more than the cap
+    os.link(run / "a" / "b" / "file", run / "hard")
+    for n in range(10):
+        (tmp_path / f"outside{n}").write_text("")
+    # run: a, a/b, a/b/file, link, hard
+    assert over_limit(run, max_bytes=1 << 20, max_entries=5) is None
+    assert over_limit(run, max_bytes=1 << 20, max_entries=4) == OVER_ENTRIES
+    (run / "a" / "big").write_bytes(b"0" * 200_000)
+    assert over_limit(run, max_bytes=100_000, max_entries=10) == OVER_BYTES
+    assert over_limit(tmp_path / "gone", max_bytes=0, max_entries=0) is None
