@@ -71,6 +71,8 @@ ATTACKS = {
     "read /etc/passwd": "open('/etc/passwd').read()\n",
     "signal the zygote": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n",
     "spin forever": "while True:\n    pass\n",
+    "flood the scratch dir": "import os\nopen('e', 'w').close()\n"
+    "for i in range(100_000):\n    os.link('e', f'f{i}')\n",
 }
 
 
