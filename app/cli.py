@@ -142,7 +142,7 @@ def _serve_processes(
 
 
 def _uvicorn_options(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
-    from app.web.slow_clients import HeaderDeadlineProtocol
+    from app.web.header_caps import CappedHeadersProtocol
 
     return {
         "host": args.host,
@@ -153,8 +153,9 @@ def _uvicorn_options(args: argparse.Namespace, settings: Settings) -> dict[str, 
         # X-Forwarded-For is read by the app, from GRADLAB_TRUSTED_PROXIES only (uvicorn's own
         # default would believe it from 127.0.0.1).
         "proxy_headers": False,
-        # A request's headers must arrive within GRADLAB_HEADER_TIMEOUT_S (app/web/slow_clients).
-        "http": HeaderDeadlineProtocol,
+        # A request's headers must arrive within GRADLAB_HEADER_TIMEOUT_S (app/web/slow_clients),
+        # and be no longer and no more than app/web/header_caps.py allows.
+        "http": CappedHeadersProtocol,
         # An idle connection stays open while a learner reads (GRADLAB_KEEP_ALIVE_S).
         "timeout_keep_alive": settings.keep_alive_s,
         # On SIGTERM: stop accepting, give runs in flight their wall limit (and a margin for

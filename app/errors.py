@@ -160,6 +160,16 @@ class LtiRefused(Problem):
         self.check = check
 
 
+class CrossSiteRequest(Problem):
+    """A request that would change something, sent by a page of another site (a form or a
+    script there, riding on the learner's cookie): refused before any route runs
+    (app/web/cross_site.py); the detail names the header that told."""
+
+    slug = "cross-site-request"
+    title = "A request from another site was refused"
+    status = 403
+
+
 class NotDue(Problem):
     """The review item was answered already; it is scheduled for later."""
 
@@ -212,6 +222,14 @@ class BodyTooSlow(Problem):
     slug = "body-too-slow"
     title = "The request body arrived too slowly"
     status = 408
+
+
+class HeadersTooLarge(Problem):
+    """A request's head over the server's caps (app/web/header_caps.py), refused as it arrives."""
+
+    slug = "headers-too-large"
+    title = "The request's headers are too large"
+    status = 431
 
 
 class TooManyRequests(Problem):

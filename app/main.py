@@ -39,6 +39,7 @@ from app.sandbox.service import Sandbox
 from app.web import page_speed, problems, templates
 from app.web.body_limit import BodyLimitMiddleware
 from app.web.client_address import ClientAddressMiddleware, NewLearnerLimit
+from app.web.cross_site import CrossSiteMiddleware
 from app.web.gc_tuning import settle_for_serving
 from app.web.head_requests import HeadMiddleware
 from app.web.logs import RequestIdMiddleware, configure_logging
@@ -89,6 +90,7 @@ def create_app(
             secret_key,
             settings.review_sitting,
             "public_url" in settings.model_fields_set,
+            metrics,
         )
 
     def publish(reloaded: Catalog) -> None:
@@ -187,6 +189,13 @@ def _install_middleware(
         BodyLimitMiddleware,
         max_bytes=6 * settings.code_bytes + 64 * 1024,
         timeout_s=settings.body_timeout_s,
+    )
+    # A write sent by another site's page is refused before its body is read or a route runs.
+    app.add_middleware(
+        CrossSiteMiddleware,
+        exempt=[lti.router.url_path_for(name) for name in lti.PLATFORM_POSTS],
+        public_url=settings.public_url if settings.public_url_given else None,
+        forwarded_host=bool(settings.trusted_proxies),
     )
     app.add_middleware(
         SecurityHeadersMiddleware,

@@ -1,5 +1,14 @@
 """A bounded load test on loopback: simulated learners (benchmarks/simulated_learner.py)
-browse, run snippets and answer.
+load the server as the lesson pages do.
+
+A learner's round is what the browser sends on a lesson: the catalog, a lesson's page (any
+lesson, drawn anew each round), a committed prediction, the run the page makes of that step's
+code, the progress read, a myth's answer. In a share of rounds (`--edited`, one in three by
+default) the run is the learner's edit of the step's code, code the server has never seen and
+must run in a fresh process; the others run the step's own code, which the server answers
+from its first run (app/learning/known_runs.py). `--edited 1` makes every run new code: the
+worst case, where every run forks (what the earlier round, one fixed snippet in no lesson,
+measured).
 
 Starts `gradlab serve` on a free loopback port (or uses --url, which must be a loopback
 address), runs --learners concurrent learners for --seconds, then prints per endpoint the
@@ -20,7 +29,7 @@ figures, then each side's range and the ratio now / REV of their medians, the CP
 first (what a busy host's drift leaves comparable).
 
 Usage: python benchmarks/load_test.py [--learners 50] [--seconds 60] [--pause 0.2 1.0]
-                                      [--against REV [--repeat 2]]
+                                      [--edited 0.333] [--against REV [--repeat 2]]
 """
 
 from __future__ import annotations
@@ -35,8 +44,6 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-
-import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -53,7 +60,15 @@ from benchmarks.bench_sandbox import (
     start_server,
 )
 from benchmarks.revision import add_against_arguments, checked_against, checked_out, compared
-from benchmarks.simulated_learner import LESSON, ROUND_REQUESTS, Tally, learner, on_loopback
+from benchmarks.simulated_learner import (
+    ROUND_REQUESTS,
+    RUN_EDITED,
+    RUN_KNOWN,
+    Tally,
+    curriculum,
+    learner,
+    on_loopback,
+)
 
 
 @dataclass(frozen=True)
@@ -121,9 +136,11 @@ class Outcome:
             "503 with Retry-After (%)": 100 * sum(self.tally.busy.values()) / total,
             "errors (%)": 100 * sum(self.tally.errors.values()) / total,
         }
-        for name in ("GET /", "GET /lessons/{slug}", "POST /api/run"):
-            latencies = self.tally.latencies.get(name) or [0.0]
-            figures[f"{name} p95 (ms)"] = percentile(latencies, 0.95)
+        lines = self.tally.latencies
+        for name in ("GET /", "GET /lessons/{slug}"):
+            figures[f"{name} p95 (ms)"] = percentile(lines.get(name) or [0.0], 0.95)
+        runs = [*lines.get(RUN_KNOWN, []), *lines.get(RUN_EDITED, [])]
+        figures["POST /api/run p95 (ms)"] = percentile(runs or [0.0], 0.95)
         return figures
 
 
@@ -143,14 +160,17 @@ async def run_once(
     if server is not None:
         threading.Thread(target=watch_memory, args=(server.pid, stop, peak), daemon=True).start()
     try:
-        lesson = httpx.get(f"{base}/api/lessons/{LESSON}").json()
+        lessons = curriculum(base)
         tally = Tally()
         server_before = cpu_ms(server.pid) if server is not None else None
         own_before = own_usage()[0]
         started = time.monotonic()
         deadline = started + args.seconds
         await asyncio.gather(
-            *(learner(base, deadline, tally, lesson, pause, arrive) for _ in range(args.learners))
+            *(
+                learner(base, deadline, tally, lessons, pause, arrive, args.edited)
+                for _ in range(args.learners)
+            )
         )
         elapsed = time.monotonic() - started
         own = own_usage()[0] - own_before
@@ -175,6 +195,7 @@ def report(
     busy = sum(tally.busy.values())
     print(
         f"{args.learners} learners arriving over {arrive:g} s, "
+        f"{args.edited:.0%} of runs edited code, "
         f"pausing {pause[0]:g} - {pause[1]:g} s, "
         f"{args.processes} server process(es), for {elapsed:.0f} s: "
         f"{total} requests, "
@@ -235,7 +256,10 @@ def against(args: argparse.Namespace, pause: tuple[float, float], arrive: float,
                 report(args, pause, arrive, outcome)
                 passes.append((side, outcome.figures()))
     print(f"\n{cold_line(args.cold)}")
-    print(f"{args.learners} learners, {args.repeat} passes a side, interleaved")
+    print(
+        f"{args.learners} learners, {args.edited:.0%} of runs edited, "
+        f"{args.repeat} passes a side, interleaved"
+    )
     print(f"  {'measure':38} {'now':>15} {rev[:15]:>15} {'ratio':>7}")
     for name, figures in compared(passes, "now").items():
         print(figures.line(name))
@@ -259,6 +283,14 @@ def main() -> None:
         metavar="SECONDS",
         help="learners arrive uniformly over the first SECONDS (default: the longest pause)",
     )
+    parser.add_argument(
+        "--edited",
+        type=float,
+        default=1 / 3,
+        metavar="SHARE",
+        help="the share of rounds whose run is the learner's edit of the step's code, code the "
+        "server has never seen (default: one in three; 1: every run forks, the worst case)",
+    )
     parser.add_argument("--url", help="an already running gradlab on loopback")
     parser.add_argument(
         "--cold",
@@ -276,6 +308,8 @@ def main() -> None:
         parser.error("--pause takes two seconds, MIN >= 0 and MAX > 0")
     if args.arrive is not None and not 0 <= args.arrive < args.seconds:
         parser.error("--arrive takes seconds >= 0 and shorter than --seconds")
+    if not 0 <= args.edited <= 1:
+        parser.error("--edited takes a share between 0 and 1")
     if args.cold < 1:
         parser.error("--cold takes at least one run")
     if args.url is not None and not on_loopback(args.url):

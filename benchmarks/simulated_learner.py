@@ -1,10 +1,15 @@
 """A simulated learner: what one learner of the load test sends, round after round, and what
 it saw (each request's latency, errors, 503s with Retry-After, new connections).
 
-A round is six requests on the lesson LESSON: the catalog, the lesson page, its progress, a run
-of SNIPPET, a prediction on a random step and a myth's answer; then the learner pauses.
-benchmarks/load_test.py runs many at once and reports; bench_endpoints.py and
-tests/routes/test_query_budgets.py send the same requests one by one.
+A round is what a learner's browser sends on a lesson, six requests: the catalog, the page of a
+lesson (any lesson, drawn anew each round), the prediction committed on one of its steps, the
+run the page then makes of that step's code (as the page sends it: without its final newline),
+the progress read that follows, and a myth's answer (of that lesson, or of another where it has
+none); then the learner pauses. In a share of rounds (`edited`) the run is the learner's edit of
+the step's code instead: the code with a comment of its own, code the server has never seen.
+benchmarks/load_test.py runs many at once and reports. bench_endpoints.py and
+tests/routes/test_query_budgets.py send the requests of one lesson, LESSON, with SNIPPET (code
+that is in no lesson) as its run, one by one.
 
 Usage (mostly a library; run alone it sends one learner's rounds to a running gradlab):
     python benchmarks/simulated_learner.py --url http://127.0.0.1:8000 [--seconds 10]
@@ -14,7 +19,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import random
+import secrets
 import statistics
 import sys
 import time
@@ -36,6 +43,46 @@ SNIPPET = (
     "import torch\nx = torch.tensor([2.0, 3.0], requires_grad=True)\n"
     "(x * x).sum().backward()\nprint(x.grad)\n"
 )
+
+
+@dataclass(frozen=True)
+class Step:
+    number: int
+    choices: list[str]  # the prediction's choices
+    code: str  # as the page sends it for a run
+
+
+@dataclass(frozen=True)
+class Lesson:
+    slug: str
+    steps: list[Step]  # those whose prediction the page commits, then runs the code of
+    myths: int
+
+
+def curriculum(base: str) -> list[Lesson]:
+    """Every lesson the server has, with what the load test's rounds send on it."""
+    found = []
+    for listed in httpx.get(f"{base}/api/lessons").json():
+        lesson = httpx.get(f"{base}/api/lessons/{listed['slug']}").json()
+        steps = [
+            Step(number, step["prediction"]["choices"], step["snippet"]["code"].removesuffix("\n"))
+            for number, step in enumerate(lesson["steps"], 1)
+            if step.get("prediction") and step.get("snippet")
+        ]
+        if steps:
+            found.append(Lesson(lesson["slug"], steps, len(lesson["myths"])))
+    if not found or not any(lesson.myths for lesson in found):
+        raise SystemExit(f"{base} has no lesson with a prediction, code to run and a myth")
+    return found
+
+
+_EDITS = itertools.count()
+_THIS_TEST = secrets.token_hex(4)
+
+
+def edit_of(code: str) -> str:
+    """A learner's edit of `code`: the same program with a comment no other run has had."""
+    return f"{code}\n# my note {_THIS_TEST}-{next(_EDITS)}"
 
 
 @dataclass(frozen=True)
@@ -90,6 +137,8 @@ class Tally:
 
 ROUND_REQUESTS = 6  # the requests of one learner's round, below
 FIRST = "GET / (a learner's first)"
+RUN_KNOWN = "POST /api/run (step's code)"
+RUN_EDITED = "POST /api/run (edited)"
 
 
 def connection_timing() -> aiohttp.TraceConfig:
@@ -115,11 +164,13 @@ async def learner(
     base: str,
     deadline: float,
     tally: Tally,
-    lesson: dict,  # type: ignore[type-arg]
+    lessons: list[Lesson],
     pause: tuple[float, float],
     arrive: float,
+    edited: float,
 ) -> None:
-    steps = [n for n, step in enumerate(lesson["steps"], 1) if step.get("prediction")]
+    """One learner's rounds until `deadline`; in a share `edited` of them the run is an edit."""
+    with_myths = [lesson for lesson in lessons if lesson.myths]
     # aiohttp, not httpx: httpx cost 2 - 2.8 ms of CPU a request on the cores the server uses,
     # and held the first request after each pause for up to a second and more (its p95 was
     # 1.2 - 2.4 s where the server's own histogram said <= 0.25 s; docs/performance.md).
@@ -160,28 +211,35 @@ async def learner(
         # as the others (docs/performance.md).
         catalog = FIRST
         while time.monotonic() < deadline:
-            step = random.choice(steps)
-            choice = random.choice(lesson["steps"][step - 1]["prediction"]["choices"])
+            lesson = random.choice(lessons)
+            step = random.choice(lesson.steps)
+            mine = random.random() < edited
+            myth_lesson = lesson if lesson.myths else random.choice(with_myths)
             await call(catalog, "GET", "/")
             catalog = "GET /"
-            await call("GET /lessons/{slug}", "GET", f"/lessons/{LESSON}")
-            await call("GET progress", "GET", f"/api/lessons/{LESSON}/progress")
-            await call(
-                "POST /api/run",
-                "POST",
-                "/api/run",
-                json={"code": SNIPPET, "lesson": LESSON, "step": step},
-            )
+            await call("GET /lessons/{slug}", "GET", f"/lessons/{lesson.slug}")
             await call(
                 "POST prediction",
                 "POST",
-                f"/api/lessons/{LESSON}/steps/{step}/prediction",
-                json={"choice": choice, "confidence": "fairly_sure"},
+                f"/api/lessons/{lesson.slug}/steps/{step.number}/prediction",
+                json={"choice": random.choice(step.choices), "confidence": "fairly_sure"},
             )
+            await call(
+                RUN_EDITED if mine else RUN_KNOWN,
+                "POST",
+                "/api/run",
+                json={
+                    "code": edit_of(step.code) if mine else step.code,
+                    "lesson": lesson.slug,
+                    "step": step.number,
+                },
+            )
+            await call("GET progress", "GET", f"/api/lessons/{lesson.slug}/progress")
             await call(
                 "POST myth",
                 "POST",
-                f"/api/lessons/{LESSON}/myths/1/answer",
+                f"/api/lessons/{myth_lesson.slug}/myths/"
+                f"{random.randint(1, myth_lesson.myths)}/answer",
                 json={"answer": random.choice(["yes", "no"])},
             )
             await think(random.uniform(*pause))
@@ -196,13 +254,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", required=True, help="a running gradlab on loopback")
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument(
+        "--edited", type=float, default=1 / 3, help="the share of runs that are edited code"
+    )
     args = parser.parse_args()
     if not on_loopback(args.url):
         parser.error("--url: load tests only target loopback addresses")
-    lesson = httpx.get(f"{args.url}/api/lessons/{LESSON}").json()
+    lessons = curriculum(args.url)
     tally = Tally()
     deadline = time.monotonic() + args.seconds
-    asyncio.run(learner(args.url, deadline, tally, lesson, (0.2, 1.0), 0.0))
+    asyncio.run(learner(args.url, deadline, tally, lessons, (0.2, 1.0), 0.0, args.edited))
     print("\n".join(tally.table()))
 
 

@@ -121,11 +121,13 @@ def test_the_load_test_against_starts_both_servers_itself() -> None:
 
 def test_the_load_test_figures_what_a_round_cost_and_what_learners_saw() -> None:
     from benchmarks.load_test import Outcome, Tally
+    from benchmarks.simulated_learner import RUN_EDITED, RUN_KNOWN
 
     tally = Tally()
-    for name in ("GET /", "GET /lessons/{slug}", "POST /api/run", "a", "b", "c"):
+    for name in ("GET /", "GET /lessons/{slug}", RUN_KNOWN, "a", "b"):
         tally.latencies[name] = [10.0, 20.0]
-    tally.busy["POST /api/run"] = 1
+    tally.latencies[RUN_EDITED] = [30.0, 900.0]
+    tally.busy[RUN_EDITED] = 1
     # 12 requests (two rounds) in 4 s; the server spent 6 ms, the zygote 2, runs 10, us 6.
     figures = Outcome(tally, 4.0, 6.0, [6.0, 2.0, 10.0], 0).figures()
     assert figures["CPU a round, all processes (ms)"] == pytest.approx(12.0)
@@ -133,6 +135,74 @@ def test_the_load_test_figures_what_a_round_cost_and_what_learners_saw() -> None
     assert figures["requests/s"] == pytest.approx(3.0)
     assert figures["503 with Retry-After (%)"] == pytest.approx(100 / 12)
     assert figures["GET / p95 (ms)"] == 20.0
+    assert figures["POST /api/run p95 (ms)"] == 900.0  # the runs of both kinds, together
+
+
+@pytest.mark.parametrize("share", ["-0.1", "1.5"])
+def test_the_load_test_refuses_a_share_of_edited_runs_that_is_no_share(share: str) -> None:
+    script = PROJECT_ROOT / "benchmarks" / "load_test.py"
+    answer = subprocess.run(
+        [sys.executable, str(script), "--edited", share], capture_output=True, text=True
+    )
+    assert answer.returncode == 2
+    assert "--edited takes a share between 0 and 1" in answer.stderr
+
+
+def test_an_edited_run_is_code_no_lesson_has_and_no_other_run_had() -> None:
+    from app.learning.known_runs import known_codes
+    from app.lessons.loader import load_catalog
+    from benchmarks.simulated_learner import edit_of
+
+    catalog = load_catalog(PROJECT_ROOT / "lessons")
+    known = known_codes(catalog)
+    step = next(step for step in catalog.lessons[0].steps if step.snippet is not None)
+    code = step.snippet.code.removesuffix("\n")  # type: ignore[union-attr]
+    assert code in known  # the page's run of the step's own code is known code
+    edits = {edit_of(code) for _ in range(1000)}
+    assert len(edits) == 1000
+    assert all(edit.startswith(code + "\n#") for edit in edits)  # the step's program, annotated
+    assert not edits & known
+
+
+@pytest.mark.slow
+def test_the_load_test_sends_the_pages_requests_over_all_lessons() -> None:
+    """Every run edited (`--edited 1`): no run of the step's own code, every run new code; the
+    catalog, lesson pages, predictions, progress and myths answered without an error."""
+    script = PROJECT_ROOT / "benchmarks" / "load_test.py"
+    answer = subprocess.run(
+        [
+            sys.executable,
+            str(script),
+            "--learners",
+            "3",
+            "--seconds",
+            "4",
+            "--pause",
+            "0.1",
+            "0.3",
+            "--edited",
+            "1",
+            "--cold",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=PROJECT_ROOT,
+    )
+    assert answer.returncode == 0, answer.stderr
+    assert "100% of runs edited code" in answer.stdout and "error rate 0.00%" in answer.stdout
+    table = answer.stdout.split("endpoint")[1]
+    names = [
+        "GET /lessons/{slug}",
+        "POST prediction",
+        "POST /api/run (edited)",
+        "GET progress",
+        "POST myth",
+    ]
+    for name in names:
+        assert name in table
+    assert "POST /api/run (step's code)" not in table
 
 
 @pytest.mark.slow
@@ -149,6 +219,8 @@ def test_the_load_test_against_a_revision_loads_both_in_turn_and_compares_them()
             "--pause",
             "0.2",
             "0.4",
+            "--edited",
+            "0",
             "--against",
             "HEAD",
             "--repeat",
@@ -164,7 +236,9 @@ def test_the_load_test_against_a_revision_loads_both_in_turn_and_compares_them()
     assert answer.returncode == 0, answer.stderr
     assert "--- pass 1/1, now ---" in answer.stdout
     assert "--- pass 1/1, HEAD ---" in answer.stdout
-    table = answer.stdout.split("2 learners, 1 passes a side, interleaved")[1]
+    assert "POST /api/run (edited)" not in answer.stdout  # --edited 0: the steps' own code only
+    assert "POST /api/run (step's code)" in answer.stdout
+    table = answer.stdout.split("2 learners, 0% of runs edited, 1 passes a side, interleaved")[1]
     row = next(line for line in table.splitlines() if "CPU a round, all processes" in line)
     ratio = float(row.split()[-1])
     assert ratio > 0  # both sides served rounds and spent CPU on them

@@ -3,10 +3,13 @@
 A lesson's address (`/lessons/<slug>`) opens the guided path (step by step, the mental model
 first, the other modes tucked away) on a first visit, and on a return to a begun lesson at its
 first unanswered step (a step is answered once its prediction is committed, or, when it asks
-none, once its code ran). It opens the whole lesson (the deep dive) once every step is
-answered, or for a learner who chose the whole lesson: read it ahead, or opened the deep dive
-(a mode page remembers itself when shown, and `/lessons/<slug>/deep-dive` is one of them: one
-click, and the deep dive stays the default). All of it is read from what the learner already
+none, once its code ran). Once every step is answered it opens where the learner finished: the
+guided path's end (the recall, and the whole lesson one link away) for a learner who walked
+the guided path or step by step, so that a reload after the last step stays there; the whole
+lesson (the deep dive) for one who used another mode last. It opens the whole lesson at once
+for a learner who chose it: read it ahead, or opened the deep dive (a mode page remembers
+itself when shown, and `/lessons/<slug>/deep-dive` is one of them: one click, and the deep
+dive stays the default). All of it is read from what the learner already
 did there, so the page that decides writes nothing.
 """
 
@@ -32,8 +35,12 @@ def first_unanswered(total: int, done: set[int]) -> int | None:
 
 
 def resume_at(records: LessonRecords, modes: dict[str, str], slug: str, total: int) -> int | None:
-    """Where the lesson's address opens the guided path for this learner (1 on a first visit),
-    or None when it opens the whole lesson. From the records and modes the page reads anyway."""
+    """Where the lesson's address opens the guided path for this learner (1 on a first visit,
+    `total + 1` for its end once every step is answered), or None when it opens the whole
+    lesson. From the records and modes the page reads anyway."""
     if records.read_ahead or modes.get(slug) == WHOLE_MODE:
         return None
-    return first_unanswered(total, {n for n, step in records.steps.items() if step.done})
+    step = first_unanswered(total, {n for n, step in records.steps.items() if step.done})
+    if step is not None:
+        return step
+    return total + 1 if modes.get(slug, GUIDED_MODE) == GUIDED_MODE else None

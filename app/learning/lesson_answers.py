@@ -22,7 +22,7 @@ from app.learning.kinds import (
     value_fingerprint,
 )
 from app.learning.lesson_page import asked_instance, myth_score
-from app.learning.lti.grades import queue_score
+from app.learning.lti.grades import queue_lesson_score
 from app.learning.questions import disclosure_of, find_lesson, find_myth, find_step
 from app.learning.queue import ReviewQueue
 from app.learning.schemas import (
@@ -80,7 +80,7 @@ class LessonAnswers:
                 self._queue().note_miss(slug, PREDICTION, str(number), at, urgent=urgent)
             elif confidence == "guess" and attempt == 1:  # later attempts follow the reveal
                 self._queue().note_guess(slug, PREDICTION, str(number), at)
-            queue_score(self.store, self.learner, find_lesson(self.catalog, slug))
+            queue_lesson_score(self.store, self.learner, find_lesson(self.catalog, slug))
         instance = asked_instance(find_lesson(self.catalog, slug), number, self.learner)
         return grader.prediction_reveal(step, body.choice, correct, attempt, instance)
 
@@ -135,7 +135,7 @@ class LessonAnswers:
             if reviewed is None and correct and confidence == "guess" and attempt == 1:
                 queue.note_guess(slug, ORDERING, str(number), at)
             due = queue.due_count(at) if reviewed else None
-            queue_score(self.store, self.learner, lesson)
+            queue_lesson_score(self.store, self.learner, lesson)
         reveal = grader.ordering_reveal(step, correct, attempt, result)
         if reviewed is None:
             return reveal
@@ -220,7 +220,7 @@ class LessonAnswers:
             self.store.record_myth(self.learner, slug, number, kept)
             if not correct:
                 self._queue().note_miss(slug, MYTH, str(number), datetime.now(UTC))
-            queue_score(self.store, self.learner, lesson)
+            queue_lesson_score(self.store, self.learner, lesson)
             myths = self.store.lesson_myths(self.learner, slug)
         return grader.myth_reveal(myth, correct, myth_score(lesson, myths))
 

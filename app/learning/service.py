@@ -15,6 +15,7 @@ from app.learning.exercises import ExercisePractice
 from app.learning.guided import GUIDED_MODE, first_visit, resume_at
 from app.learning.inventory_tests import InventoryTests
 from app.learning.jargon import known_terms
+from app.learning.known_runs import KnownRuns, KnownRunsMeter
 from app.learning.lesson_answers import LessonAnswers
 from app.learning.lesson_page import (
     catalog_progress,
@@ -86,10 +87,13 @@ class Learning:
         secret: str,
         sitting_size: int = 20,
         public_url_set: bool = True,
+        known_meter: KnownRunsMeter | None = None,
     ) -> None:
         self.catalog = catalog
         self.store = store
-        self.runs = Runs(sandbox)
+        # A lesson's own code is answered from its first run; kept per catalog, so a reload's
+        # new core starts without the old lessons' answers.
+        self.runs = Runs(sandbox, KnownRuns(catalog, known_meter))
         self.shares = shares  # made once per app: its hourly counts outlive a catalog reload
         self.teaching = Teaching(catalog, store)
         self.inventory = InventoryTests(catalog, store)

@@ -24,7 +24,7 @@ from app.config.loading import load_settings
 from app.config.settings import Settings
 from app.errors import SandboxUnavailable
 from app.lessons.behaviour import Verdict, snippet_problems
-from app.lessons.exercises import graded_programs, judge_runs
+from app.lessons.exercises import goal_by_hand, graded_programs, judge_runs
 from app.lessons.format import Exercise, Lesson
 from app.lessons.inventory_check import check_inventory, summary
 from app.lessons.lint import Finding, lint_catalog, step_label
@@ -105,25 +105,34 @@ async def check_lesson(lesson: Lesson, run: Runner) -> list[Failure]:
     return failures + await prose_failures(lesson, Produced.of(runs + because), run)
 
 
+NO_RERUN = (
+    "no rerun: the grading must run the filled code again with other values (`rerun`), or a "
+    "goal written in by hand passes it"
+)
+
+
 def _reasons(verdict: Verdict) -> str:
     return " ".join(" ".join(reason.split()) for reason in verdict.reasons)
 
 
 async def exercise_problems(exercise: Exercise, run: Runner) -> list[str]:
     """The reference solution must pass the grading a learner's lines get; the code with its
-    blanks empty, and the buggy code a diagnosis shows, must fail it (or the exercise grades
-    nothing); a hint must not write out a line of the solution."""
+    blanks empty, the buggy code a diagnosis shows, and the goal written in by hand
+    (`goal_by_hand`) must fail it (or the exercise grades nothing); every exercise reruns with
+    other values; a hint must not write out a line of the solution."""
     fills = {"the reference solution": exercise.solution}
     fills["the code with its blanks empty"] = [""] * exercise.blanks
     if exercise.buggy is not None:
         fills["the buggy code"] = exercise.buggy
+    for number, by_hand in enumerate(goal_by_hand(exercise), start=1):
+        fills[f"the goal written by hand ({number})"] = by_hand
     runs = {which: graded_programs(exercise, lines) for which, lines in fills.items()}
     results = await asyncio.gather(*(run(code) for codes in runs.values() for code in codes))
     each = iter(results)
     verdicts = {
         which: judge_runs(exercise, [next(each) for _ in codes]) for which, codes in runs.items()
     }
-    problems = []
+    problems = [] if exercise.rerun is not None else [NO_RERUN]
     reference = verdicts.pop("the reference solution")
     if not reference.passed:
         problems.append(f"the reference solution fails its own grading: {_reasons(reference)}")

@@ -9,12 +9,12 @@ so all of them run exactly the same program around the blanks.
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from app.lessons.behaviour import Goal, Verdict, judge
-from app.lessons.format import BLANK, Exercise, Gradcheck, Probe, Rerun
+from app.lessons.format import BLANK, Exercise, Gradcheck, GradValue, Probe, Rerun
 from app.sandbox.result import RunResult
 
 # What a blank holds when it is left empty: the code still parses, and does nothing there.
@@ -181,11 +181,38 @@ def judge_runs(exercise: Exercise, results: list[RunResult]) -> Verdict:
         return Verdict(False, [probe.miss])
     rerun = exercise.rerun
     if rerun is not None:
-        again = judge(Goal(rerun.output, dict(rerun.grads), exercise.none_matters), results[1])
+        again = judge(_goal(exercise, rerun.output, rerun.grads), results[1])
         if not again.passed:
             told = f"The grading ran your code again with other values ({_values(rerun)}):"
             return Verdict(False, [told, *again.reasons])
     return verdict
+
+
+def goal_by_hand(exercise: Exercise) -> list[list[str]]:
+    """Fills that write the goal in by hand instead of doing what the task asks: the first
+    blank prints the goal's output as a literal (and silences every later `print`) and sets
+    the `.grad` of some of the goal's tensors to the goal's numbers, once for each subset of
+    them (a tensor missing yet is passed over); the other blanks hold nothing. Only a rerun
+    with other values, a probe or gradcheck tells these from the real thing, so each must fail
+    the grading (`gradlab check` runs them)."""
+    names = sorted(exercise.grads)
+    fills = []
+    for mask in range(2 ** min(len(names), 3)):
+        chosen = [name for bit, name in enumerate(names[:3]) if mask >> bit & 1]
+        lines = [
+            "import builtins as _gradlab_b, sys as _gradlab_s, torch as _gradlab_t",
+            "if not getattr(_gradlab_b, '_gradlab_goal', False):",
+            "    _gradlab_b._gradlab_goal = True",
+            f"    _gradlab_s.stdout.write({exercise.output!r})",
+            "    _gradlab_b.print = lambda *args, **kwargs: None",
+            *(
+                f"    try:\n        {name}.grad = _gradlab_t.tensor({exercise.grads[name]!r})"
+                "\n    except Exception:\n        pass"
+                for name in chosen
+            ),
+        ]
+        fills.append(["\n".join(lines), *[""] * (exercise.blanks - 1)])
+    return fills
 
 
 def unfilled(exercise: Exercise) -> str:
@@ -194,5 +221,11 @@ def unfilled(exercise: Exercise) -> str:
 
 def goal(exercise: Exercise) -> Goal:
     """What the filled code must do: its output (and gradcheck's verdict), its `.grad` values."""
-    output = exercise.output + (GRADCHECK_PASSED if exercise.gradcheck is not None else "")
-    return Goal(output, dict(exercise.grads), exercise.none_matters)
+    return _goal(exercise, exercise.output, exercise.grads)
+
+
+def _goal(exercise: Exercise, output: str, grads: Mapping[str, GradValue]) -> Goal:
+    """A goal of this exercise (its own, or its rerun's): gradcheck's verdict follows the
+    output when the exercise has a gradcheck."""
+    passed = GRADCHECK_PASSED if exercise.gradcheck is not None else ""
+    return Goal(output + passed, dict(grads), exercise.none_matters)

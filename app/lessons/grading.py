@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -11,6 +12,7 @@ from app.lessons.format import ValueMisconception
 from app.lessons.numeric import Comparison, compare, shape_of
 
 MAX_TYPED_CHARS = 2000
+TOO_LARGE = "that number is too large: a float holds at most about 1.8e308 (write inf for infinity)"
 _TENSOR_WRAPPER = re.compile(r"^\s*tensor\s*\((.*)\)\s*$", re.DOTALL)
 _TRAILING_ARGS = re.compile(r",\s*(requires_grad|grad_fn|dtype|device)\s*=.*$", re.DOTALL)
 
@@ -58,7 +60,15 @@ def _normalise(value: Any) -> Any:
         if value not in ("nan", "inf", "-inf", "-nan"):
             raise TypedValueError("only numbers may appear in the value")
         return float(value)
-    return float(value)
+    # A number no float holds: an integer float() cannot convert, or a literal like 1e999
+    # that Python reads as infinity (infinity itself is typed as `inf`, a string above).
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if math.isinf(number):
+        raise TypedValueError(TOO_LARGE)
+    return number
 
 
 def grade_value(actual: Any, typed: str) -> tuple[Comparison, Any]:

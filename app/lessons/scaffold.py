@@ -340,16 +340,19 @@ exercises:
     # Shown with the reference once the build-up is answered; to show it after step N
     # (its code and goal must not answer a later question): after_step: N
     after_step: null
-    # So that only the mechanism meets the goal (never a .grad written in by hand): a second
-    # run with values of the given code replaced, whose .grad must follow them,
-    # rerun:
-    #   replace: {"[1.0, 2.0]": "[3.0, -1.0]"}
-    #   output: |
-    #     tensor([ 6., -2.])
-    #   grads:
-    #     x: [6.0, -2.0]
-    # and a behaviour checked in the sandbox: `watch` runs after the given line `after`, and
-    # after the run `value` must be `expect` (as repr gives it); `miss` says what it requires.
+    # So that only the mechanism meets the goal (never a goal written in by hand, which
+    # `gradlab check` tries): a second run with values of the given code replaced, whose
+    # output and .grad must follow them (every exercise has one; change every number of the
+    # goal),
+    rerun:
+      replace: {"[1.0, 2.0]": "[3.0, -1.0]"}
+      output: |
+        tensor([ 6., -2.])
+      grads:
+        x: [6.0, -2.0]
+    # and, optional, a behaviour checked in the sandbox: `watch` runs after the given line
+    # `after`, and after the run `value` must be `expect` (as repr gives it); `miss` says what
+    # it requires.
     # probe:
     #   after: "y = (x * x).sum()"
     #   watch: "walks = []; y.grad_fn.register_hook(lambda *g: walks.append(1))"
@@ -381,6 +384,12 @@ exercises:
       tensor([2., 2.])
     grads:
       x: [2.0, 2.0]
+    rerun:
+      replace: {"Double.apply(x).sum()": "Double.apply(x * x).sum()"}
+      output: |
+        tensor([4., 8.])
+      grads:
+        x: [4.0, 8.0]
     # What gradcheck calls, and one expression per input (made double, requiring grad).
     gradcheck:
       function: Double.apply

@@ -233,7 +233,7 @@ class LtiRecords(ClassRecords):
             row = connection.execute(_GRADE_LINK, {"learner": learner, "lesson": lesson}).first()
         return GradeLink(row.platform_id, row.lineitem_url, row.sub) if row else None
 
-    def queue_score(self, platform_id: int, lineitem_url: str, body: str) -> None:
+    def add_to_outbox(self, platform_id: int, lineitem_url: str, body: str) -> None:
         with self.writing() as connection:
             connection.execute(
                 self.insert(LtiScore),

@@ -18,6 +18,9 @@ router = APIRouter(tags=["lti"])
 STATE_COOKIE = "gradlab_lti_state"
 DEEP_LINK_KEY = "lti_deep_link"
 CHECK_KEY = "lti_check"  # the launch's check: /lti/landed sees whether the cookie came back
+# The routes a course platform posts to from its own site: the only ones the cross-site check
+# (app/web/cross_site.py) lets through, by these names; their signed state and id_token hold them.
+PLATFORM_POSTS = ("lti_login", "lti_launch")
 
 
 async def _params(request: Request) -> dict[str, str]:
@@ -87,9 +90,20 @@ async def lti_landed(
     return render(request, "lti/blocked.html", resume=landed.resume)
 
 
-@router.get("/lti/resume/{token}", include_in_schema=False)
-async def lti_resume(request: Request, learning: LearningDep, token: str) -> Response:
-    """The launch's session, set in a window of its own (where the cookie is first-party)."""
+@router.get("/lti/resume/{token}", response_class=HTMLResponse, include_in_schema=False)
+async def lti_resume(request: Request, learning: LearningDep, token: str) -> HTMLResponse:
+    """The launch's session, offered in a window of its own (where the cookie is first-party):
+    a page that asks before this browser becomes the launch's learner, and says so when it is
+    someone else now. A GET changes nothing; the page's button posts."""
+    launched = await read(learning, learning.lti.resumes.resumed, token)
+    current = request.session.get(LEARNER_KEY)
+    switching = current is not None and current != launched.learner
+    return render(request, "lti/resume.html", token=token, switching=switching)
+
+
+@router.post("/lti/resume/{token}", include_in_schema=False)
+async def lti_resume_confirmed(request: Request, learning: LearningDep, token: str) -> Response:
+    """The learner asked for it on the resume page: sign this browser in as the launch did."""
     launched = await read(learning, learning.lti.resumes.resumed, token)
     _sign_in(request, launched)
     return RedirectResponse(launched.landing, status_code=303)

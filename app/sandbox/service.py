@@ -351,13 +351,17 @@ class Sandbox:
             timeout=remaining(deadline),
             return_when=asyncio.FIRST_COMPLETED,
         )
-        if run.exit_event not in done and run.pipes.done in done:
+        # Killed at its wall clock, a run closes its pipes too, perhaps after a report it wrote
+        # itself: past the zygote's deadline only the zygote's account says how the run ended.
+        in_time = now() < run.marks.get("handed", -float("inf")) + self.settings.wall_time_s
+        if run.exit_event not in done and run.pipes.done in done and in_time:
             report = run.report()
             if report is not None and run.pipes.budget.flood_reason is None:
                 s = self.settings
                 reason = over_limit(run.scratch, s.scratch_bytes, s.scratch_entries)
-                if reason is not None:
-                    run.kill(reason)
+                # The run is over by its own word, and the answer frees its worker: whatever it
+                # still runs (a snippet that wrote a report itself and went on) is stopped.
+                run.kill(reason or "finished")
                 # A dir already gone was the zygote's to judge: its account of the exit says.
                 if reason is not None or run.scratch.exists():
                     return Ending(status=0, reason=reason), report

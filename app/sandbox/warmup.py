@@ -84,6 +84,25 @@ _MADV_COLLAPSE = 25  # Linux 6.1+
 _HUGE_PAGE = 1 << 21
 
 
+# What the generators start from in every child of every zygote: a snippet that draws random
+# numbers without seeding draws the same ones on every run and every server, so that the same
+# code always gives the same answer (app/learning/known_runs.py relies on it).
+SEED = 0
+
+
+def seed_generators() -> None:
+    """Seed torch's, numpy's and Python's generators (once, in the zygote: children inherit
+    the state, and nothing the zygote does after this draws from them)."""
+    import random
+
+    import numpy
+    import torch
+
+    torch.manual_seed(SEED)
+    numpy.random.seed(SEED)
+    random.seed(SEED)
+
+
 def collapse_into_huge_pages() -> int:
     """Back the zygote's anonymous memory (about 200 MiB after importing torch) with 2 MiB pages.
 
@@ -143,6 +162,7 @@ def load_and_settle() -> int:
     for name in PRELOADED_MODULES:
         importlib.import_module(name)
     warm_up_torch()
+    seed_generators()
     gc.collect()
     # Objects that exist now are never traversed by a child's collector: fewer copied pages.
     gc.freeze()

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.exposition import generate_latest
 from prometheus_client.registry import Collector
@@ -86,6 +86,22 @@ class Metrics:
             ["reason"],
             registry=self.registry,
         )
+        self.known = Counter(
+            "gradlab_known_runs",
+            "Runs of a lesson's own code (app/learning/known_runs.py): hit (answered from its "
+            "first run, no fork), miss (run in the sandbox, its answer kept).",
+            ["outcome"],
+            registry=self.registry,
+        )
+        self.known_size = Gauge(
+            "gradlab_known_runs_kept",
+            "Answers of a lesson's own code kept, in entries and in bytes (as JSON).",
+            ["unit"],
+            registry=self.registry,
+            multiprocess_mode="livesum",
+        )
+        for outcome in ("hit", "miss"):
+            self.known.labels(outcome)
         for status in ("ok", "error", *KILLED, "busy", "limited", "unavailable", "too_large"):
             self.runs.labels(status)  # every series exists from the start, at 0
         for reason in KILLED:
@@ -95,6 +111,13 @@ class Metrics:
 
     def count_share(self, event: str) -> None:
         self.shares.labels(event).inc()
+
+    def count_known(self, outcome: str) -> None:
+        self.known.labels(outcome).inc()
+
+    def known_kept(self, entries: int, size: int) -> None:
+        self.known_size.labels("entries").set(entries)
+        self.known_size.labels("bytes").set(size)
 
     def count_run(self, status: str, seconds: float) -> None:
         self.runs.labels(status).inc()

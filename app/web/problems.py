@@ -27,7 +27,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.errors import TYPE_PREFIX, BodyTooLarge, Problem, StoreUnavailable
+from app.errors import (
+    TYPE_PREFIX,
+    BodyTooLarge,
+    CrossSiteRequest,
+    Problem,
+    StoreUnavailable,
+)
 from app.web.templates import render
 
 log = logging.getLogger("gradlab")
@@ -90,7 +96,8 @@ def answer(
     """The error as Problem Details for the API, as the error page for a page."""
     if is_api(request):
         return JSONResponse(body, status_code=status, headers=headers, media_type=MEDIA_TYPE)
-    title = "Page not found" if status == 404 else "Something went wrong"
+    # A refusal (403) says what was refused; other errors stay plain.
+    title = {404: "Page not found", 403: body.get("title")}.get(status) or "Something went wrong"
     page = render(request, "error.html", status, title=title, status=status, detail=body["detail"])
     page.headers.update(headers or {})
     return page
@@ -248,11 +255,15 @@ def responses(*problems: type[Problem]) -> dict[int | str, dict[str, Any]]:
     return {status: _described(status, listed) for status, listed in sorted(by_status.items())}
 
 
-def _framework_responses(operation: dict[str, Any]) -> None:
-    """What any operation with a body or parameters may meet before its route runs, next to
-    what its route declared for the same status."""
+def _framework_responses(operation: dict[str, Any], method: str) -> None:
+    """What any operation with a body or parameters may meet before its route runs (and any
+    that writes: the cross-site check), next to what its route declared for the same status."""
+    from app.web.cross_site import SAFE_METHODS  # it answers through this module
+
     answers: dict[str, Any] = operation.setdefault("responses", {})
     found: list[tuple[str, str, int]] = []
+    if method.upper() not in SAFE_METHODS:
+        found.append((CrossSiteRequest.slug, CrossSiteRequest.title, CrossSiteRequest.status))
     if "requestBody" in operation:
         found += [MALFORMED_JSON, (BodyTooLarge.slug, BodyTooLarge.title, BodyTooLarge.status)]
     if "requestBody" in operation or operation.get("parameters"):
@@ -320,9 +331,9 @@ def _openapi_hook(app: FastAPI) -> Callable[[], dict[str, Any]]:
         schemas["ProblemDetails"] = model
         raised = _dependency_problems(app)
         for path in document.get("paths", {}).values():
-            for operation in path.values():
+            for method, operation in path.items():
                 _dependencies_responses(operation, raised.get(operation.get("operationId"), ()))
-                _framework_responses(operation)
+                _framework_responses(operation, method)
         app.openapi_schema = document
         return document
 

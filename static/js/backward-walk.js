@@ -161,7 +161,12 @@ export function hooksText(node) {
   return `Before it ran, ${parts.join("; then ")}`;
 }
 
-function stepText(call, step) {
+// A sentence's full stop, unless its last word already ends in one: a float torch prints as
+// "2." ends the sentence by itself ("wrote x.grad = 2.", never "2..").
+const closed = (text) => (text.endsWith(".") ? text : `${text}.`);
+
+/** What the walk says at `step` (0: before the call; N: after its Nth node ran). */
+export function stepText(call, step) {
   const byId = new Map(call.nodes.map((n) => [n.id, n]));
   const total = call.order.length;
   if (step === 0) {
@@ -169,7 +174,7 @@ function stepText(call, step) {
       const from = r.implicit ? "1 (implicit: a scalar output)" : previewText(r.gradient);
       return `${r.name ?? "the output"} starts with gradient ${from}`;
     }).join("; ");
-    return `Before the call: ${start}. ${total} node${total === 1 ? "" : "s"} will run.`;
+    return `${closed(`Before the call: ${start}`)} ${total} node${total === 1 ? "" : "s"} will run.`;
   }
   const node = byId.get(call.order[step - 1]);
   const head = `Step ${step} of ${total}: ${nodeName(node)} ran`;
@@ -194,7 +199,7 @@ function stepText(call, step) {
     body = `. It received ${received}${targets.length ? ` and sent ${targets.join(", ")}` : " and sent nothing on"}`;
   }
   const hooked = hooksText(node);
-  return `${head}${body}.${hooked ? ` ${hooked}.` : ""}${step === total ? " The backward call is done." : ""}`;
+  return `${closed(`${head}${body}`)}${hooked ? ` ${closed(hooked)}` : ""}${step === total ? " The backward call is done." : ""}`;
 }
 
 function renderCall(host, call, uid) {
@@ -226,15 +231,15 @@ function renderCall(host, call, uid) {
   const say = (text) => notes.append(el("p", {class: "bw-note"}, text));
   if (call.unreached.length) say(`Not in this graph (cut by detach, no_grad or never used): ${call.unreached.join(", ")}. Their .grad does not change.`);
   if (call.api === "torch.autograd.grad") {
-    say(`torch.autograd.grad returns the gradients instead of adding them into .grad: ${call.inputs
-      .map((i) => `${i.name ?? "input"} → ${previewText(i.result)}`).join(", ")}.`);
+    say(closed(`torch.autograd.grad returns the gradients instead of adding them into .grad: ${call.inputs
+      .map((i) => `${i.name ?? "input"} → ${previewText(i.result)}`).join(", ")}`));
   }
   // retain_graph is named once a lesson has taught it (inspector.js knownTerms).
   const retain = knownTerms(document.querySelector("[data-known-terms]")).has("retain_graph")
     ? `retain_graph=${call.retain_graph ? "True" : "False"}, ` : "";
   say(`${retain}create_graph=${call.create_graph ? "True" : "False"}.`);
   for (const node of call.nodes) {
-    if ((node.hooks ?? []).some((hook) => hook.changed)) say(`At ${nodeName(node)}: ${hooksText(node)}.`);
+    if ((node.hooks ?? []).some((hook) => hook.changed)) say(closed(`At ${nodeName(node)}: ${hooksText(node)}`));
   }
   if (call.error) say(`This call raised ${call.error}: the walk shows the nodes that ran before it.`);
   if (call.note) say(call.note);

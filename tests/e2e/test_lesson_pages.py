@@ -76,8 +76,15 @@ def test_a_prediction_is_committed_before_the_reveal(page: Page, server: LiveSer
     expect(step.get_by_role("button", name="None", exact=True)).to_be_disabled()
     expect(run).to_be_enabled()
     shot("prediction-revealed")
+    concept = step.locator(".step-reveal")
+    expect(concept).to_contain_text("Concept:")
     step.get_by_role("button", name="Try again").click()
+    # Asked again, nothing of the reveal stays: not the verdict, not the step's own text.
+    expect(feedback).to_be_empty()
+    expect(concept).to_be_hidden()
+    expect(concept).to_be_empty()
     step.get_by_role("button", name="tensor([4., 6.])").click()
+    expect(concept).to_contain_text("Concept:")
     expect(feedback).to_contain_text(re.compile("right|correct", re.IGNORECASE))
 
 

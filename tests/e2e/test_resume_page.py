@@ -47,3 +47,29 @@ def test_returning_to_a_begun_lesson_opens_at_its_first_unanswered_step(
     expect(page.locator(".step[data-step='2']")).to_be_hidden()
     page.get_by_role("link", name="Show the whole lesson at once (deep dive)").click()
     expect(page.get_by_role("navigation", name="On this page")).to_be_visible()
+
+
+def test_a_reload_after_the_last_step_stays_at_the_guided_path_s_end(
+    page: Page, bundled_server: LiveServer, shot
+) -> None:  # type: ignore[no-untyped-def]
+    slug = "reading-leaf-gradients"  # every step asks a choice
+    lesson = BUNDLED.get(slug)
+    assert lesson is not None
+    for number, step in enumerate(lesson.steps, start=1):
+        assert step.prediction is not None
+        body = {"choice": step.prediction.texts[0], "confidence": "guess"}
+        answered = page.request.post(
+            f"{bundled_server.url}/api/lessons/{slug}/steps/{number}/prediction", data=body
+        )
+        assert answered.ok, answered.text()
+    page.goto(f"{bundled_server.url}/lessons/{slug}")
+    done = page.locator(".sbs-done")
+    expect(done).to_be_visible()
+    expect(done.get_by_role("heading", name=f"You made it through all {len(lesson.steps)} steps"))
+    expect(page.get_by_text("Welcome back: you have answered every step.")).to_be_visible()
+    expect(page.locator(".sbs-steps > .step").first).to_be_hidden()
+    shot("guided-finished", full_page=False)
+    page.reload()
+    expect(done).to_be_visible()
+    done.get_by_role("button", name="Back to step 1").click()
+    expect(page.locator(".step[data-step='1']")).to_be_visible()

@@ -1,5 +1,6 @@
 """LTI 1.3 inside a course page whose browser blocks gradlab's cookie: the launch lands on a
-page with a link that resumes the session in a window of its own, for a short time only."""
+page with a link that resumes the session in a window of its own, for a short time only, once
+the learner presses its page's button (never unasked over a browser's own learner)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 
 from tests.lti_platform import (
     CONTEXT_ROLE,
+    ISSUER,
     Launch,
     Pair,
     login_through,
@@ -44,12 +46,32 @@ def _resume_link(page: httpx.Response) -> str:
     return "/lti/resume/" + anchor.split('"', 1)[0]
 
 
+SAME_ORIGIN = {"Sec-Fetch-Site": "same-origin"}
+SWITCH = "continuing will switch this browser from your current progress to theirs"
+
+
+def pair_url(window: httpx.Client) -> str:
+    return str(window.base_url).rstrip("/")
+
+
+def _resume(window: httpx.Client, link: str, *, switching: bool = False) -> httpx.Response:
+    """What a learner does with the link: open it (a page that asks, and changes nothing),
+    then press its button (a POST from gradlab's own page). Returns the POST's answer."""
+    before = window.cookies.get("gradlab_learner")
+    page = window.get(link)
+    assert page.status_code == 200, page.text
+    assert f'<form method="post" action="{pair_url(window)}{link}">' in page.text
+    assert (SWITCH in " ".join(page.text.lower().split())) is switching
+    assert window.cookies.get("gradlab_learner") == before  # the GET signed no one in
+    return window.post(link, headers=SAME_ORIGIN)
+
+
 def test_a_blocked_cookie_gets_a_link_that_resumes_the_same_learner(pair: Pair) -> None:
     user = f"learner-{uuid.uuid4().hex[:6]}"
     learner, _, page = _blocked_page(pair, Launch(user=user, lesson="what-is-grad"))
     link = _resume_link(page)
-    with pair.browser() as window:
-        resumed = window.get(link)
+    with pair.browser() as window:  # a fresh browser: it is asked, without a warning
+        resumed = _resume(window, link)
         assert resumed.status_code == 303, resumed.text
         assert resumed.headers["location"] == "/lessons/what-is-grad"
         assert window.get("/lessons/what-is-grad").status_code == 200
@@ -60,7 +82,7 @@ def test_a_blocked_instructor_resumes_onto_their_class(pair: Pair) -> None:
     launch = Launch(user="teacher-3", roles=[CONTEXT_ROLE + "Instructor"])
     _, _, page = _blocked_page(pair, launch)
     with pair.browser() as window:
-        resumed = window.get(_resume_link(page))
+        resumed = _resume(window, _resume_link(page))
         board = resumed.headers["location"]
         assert resumed.status_code == 303 and board.startswith("/classes/")
         # The class key was read again from the store: it is in the session, not in the link.
@@ -74,7 +96,7 @@ def test_a_blocked_deep_linking_launch_resumes_onto_the_picker(pair: Pair) -> No
     )
     _, _, page = _blocked_page(pair, launch)
     with pair.browser() as window:
-        resumed = window.get(_resume_link(page))
+        resumed = _resume(window, _resume_link(page))
         assert resumed.headers["location"] == "/lti/deep-link"
         back = window.post("/lti/deep-link", data={"lesson": ["what-is-grad"]})
         assert back.status_code == 200 and f"{pair.platform.url}/deep-link-return" in back.text
@@ -103,10 +125,13 @@ def test_an_expired_tampered_or_foreign_resume_token_is_refused(pair: Pair) -> N
     with pair.browser() as window:
         login_state = login_through(pair, window)["state"]  # signed by the same key, another salt
         for bad in (expired, tampered, login_state, "nonsense"):
-            answer = window.get(f"/lti/resume/{bad}")
-            assert answer.status_code == 400, bad
-            _refused_page(answer, "resume")
-            assert "gradlab_learner" not in window.cookies  # no session was opened
+            for answer in (
+                window.get(f"/lti/resume/{bad}"),
+                window.post(f"/lti/resume/{bad}", headers=SAME_ORIGIN),
+            ):
+                assert answer.status_code == 400, bad
+                _refused_page(answer, "resume")
+                assert "gradlab_learner" not in window.cookies  # no session was opened
         _refused_page(window.get("/lti/landed", params={"to": "/", "c": expired}), "resume")
 
 
@@ -130,3 +155,48 @@ def test_a_launch_that_keeps_its_cookie_goes_straight_on(pair: Pair) -> None:
         landed = browser.get(launched.headers["location"])
         assert landed.status_code == 303
         assert landed.headers["location"] == "/lessons/what-is-grad"
+
+
+def test_a_resume_link_never_replaces_a_browsers_own_learner_unasked(pair: Pair) -> None:
+    """Another learner's link (passed on, or one's own from another browser) opened in a
+    browser that has progress of its own: the page says what continuing would do; only its
+    button, posted from gradlab's own page, switches; a post from another site is refused."""
+    theirs, _, page = _blocked_page(pair, Launch(user="learner-other", lesson="what-is-grad"))
+    link = _resume_link(page)
+    with pair.browser() as window:
+        window.post("/api/lessons/what-is-grad/mode", json={"mode": "flashcards"})
+        own = window.get("/api/progress/export").json()["learner"]
+        assert own != theirs
+        forged = window.post(link, headers={"Sec-Fetch-Site": "cross-site"})
+        assert forged.status_code == 403, forged.text
+        assert window.get("/api/progress/export").json()["learner"] == own
+        switched = _resume(window, link, switching=True)
+        assert switched.status_code == 303, switched.text
+        assert window.get("/api/progress/export").json()["learner"] == theirs
+
+
+def test_the_own_learners_link_asks_without_a_warning(pair: Pair) -> None:
+    """The browser that launched (its cookie kept after all) opens its own link: the page asks
+    to continue, with no warning, since it is the same learner."""
+    pair.platform.next = Launch(user="learner-same", lesson="what-is-grad")
+    with pair.browser() as browser:
+        launched = pair.platform.launch(browser)
+        link = "/lti/resume/" + httpx.URL(launched.headers["location"]).params["c"]
+        learner = browser.get("/api/progress/export").json()["learner"]
+        assert _resume(browser, link).status_code == 303
+        assert browser.get("/api/progress/export").json()["learner"] == learner
+
+
+def test_the_platforms_own_posts_pass_from_its_site(pair: Pair) -> None:
+    """The OIDC login and the launch are posted by the course site itself, as a browser sends
+    them (Sec-Fetch-Site: cross-site, the platform's Origin): exempt from the cross-site check,
+    by name; the deep-link answer, posted from gradlab's picker, is not."""
+    pair.platform.next = Launch(user="learner-x", lesson="what-is-grad")
+    with pair.browser() as browser:
+        browser.headers.update({"Sec-Fetch-Site": "cross-site", "Origin": pair.platform.url})
+        launched = pair.platform.launch(browser)
+        assert launched.status_code == 303, launched.text
+        posted_login = browser.post("/lti/login", data={"iss": ISSUER, "login_hint": "x"})
+        assert posted_login.status_code == 302, posted_login.text
+        picked = browser.post("/lti/deep-link", data={"lesson": ["what-is-grad"]})
+        assert picked.status_code == 403, picked.text

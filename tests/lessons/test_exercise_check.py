@@ -9,14 +9,15 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from app.lessons.check import check_lesson, exercise_problems
-from app.lessons.exercises import parts, program
+from app.lessons.check import NO_RERUN, check_lesson, exercise_problems
+from app.lessons.exercises import goal_by_hand, graded_programs, judge_runs, parts, program
 from app.lessons.format import Exercise, Lesson
 from tests.catalogs import BUNDLED
 from tests.conftest import SandboxHarness
 from tests.lessons.test_lint import curriculum
 
 Data = dict[str, Any]
+RERUN = {"replace": {"tensor(3.0,": "tensor(-2.0,"}, "grads": {"x": -4.0}}
 
 
 def exercise(**changes: Any) -> Data:
@@ -26,10 +27,11 @@ def exercise(**changes: Any) -> Data:
         "code": "import torch\nx = torch.tensor(3.0, requires_grad=True)\ny = x * x\n____\n",
         "solution": ["y.backward()"],
         "grads": {"x": 6.0},
+        "rerun": {"replace": {"tensor(3.0,": "tensor(-2.0,"}, "grads": {"x": -4.0}},
         "hints": ["What walks the recorded graph back to `x`?"],
     }
     data.update(changes)
-    return data
+    return {key: value for key, value in data.items() if value is not None}
 
 
 def problems(sandbox: SandboxHarness, **changes: Any) -> list[str]:
@@ -60,9 +62,47 @@ def test_a_planted_broken_exercise_fails_the_check(sandbox: SandboxHarness) -> N
 
 def test_blanks_that_already_pass_fail_the_check(sandbox: SandboxHarness) -> None:
     # The goal names nothing the blank changes: an empty blank passes as well.
-    assert problems(sandbox, grads={}, output="") == [
-        "the code with its blanks empty passes the grading, so the exercise asks nothing"
-    ]
+    empty = "the code with its blanks empty passes the grading, so the exercise asks nothing"
+    assert empty in problems(sandbox, grads={}, output="", rerun={**RERUN, "grads": {}})
+
+
+def test_an_exercise_without_a_rerun_passes_with_its_goal_written_by_hand(
+    sandbox: SandboxHarness,
+) -> None:
+    # `x.grad = torch.tensor(6.0)` in the blank meets the goal without a backward pass; only
+    # a run with other values tells it from `y.backward()`.
+    found = problems(sandbox, rerun=None)
+    assert found[0] == NO_RERUN
+    assert "the goal written by hand (2) passes the grading, so the exercise asks nothing" in found
+    assert problems(sandbox) == []
+
+
+def test_a_rerun_that_keeps_the_goal_s_numbers_proves_nothing(sandbox: SandboxHarness) -> None:
+    # x * x at -3.0 has the slope -6: the numbers written by hand for 3.0 are not refused
+    # by a rerun whose goal is the same, so the goal printed by hand still passes when the
+    # output is what is graded.
+    printed = {"code": exercise()["code"] + "print(x.grad)\n", "output": "tensor(6.)\n"}
+    same = {"replace": {"tensor(3.0,": "tensor(3.00,"}, "output": "tensor(6.)\n"}
+    found = problems(sandbox, **printed, grads={}, rerun=same)
+    assert "the goal written by hand (1) passes the grading, so the exercise asks nothing" in found
+    other = {**same, "replace": {"tensor(3.0,": "tensor(-3.0,"}, "output": "tensor(-6.)\n"}
+    assert problems(sandbox, **printed, grads={}, rerun=other) == []
+
+
+@pytest.mark.parametrize(
+    "lesson",
+    [lesson for lesson in BUNDLED.lessons if lesson.exercises],
+    ids=lambda lesson: lesson.slug,
+)
+def test_no_bundled_exercise_passes_with_its_goal_written_by_hand(
+    sandbox: SandboxHarness, lesson: Lesson
+) -> None:
+    for exercise_ in lesson.exercises:
+        assert exercise_.rerun is not None, f"{lesson.slug}: {exercise_.title}"
+        for number, fill in enumerate(goal_by_hand(exercise_), start=1):
+            results = [sandbox.run(code) for code in graded_programs(exercise_, fill)]
+            verdict = judge_runs(exercise_, results)
+            assert not verdict.passed, f"{lesson.slug}: {exercise_.title}: by hand ({number})"
 
 
 def test_a_bug_that_behaves_right_fails_the_check(sandbox: SandboxHarness) -> None:
@@ -112,7 +152,9 @@ def test_the_schema_refuses_an_exercise_that_does_not_add_up() -> None:
 
 
 def test_a_blank_is_filled_at_its_own_indentation() -> None:
-    looped = exercise(code="for i in range(2):\n    ____\nprint(i)\n", solution=["pass"])
+    looped = exercise(
+        code="for i in range(2):\n    ____\nprint(i)\n", solution=["pass"], rerun=None
+    )
     shaped = Exercise.model_validate(looped)
     assert [(p.kind, p.indent) for p in parts(shaped)] == [
         ("code", ""),
@@ -125,7 +167,6 @@ def test_a_blank_is_filled_at_its_own_indentation() -> None:
     assert program(shaped, ["   "]) == "for i in range(2):\n    pass\nprint(i)\n"
 
 
-RERUN = {"replace": {"tensor(3.0,": "tensor(-2.0,"}, "grads": {"x": -4.0}}
 PROBE = {
     "after": "y = x * x",
     "watch": "_walks = []\ny.grad_fn.register_hook(lambda *_: _walks.append(1))\n",
@@ -136,7 +177,7 @@ PROBE = {
 
 
 def test_the_reference_must_meet_the_rerun_and_the_probe_too(sandbox: SandboxHarness) -> None:
-    assert problems(sandbox, rerun=RERUN, probe=PROBE) == []
+    assert problems(sandbox, probe=PROBE) == []
     wrong_rerun = problems(sandbox, rerun={**RERUN, "grads": {"x": 4.0}})
     assert len(wrong_rerun) == 1
     assert wrong_rerun[0].startswith("the reference solution fails its own grading: ")
@@ -154,3 +195,17 @@ def test_the_schema_refuses_a_rerun_or_probe_that_names_no_given_code() -> None:
         Exercise.model_validate(exercise(probe={**PROBE, "after": "z = 1"}))
     with pytest.raises(ValidationError, match="when"):
         Exercise.model_validate(exercise(hints=[{"text": "Look.", "when": "style"}]))
+
+
+def test_a_first_walk_by_autograd_grad_is_a_walk_of_the_same_graph(sandbox: SandboxHarness) -> None:
+    # graphs-used-twice grades behaviour: both passes must go through y's one graph, and
+    # torch.autograd.grad with retain_graph=True is such a pass (without it the second fails).
+    lesson = BUNDLED.get("graphs-used-twice")
+    assert lesson is not None
+    twice = lesson.exercises[0]
+    walks = "x.grad = torch.autograd.grad(y, x, retain_graph=True)[0]"
+    results = [sandbox.run(code) for code in graded_programs(twice, [walks])]
+    assert judge_runs(twice, results).passed
+    freed = walks.replace(", retain_graph=True", "")
+    results = [sandbox.run(code) for code in graded_programs(twice, [freed])]
+    assert not judge_runs(twice, results).passed

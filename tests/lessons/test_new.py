@@ -73,8 +73,8 @@ def test_new_writes_every_section_of_the_format(tmp_path: Path, capsys) -> None:
     # A choice's `because` and a claim are shown commented out: they need real code; an
     # insight's question too: most insights make a cloze card without one; a step's reason for
     # having no variants, which only a step without them gives; and a variant's
-    # `answer`, which only some variants need; an exercise's hint for one kind of miss, its
-    # rerun and its probe, which only some exercises need.
+    # `answer`, which only some variants need; an exercise's hint for one kind of miss and its
+    # probe, which only some exercises need (every exercise has a rerun).
     assert _missing_fields(parse_yaml(text)) == [
         "Step.ordering",  # a step that asks for an order (docs/authoring.md shows one)
         "Step.no_variants",
@@ -88,13 +88,9 @@ def test_new_writes_every_section_of_the_format(tmp_path: Path, capsys) -> None:
         "RaisedTexts.answer",
         "RaisedTexts.explanation",
         "VariantInstance.error",
-        "Exercise.rerun",
         "Exercise.probe",
         "Hint.text",
         "Hint.when",
-        "Rerun.replace",
-        "Rerun.output",
-        "Rerun.grads",
         "Probe.after",
         "Probe.watch",
         "Probe.value",

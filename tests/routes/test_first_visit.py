@@ -1,6 +1,6 @@
 """A learner's first visit to a lesson opens the guided path (step by step, the mental model
-first, the other modes folded away); once every step is answered, or the whole lesson was
-chosen, the lesson's address opens the deep dive, which is always one link away. A return to a
+first, the other modes folded away); once every step is answered it opens the path's end, and
+once the whole lesson was chosen, the deep dive, which is always one link away. A return to a
 begun lesson: tests/routes/test_resume.py."""
 
 from __future__ import annotations
@@ -34,12 +34,14 @@ def test_the_deep_dive_is_one_link_away_and_stays_the_default_once_opened(
     assert DEEP_DIVE in client.get("/lessons/first-steps").text
 
 
-def test_once_every_step_is_answered_the_lesson_opens_the_deep_dive(client: TestClient) -> None:
+def test_once_every_step_is_answered_the_lesson_opens_the_guided_path_s_end(
+    client: TestClient,
+) -> None:
     client.post(
         f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "fairly_sure"}
     )
     page = client.get("/lessons/first-steps").text
-    assert DEEP_DIVE in page and GUIDED not in page
+    assert 'data-resume="2"' in page and WHOLE in page and DEEP_DIVE not in page
     assert GUIDED in client.get("/lessons/second-steps").text  # per lesson
 
 

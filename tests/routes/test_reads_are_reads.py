@@ -28,8 +28,8 @@ def _gets(share: str) -> list[str]:
 
 def _lti_gets(client: TestClient) -> list[str]:
     """After an LTI launch: the cookie check (this client never launched, so it is shown the
-    blocked-cookie page) and the resume link, which signs a learner in and lands on a lesson.
-    Last in a walk, since the resume changes whose cookie the client holds."""
+    blocked-cookie page) and the resume link, which shows the page that asks before its POST
+    signs the launch's learner in (tests/learning/test_lti_cookies.py)."""
     resumes = client.app.state.learning.lti.resumes  # type: ignore[attr-defined]
     launched = resumes.sealed(Launched(str(uuid.uuid4()), None, None, "first-steps"))
     return [launched.landed_url, f"/lti/resume/{launched.resume}"]

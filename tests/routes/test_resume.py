@@ -57,7 +57,25 @@ def test_a_lesson_not_begun_or_finished_has_no_continue(learner: TestClient) -> 
     for step in range(1, len(BUNDLED.get(slug).steps) + 1):  # type: ignore[union-attr]
         _answer(learner, step, slug)
     assert "Continue at step" not in learner.get("/").text
-    assert DEEP_DIVE in learner.get(f"/lessons/{slug}").text  # nothing left: the whole lesson
+    # Nothing left, answered on the guided path: its end, the recall and the whole lesson one
+    # link away (a reload after the last step stays where the learner finished).
+    page = learner.get(f"/lessons/{slug}").text
+    total = len(BUNDLED.get(slug).steps)  # type: ignore[union-attr]
+    assert f'data-resume="{total + 1}"' in page and DEEP_DIVE not in page
+    assert "Welcome back: you have answered every step." in page_text(page)
+    assert WHOLE in page
+
+
+def test_a_finished_lesson_last_used_in_another_mode_opens_the_whole_lesson(
+    learner: TestClient,
+) -> None:
+    slug = "reading-leaf-gradients"
+    for step in range(1, len(BUNDLED.get(slug).steps) + 1):  # type: ignore[union-attr]
+        _answer(learner, step, slug)
+    learner.post(f"/api/lessons/{slug}/mode", json={"mode": "flashcards"})
+    assert DEEP_DIVE in learner.get(f"/lessons/{slug}").text
+    learner.post(f"/api/lessons/{slug}/mode", json={"mode": "step-by-step"})
+    assert 'data-resume="' in learner.get(f"/lessons/{slug}").text
 
 
 def test_a_learner_who_chose_the_deep_dive_keeps_it(learner: TestClient) -> None:

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from app.config.paths import PROJECT_ROOT
+from app.lessons.loader import load_catalog
 from app.processes import descendants
 from app.web.process_metrics import PUBLISH_EVERY_S
 from tests.conftest import FIXTURE_LESSONS, wait_until
@@ -106,6 +107,7 @@ def test_two_processes_share_a_port_add_up_their_metrics_and_stop_clean(
 
         _kill_one_and_see_it_replaced(server.pid, url, shared, runs)
         started |= descendants(server.pid)
+        _known_code_is_counted_over_both(url)
 
         os.kill(server.pid, signal.SIGTERM)  # the parent only, as `kill <pid>` would
         assert server.wait(60) in (0, -signal.SIGTERM)
@@ -121,6 +123,22 @@ def test_two_processes_share_a_port_add_up_their_metrics_and_stop_clean(
     # A quiet start: the one "ready" line comes from the parent, no uvicorn chatter at INFO.
     assert log.count(f"ready: open {url} (2 server processes)") == 1, log
     assert "Started parent process" not in log, log
+
+
+def _known_code_is_counted_over_both(url: str) -> None:
+    """A lesson's own code, run six times: each process runs it once at most (a miss), then
+    answers it from that run (a hit); the hits, misses and answers kept add up over both."""
+    lesson = load_catalog(FIXTURE_LESSONS).get("first-steps")
+    assert lesson is not None
+    code = next(step.snippet.code for step in lesson.steps if step.snippet is not None)
+    with httpx.Client(base_url=url, timeout=30) as client:
+        for _ in range(6):
+            assert client.post("/api/run", json={"code": code}).json()["status"] == "ok"
+    seen = _scrape(url)
+    misses = seen['gradlab_known_runs_total{outcome="miss"}']
+    assert 1 <= misses <= 2
+    assert seen['gradlab_known_runs_total{outcome="hit"}'] == 6 - misses
+    assert seen['gradlab_known_runs_kept{unit="entries"}'] == misses
 
 
 def _kill_one_and_see_it_replaced(parent: int, url: str, shared: Path, runs: int) -> None:

@@ -75,12 +75,12 @@ def score_body(score: LessonScore, sub: str, at: datetime) -> str:
     )
 
 
-def queue_score(store: ProgressStore, learner: str, lesson: Lesson) -> None:
+def queue_lesson_score(store: ProgressStore, learner: str, lesson: Lesson) -> None:
     """Put the learner's score for a launched lesson in the outbox (nothing for others)."""
     link = store.grade_link(learner, lesson.slug)
     if link is not None:
         body = score_body(lesson_score(store, learner, lesson), link.sub, datetime.now(UTC))
-        store.queue_score(link.platform_id, link.lineitem_url, body)
+        store.add_to_outbox(link.platform_id, link.lineitem_url, body)
 
 
 class ScoreSender:

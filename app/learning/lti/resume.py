@@ -5,10 +5,13 @@ that holds a random check also kept in the session. When the session comes back 
 check, the browser goes on to the landing at once; when it does not, the page offers the token
 as a link that opens gradlab in a window of its own, where the cookie is first-party.
 
-The token is a bearer link for RESUME_TTL_S: whoever holds it in that time opens the learner's
-session. It is signed with its own salt, so no other signed value of gradlab's passes for it,
-and it holds no secret: an instructor's class key is read again from the store on resume, so
-that it never travels in a URL (and so never reaches an access log).
+The link opens a page that asks before it signs the browser in (app/routes/lti.py), and says so
+when the browser holds another learner now: only the page's button, a POST from gradlab's own
+page, switches it. The token is a bearer link for RESUME_TTL_S: whoever holds it in that time
+and presses the button opens the learner's session. It is signed with its own salt, so no
+other signed value of gradlab's passes for it, and it holds no secret: an instructor's class
+key is read again from the store on resume, so that it never travels in a URL (and so never
+reaches an access log).
 """
 
 from __future__ import annotations

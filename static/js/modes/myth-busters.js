@@ -10,7 +10,6 @@ const explanation = (entry, myth) => mythExplanation(myth, entry.reveal, entry.m
 
 export function initQuiz(quiz, slug) {
   const myths = [...quiz.querySelectorAll(".quiz-myth")];
-  const status = quiz.querySelector(".quiz-status");
   const result = quiz.querySelector(".quiz-result");
   let answers = [];
   let index = 0;
@@ -19,14 +18,11 @@ export function initQuiz(quiz, slug) {
     index = i;
     myths.forEach((myth, k) => { myth.hidden = k !== i; });
     result.hidden = true;
-    status.hidden = false;
-    status.textContent = `Myth ${i + 1} of ${myths.length}`;
     if (focus) focusTarget(myths[i].querySelector(".quiz-heading"));
   };
 
   const finish = () => {
     myths.forEach((myth) => { myth.hidden = true; });
-    status.hidden = true;
     const right = answers.filter((entry) => entry.correct).length;
     quiz.querySelector(".quiz-score").textContent =
       `You got ${right} of ${myths.length} right.${right === myths.length ? " Every myth busted." : ""}`;

@@ -49,13 +49,15 @@ export function initStepByStep(article) {
     }
   };
 
-  const finish = () => {
+  const finish = ({focus = true} = {}) => {
     finished = true;
     steps.forEach((step) => { step.hidden = true; });
     done.hidden = false;
     update();
-    history.replaceState(null, "", "#done");
-    focusTarget(done.querySelector("h2"));
+    if (focus) {
+      history.replaceState(null, "", "#done");
+      focusTarget(done.querySelector("h2"));
+    }
     openRecall(done.querySelector("section.recall")); // sent now that every step is committed
   };
 
@@ -86,9 +88,12 @@ export function initStepByStep(article) {
   // (app/learning/guided.py), and the page opens there, its heading in view.
   const resume = Number(root.dataset.resume || 0);
   const resumed = linked < 0 && resume >= 1 && resume <= total ? resume - 1 : -1;
+  // Every step answered (resume is one past the last): the page opens at the path's end.
+  const atEnd = linked < 0 && resume === total + 1;
 
   nav.hidden = false;
-  if (resumed >= 0) show(resumed);
+  if (atEnd) finish({focus: false});
+  else if (resumed >= 0) show(resumed);
   else show(Math.max(linked, 0), {focus: false});
   const lesson = initLesson(article);
   startRecall(done); // a lesson committed before this page was drawn: its recall is here
@@ -99,6 +104,7 @@ export function initStepByStep(article) {
     });
     const firstOpen = steps.findIndex((_, i) => !isOpen(i));
     const wanted = linked >= 0 ? linked : resumed;
+    if (atEnd && firstOpen < 0) return; // opened at the end, and every step is committed
     if (wanted >= 0 && reachable(wanted)) show(wanted, {focus: false});
     else show(firstOpen >= 0 ? firstOpen : 0, {focus: false});
   }));

@@ -72,8 +72,13 @@ export function mountChoice(root, {feedback = null, url, read = (data) => data, 
     if (again) again.hidden = false;
   };
 
-  const reopen = () =>
+  // Asked again, the question shows nothing of its reveal: the step's concept and insight
+  // (drawn outside the verdict box on a lesson page) go with the verdict.
+  const reopen = () => {
     reopenQuestion(root, {buttons, classes: CHOSEN, box, fieldset, again, flag: "committed"});
+    const stepText = root.closest(".step")?.querySelector(".step-reveal");
+    if (stepText) renderStepReveal(stepText, null);
+  };
 
   const commit = async (button) => {
     if (busy || button.disabled) return;
