@@ -44,13 +44,13 @@ LINK_FLOOD = textwrap.dedent(
     """
 )
 QUIET_RUNS = 30
-# The bound is three times the quiet p95, but never below FLOOR_S. A run of `print(1)` takes
-# about 10 ms on an idle machine. On the shared 2-core machine these tests run on (load 9-10),
-# its quiet p95 was 40-75 ms, and any two learners keeping four runs going (two each) raise it
-# 2.5-5 times whatever the runs do: two learners running `x = 1` back to back gave 97-220 ms
-# where the quiet p95 was 37-42 ms. Before the cap on entries, these floods made that p95 2.9 s
-# on an idle machine, and here 30 runs of `print(1)` beside them did not finish in 5 minutes:
-# the floor is an order of magnitude below what the test must catch.
+# The bound is three times the quiet p95, but never below FLOOR_S. Any two learners keeping
+# four runs going (two each) raise a third's p95 about threefold, whatever the runs do: on the
+# shared 2-core machine these tests run on, two learners running `x = 1` back to back took it
+# from 27 to 92 ms (load 5) and from 37-42 to 97-220 ms (load 9-10), where these floods took it
+# from 18-27 to 65-78 ms and from 48-54 to 88-156 ms (benchmarks/bench_scratch_flood.py). Before
+# the cap on entries, the floods made it 2.9 s on an idle machine, and 11.5 s here: the floor
+# keeps a busy machine's noise from failing the test, an order of magnitude below the attack.
 FLOOR_S = 0.25
 
 
