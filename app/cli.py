@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 def _serve(args: argparse.Namespace) -> int:
     # Alembic announces its plugins as it is imported: not for the operator's eyes.
     logging.getLogger("alembic").setLevel(logging.WARNING)
-    from app.config.loading import load_settings
+    from app.config.loading import load_settings, warn_unknown_variables
 
     # --processes, when given, wins over GRADLAB_PROCESSES (and sets the runs' default).
     settings = load_settings({"processes": args.processes}, flags={"processes": "--processes"})
@@ -36,6 +36,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         logging.getLogger().handlers.clear()  # main()'s plain handler: this one replaces it
         configure_logging(settings.log_format, args.log_level)
+        warn_unknown_variables(logging.getLogger("gradlab").warning)
         open_files = raise_open_files_limit(settings)  # before anything opens, said once started
         shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host  # noqa: S104
         url = f"http://{shown}:{args.port}"
@@ -363,14 +364,15 @@ def main(argv: list[str] | None = None) -> int:
     # Alembic names each plugin it loads at INFO when first imported, which a command now does
     # after this line (the commands import what they run when they run it): noise to a reader.
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
-    from app.config.loading import SettingsError
+    from app.config.loading import SettingsError, refused, warn_unknown_variables
 
+    who = f"gradlab {args.command}"
+    if args.command != "serve":  # the server says it in its log, once its log is set up
+        warn_unknown_variables(lambda warning: print(f"{who}: {warning}", file=sys.stderr))
     try:
         result: int = args.func(args)
     except SettingsError as exc:  # every command's bad settings, one line each
-        for line in exc.lines:
-            print(f"gradlab {args.command}: {line}", file=sys.stderr)
-        return 2
+        return refused(exc, who)
     return result
 
 

@@ -186,6 +186,15 @@ class InventoryOutOfOrder(Problem):
     status = 409
 
 
+class PostTestClosed(Problem):
+    """The post-test was asked for before the path was finished and before the learner's
+    teacher opened it for their class."""
+
+    slug = "post-test-closed"
+    title = "The post-test is not open yet"
+    status = 409
+
+
 class InventoryTaken(Problem):
     """This learner has taken this test already: each is taken once."""
 
@@ -305,6 +314,20 @@ class StoreUnavailable(Problem):
     title = "Your progress cannot be reached right now"
     status = 503
     retry_after = 2
+
+
+class NotReady(Problem):
+    """GET /readyz: the progress database does not answer, or the sandbox cannot run snippets;
+    the detail says which. For a readiness probe and a load balancer: /healthz reports both."""
+
+    slug = "not-ready"
+    title = "This server is not ready for learners"
+    status = 503
+    retry_after = 2
+
+    @property
+    def detail(self) -> str:
+        return f"{self.title}: {self}"
 
 
 # What operations of a kind may meet, for their OpenAPI entries (`app.web.problems.responses`).

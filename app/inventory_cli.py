@@ -9,6 +9,8 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from app.pedagogy.sample_size import TOO_FEW  # a few constants: cheap for every command
+
 # The commands' own imports are in each command: `gradlab` builds its parser from every
 # command module, and a command pays only for what it runs.
 if TYPE_CHECKING:
@@ -22,20 +24,13 @@ def _num(x: float | None, digits: int = 4) -> float | None:
 
 
 def _gain_json(found: ClassGain) -> dict[str, Any]:
-    return {
-        "matched": found.count,
-        "pre_only": found.pre_only,
-        "post_only": found.post_only,
-        "pre": _num(found.pre),
-        "post": _num(found.post),
-        "gain": _num(found.gain),
-        "interval": [_num(x) for x in found.interval] if found.interval else None,
-        "concepts": [
-            {"concept": c.concept, "pre": _num(c.pre), "post": _num(c.post), "gain": _num(c.gain)}
-            for c in found.concepts
-        ],
-        "bands": {band.label: band.learners for band in found.bands},
-    }
+    """The gain as the dashboard's JSON gives it (app/learning/inventory_report.py): each gain
+    with its n, and "too few to say" below its minimum."""
+    from app.learning.inventory_report import class_gain_out
+
+    out = class_gain_out(found).model_dump(exclude={"id", "name", "held"})
+    out["bands"] = {band.label: band.learners for band in found.bands}
+    return out
 
 
 def _stats(args: argparse.Namespace) -> int:
@@ -76,6 +71,8 @@ def _stats(args: argparse.Namespace) -> int:
                 "post_answered": row.post_answered,
                 "post_right": _num(row.post_right),
                 "discrimination": _num(row.discrimination),
+                "n": row.n,
+                "too_few": row.too_few,
             }
             for row in items
         ],
@@ -102,6 +99,11 @@ def _cell(value: object) -> object:
     return "" if value is None else value
 
 
+def _said(figure: dict[str, Any]) -> object:
+    """A gain's cell: the number, or "too few to say" (its n is in the row's `n`)."""
+    return TOO_FEW if figure["too_few"] else _cell(figure["value"])
+
+
 def _print_csv(data: dict[str, Any]) -> None:
     """One table: `section` says what a row is (item, form, gain, concept)."""
     writer = csv.writer(sys.stdout)
@@ -115,8 +117,8 @@ def _print_csv(data: dict[str, Any]) -> None:
                 row["concept"],
                 _cell(row["pre_right"]),
                 _cell(row["post_right"]),
-                _cell(row["discrimination"]),
-                row["pre_answered"] + row["post_answered"],
+                TOO_FEW if row["too_few"] else _cell(row["discrimination"]),
+                row["n"],
             ]
         )
     for f in data["forms"]:
@@ -141,8 +143,8 @@ def _print_csv(data: dict[str, Any]) -> None:
             "",
             _cell(gain["pre"]),
             _cell(gain["post"]),
-            _cell(gain["gain"]),
-            gain["matched"],
+            _said(gain["gain"]),
+            gain["gain"]["n"],
         ]
     )
     for c in gain["concepts"]:
@@ -154,8 +156,8 @@ def _print_csv(data: dict[str, Any]) -> None:
                 c["concept"],
                 _cell(c["pre"]),
                 _cell(c["post"]),
-                _cell(c["gain"]),
-                gain["matched"],
+                _said(c["gain"]),
+                c["gain"]["n"],
             ]
         )
 
@@ -167,12 +169,12 @@ def _show(x: float | None, percent: bool = False) -> str:
 
 
 def _print_table(data: dict[str, Any]) -> None:
-    print(f"{'item':<32} {'form':<4} {'pre':>5} {'post':>5} {'disc':>6}  concept")
+    print(f"{'item':<32} {'form':<4} {'pre':>5} {'post':>5} {'n':>4} {'disc':>14}  concept")
     for row in data["items"]:
+        disc = TOO_FEW if row["too_few"] else _show(row["discrimination"])
         print(
             f"{row['item']:<32} {row['form']:<4} {_show(row['pre_right'], True):>5} "
-            f"{_show(row['post_right'], True):>5} {_show(row['discrimination']):>6}  "
-            f"{row['concept']}"
+            f"{_show(row['post_right'], True):>5} {row['n']:>4} {disc:>14}  {row['concept']}"
         )
     print(f"discrimination: {data['discrimination']}")
     for f in data["forms"]:
@@ -182,7 +184,7 @@ def _print_table(data: dict[str, Any]) -> None:
         )
     gain = data["gain"]
     interval = gain["interval"]
-    shown = f" (95% CI {interval[0]:.2f} to {interval[1]:.2f})" if interval else ""
+    shown = f", 95% CI {interval[0]:.2f} to {interval[1]:.2f}" if interval else ""
     print(
         f"learners with both tests: {gain['matched']} (pre only {gain['pre_only']}, "
         f"post only {gain['post_only']})"
@@ -190,12 +192,13 @@ def _print_table(data: dict[str, Any]) -> None:
     if gain["matched"]:
         print(
             f"pre {gain['pre']:.1f}%, post {gain['post']:.1f}%, "
-            f"class-average normalized gain {_show(gain['gain'])}{shown}"
+            f"class-average normalized gain {gain['gain']['shown']} (n = {gain['gain']['n']}"
+            f"{shown})"
         )
         for c in gain["concepts"]:
             print(
                 f"  {c['concept']:<28} pre {c['pre']:5.1f}%  post {c['post']:5.1f}%  "
-                f"gain {_show(c['gain'])}"
+                f"gain {c['gain']['shown']} (n = {c['gain']['n']})"
             )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -12,9 +13,11 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.sessions import SessionMiddleware
 
+from app.config.loading import SettingsError, load_settings, refused, warn_unknown_variables
 from app.config.paths import STATIC_DIR
 from app.config.settings import Settings
 from app.learning.lti.grades import ScoreSender, send_scores
+from app.learning.readiness import DatabaseCheck
 from app.learning.service import Learning
 from app.learning.shares import SharePolicy, Shares
 from app.lessons.loader import Catalog, load_catalog
@@ -75,6 +78,7 @@ def create_app(
         else store.secret("cookie-signing-key")
     )
     metrics = Metrics()
+    database = _watch_database(metrics, store)
     owned = _own_sandbox(settings, metrics, started)  # the one this app starts and stops
     sandbox = started if started is not None else owned
     gauges = watch_sandbox(metrics, sandbox, len(catalog))
@@ -91,6 +95,7 @@ def create_app(
             settings.review_sitting,
             "public_url" in settings.model_fields_set,
             metrics,
+            database,
         )
 
     def publish(reloaded: Catalog) -> None:
@@ -105,18 +110,21 @@ def create_app(
         stopping = asyncio.Event()
         # From the start: a process whose sandbox is still starting counts as not ready.
         publishing = asyncio.create_task(gauges.keep_published(stopping)) if gauges else None
-        watching = grading = None
+        watching = grading = checking = None
         try:
             if owned is not None:
                 await owned.start()
-            watching = asyncio.create_task(live.watch(stopping)) if live else None
-            grading = asyncio.create_task(send_scores(ScoreSender(store), stopping))
+            watching, grading, checking = (
+                asyncio.create_task(live.watch(stopping)) if live else None,
+                asyncio.create_task(send_scores(ScoreSender(store), stopping)),
+                asyncio.create_task(database.keep_checked(stopping)),
+            )
             if url := getattr(app.state, "listen_url", None):
                 log.info("ready: open %s", url)
             yield
         finally:
             stopping.set()
-            for task in (watching, publishing, grading):
+            for task in (watching, publishing, grading, checking):
                 if task is not None:
                     await task
             if owned is not None:
@@ -159,6 +167,12 @@ def _own_sandbox(
             raise ValueError("a started sandbox was given to an app whose sandbox is disabled")
         return None
     return MeteredSandbox(settings, metrics) if settings.sandbox_enabled else None
+
+
+def _watch_database(metrics: Metrics, store: ProgressStore) -> DatabaseCheck:
+    """The database's errors counted, and its readiness check, shown as a gauge."""
+    metrics.watch_database(store.engine)
+    return DatabaseCheck(store.ping, metrics.database_ready.set)
 
 
 def _share_policy(settings: Settings, secret_key: str) -> SharePolicy:
@@ -238,11 +252,16 @@ def from_environment() -> FastAPI:
     """The app as a server process builds it, from the `GRADLAB_*` environment: the factory of
     `uvicorn --factory app.main:from_environment` and of each of `gradlab serve --processes`'s
     processes. Unlike `create_app` (which tests call, keeping pytest's log capture), it sets up
-    logging and the collector as `gradlab serve` does."""
-    settings = Settings()
-    # uvicorn's --log-level, which it has set on its own logger before calling the factory.
-    level = logging.getLevelName(logging.getLogger("uvicorn.error").getEffectiveLevel())
-    configure_logging(settings.log_format, level)
-    application = create_app(settings)
+    logging and the collector as `gradlab serve` does, and says bad settings as it does: one
+    line each on stderr, exit status 2, no traceback."""
+    try:
+        settings = load_settings()
+        # uvicorn's --log-level, which it has set on its own logger before calling the factory.
+        level = logging.getLevelName(logging.getLogger("uvicorn.error").getEffectiveLevel())
+        configure_logging(settings.log_format, level)
+        warn_unknown_variables(log.warning)
+        application = create_app(settings)
+    except SettingsError as exc:  # a bad value, a database it cannot open or is behind
+        sys.exit(refused(exc, "gradlab"))
     settle_for_serving()  # as `gradlab serve` does: see app/web/gc_tuning.py
     return application

@@ -53,6 +53,12 @@ def _class(args: argparse.Namespace) -> int:
             print(f"gradlab class: no class {args.id!r}", file=sys.stderr)
             return 1
         _links(links, settings)
+    elif args.action in ("open-post-test", "close-post-test"):
+        if not store.open_post_test(args.id, args.action == "open-post-test"):
+            print(f"gradlab class: no class {args.id!r}", file=sys.stderr)
+            return 1
+        state = "open" if args.action == "open-post-test" else "closed"
+        print(f"the post-test is {state} for class {args.id}")
     elif not store.delete_class(args.id):
         print(f"gradlab class: no class {args.id!r}", file=sys.stderr)
         return 1
@@ -90,7 +96,9 @@ def _stats(args: argparse.Namespace) -> int:
         "difficulty",
         "discrimination",
         "sure_wrong_share",
+        "held_share",
         "flags",
+        "too_few_for_flags",
         "question",
     ]
     if args.format == "csv":
@@ -99,12 +107,15 @@ def _stats(args: argparse.Namespace) -> int:
         for r in rows:
             writer.writerow([_cell(getattr(r, name)) for name in fields])
         return 0
+    from app.pedagogy.sample_size import TOO_FEW
+
     print(f"{'question':<44} {'n':>4} {'right':>6} {'disc':>6} {'sure&wrong':>10}  flags")
     for r in rows:
         label = f"{r.lesson} {r.kind} {r.number}"
+        flags = TOO_FEW if r.too_few_for_flags else ", ".join(r.flags)
         print(
             f"{label:<44} {r.answered:>4} {_pct(r.difficulty):>6} {_num(r.discrimination):>6}"
-            f" {_pct(r.sure_wrong_share):>10}  {', '.join(r.flags)}"
+            f" {_pct(r.sure_wrong_share):>10}  {flags}"
         )
     top = [m for m in misconceptions(catalog, answers) if m.question.lesson.slug in shown][:5]
     if top:
@@ -147,6 +158,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     for action, help_text in (
         ("rotate-links", "new links; the old ones (and cookies made from them) stop working"),
         ("delete", "delete the class (its learners keep their progress)"),
+        ("open-post-test", "open the concept inventory's post-test to the class's learners now"),
+        ("close-post-test", "close it again: only learners who finished the path may take it"),
     ):
         actions.add_parser(action, help=help_text).add_argument("id")
     klass.set_defaults(func=_class)

@@ -24,7 +24,9 @@ NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 class Nginx:
     """nginx as a load balancer in front of `upstreams`, on a free loopback port."""
 
-    def __init__(self, upstreams: list[LiveServer]) -> None:
+    def __init__(self, upstreams: list[LiveServer], http: str = "", upstream: str = "") -> None:
+        """`http` and `upstream`: more of nginx's configuration in those blocks (the balancing
+        that deploy/nginx.conf ships, for tests/test_replica_affinity.py)."""
         self.folder = Path(tempfile.mkdtemp(prefix="gradlab-nginx-"))
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -41,7 +43,8 @@ class Nginx:
               access_log off;
               client_body_temp_path {self.folder}/body;
               proxy_temp_path {self.folder}/proxy;
-              upstream gradlab {{ {servers} }}
+              {http}
+              upstream gradlab {{ {upstream} {servers} }}
               server {{
                 listen 127.0.0.1:{self.port};
                 location / {{

@@ -1,12 +1,15 @@
 """Reading the settings so that a bad value stops gradlab at start-up with one line that names
 the variable (or command-line option), the value given and what is allowed, instead of
-pydantic's report."""
+pydantic's report; and a `GRADLAB_*` variable that names no setting is one warning. Every
+command (app/cli.py) and the server's factory (app/main.py) say them the same way."""
 
 from __future__ import annotations
 
+import difflib
 import os
+import sys
 import types
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import annotated_types
@@ -15,6 +18,20 @@ from pydantic.fields import FieldInfo
 
 from app.config.database_url import without_password
 from app.config.settings import Settings
+
+# GRADLAB_* variables that gradlab, its images or its tests read and that are not settings.
+NOT_SETTINGS = frozenset(
+    {
+        "GRADLAB_SANDBOX_PHASES",  # app/sandbox/timeline.py: a file for each run's phases
+        "GRADLAB_PORT",  # compose.yaml: where the container's port is published
+        "GRADLAB_IMAGE",  # compose.yaml, docker/ci-smoke.sh
+        "GRADLAB_BASE_IMAGE",  # docker/ci-smoke.sh
+        "GRADLAB_TESTS_TEMP",  # tests/conftest.py
+        "GRADLAB_CHROMIUM",  # tests/e2e/conftest.py
+        "GRADLAB_INVENTORY_SHOTS",  # tests/e2e/test_inventory_pages.py
+    }
+)
+PREFIX = "GRADLAB_"
 
 
 class SettingsError(Exception):
@@ -25,6 +42,38 @@ class SettingsError(Exception):
     def __init__(self, *lines: str) -> None:
         super().__init__("\n".join(lines))
         self.lines = lines
+
+
+def refused(error: SettingsError, who: str) -> int:
+    """Say each line of `error` on stderr after `who` ("gradlab serve", "gradlab"), as every
+    command and the server's factory do; the exit status to stop with."""
+    for line in error.lines:
+        print(f"{who}: {line}", file=sys.stderr)
+    return 2
+
+
+def unknown_variables(environ: Mapping[str, str]) -> dict[str, str]:
+    """Each `GRADLAB_*` variable of `environ` that names no setting (the settings read names in
+    any case), and the warning to give for it, naming the closest setting if one is close."""
+    fields = {name.upper(): name for name in Settings.model_fields}
+    found: dict[str, str] = {}
+    for key in sorted(environ):
+        name = key.upper()
+        if not name.startswith(PREFIX) or name in NOT_SETTINGS or name[8:] in fields:
+            continue
+        close = difflib.get_close_matches(name[8:], fields, n=1, cutoff=0.6)
+        hint = f": did you mean {PREFIX}{close[0]}?" if close else " (docs/settings.md lists them)"
+        found[key] = f"{key} is not a setting and is ignored{hint}"
+    return found
+
+
+def warn_unknown_variables(say: Callable[[str], None]) -> None:
+    """Say each `GRADLAB_*` variable that names no setting, and take it out of this process's
+    environment: it is ignored anyway, and the processes this one starts (`gradlab serve
+    --processes`) do not say it again."""
+    for key, warning in unknown_variables(os.environ).items():
+        say(warning)
+        os.environ.pop(key, None)
 
 
 def load_settings(

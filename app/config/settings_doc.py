@@ -37,6 +37,15 @@ path (write `sqlite:////path/to/file.db`), a SQLite folder this user cannot make
 PostgreSQL server that refuses or does not answer within 10 s (`?connect_timeout=N` in the URL
 changes the wait), named by its host and port, never the password.
 A busy port stops `gradlab serve` before anything starts, naming `--port`.
+`uvicorn --factory app.main:from_environment` says a bad setting in the same line, after
+`gradlab:`.
+
+A `GRADLAB_*` variable that names no setting is ignored, with one warning naming the closest
+setting, from every command and in the server's log as it starts:
+
+```
+gradlab class: GRADLAB_WORKER is not a setting and is ignored: did you mean GRADLAB_WORKERS?
+```
 
 This page is generated from `Settings` in `app/config/settings.py` (each field's
 description): after changing a setting, run `python -m app.cli settings-doc > docs/settings.md`;

@@ -58,7 +58,14 @@ class ItemOut(BaseModel):
     sure_wrong_share: float | None = Field(
         description="Share of first attempts wrong while 'fairly sure' or 'certain'"
     )
-    flags: list[str]
+    held_share: float | None = Field(
+        description="Share of first attempts that picked the most confidently picked wrong "
+        "choice while 'fairly sure' or 'certain'"
+    )
+    flags: list[str] = Field(description="Only with enough answers; n is `answered`")
+    too_few_for_flags: bool = Field(
+        description="Fewer answers than flags need (docs/teaching.md): too few to say"
+    )
     choices: list[ChoiceOut]
 
 

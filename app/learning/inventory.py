@@ -4,8 +4,11 @@ gain.
 
 Scores are percentages. A learner's score on a test is the share of its form's items they
 answered right (an item left unanswered counts as not right). A gain is Hake's normalized gain,
-(post - pre) / (100 - pre), undefined (None) when the pre score is already 100 %. A class's gain
-is in `inventory_gain`, the items' statistics in `inventory_item_stats`.
+(post - pre) / (100 - pre), undefined (None) when the pre score is already 100 %. A gain comes
+with its n (here: the items of each test) and is "too few to say" below the minimum of
+app/pedagogy/sample_size.py: a learner's gain over a whole test is stated, over one concept's
+two items never. A class's gain is in `inventory_gain`, the items' statistics in
+`inventory_item_stats`.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from app.lessons.inventory import FORMS, Inventory
+from app.pedagogy.sample_size import MIN_ITEMS_FOR_A_LEARNERS_GAIN, Figure
 from app.progress.inventory_store import POST, PRE, StoredInventoryAnswer
 
 PHASES = (PRE, POST)
@@ -42,6 +46,14 @@ def gain(pre: float, post: float) -> float | None:
     if pre >= 100:
         return None
     return (post - pre) / (100 - pre)
+
+
+def learner_gain(pre: ConceptScore | TestScore, post: ConceptScore | TestScore) -> Figure:
+    """One learner's gain over a test or one concept of it, with its n: the items asked on
+    each test (the fewer of the two)."""
+    return Figure(
+        gain(pre.percent, post.percent), min(pre.asked, post.asked), MIN_ITEMS_FOR_A_LEARNERS_GAIN
+    )
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,11 @@ from the class's average pre and post scores (not the average of individual gain
 the distribution shows). Its 95 % confidence interval is a percentile bootstrap over those
 learners (BOOTSTRAP_RESAMPLES resamples with a fixed seed, so the same answers always give the
 same interval). A gain is undefined (None) when the average pre score is already 100 %.
+
+Each gain carries its n (the learners with both tests) and is "too few to say" below the
+minimum of app/pedagogy/sample_size.py: the class's gain and its interval below
+MIN_LEARNERS_FOR_A_CLASS_GAIN, a concept's below MIN_LEARNERS_FOR_A_CONCEPT_GAIN. The
+dashboard, its JSON and CSV and `gradlab inventory stats` all read these figures.
 """
 
 from __future__ import annotations
@@ -20,6 +25,11 @@ from dataclasses import dataclass, field
 
 from app.learning.inventory import TestScore, gain, layout_of, learner_scores
 from app.lessons.inventory import Inventory
+from app.pedagogy.sample_size import (
+    MIN_LEARNERS_FOR_A_CLASS_GAIN,
+    MIN_LEARNERS_FOR_A_CONCEPT_GAIN,
+    Figure,
+)
 from app.progress.inventory_store import POST, PRE, StoredInventoryAnswer
 
 BOOTSTRAP_RESAMPLES = 2000
@@ -53,7 +63,7 @@ class ConceptGain:
     name: str
     pre: float
     post: float
-    gain: float | None
+    gain: Figure  # n: the learners with both tests
 
 
 @dataclass(frozen=True)
@@ -83,8 +93,8 @@ class ClassGain:
     matched: list[Matched]
     pre: float | None
     post: float | None
-    gain: float | None
-    interval: tuple[float, float] | None
+    gain: Figure  # n: the learners with both tests
+    interval: tuple[float, float] | None  # None below the class gain's minimum n
     concepts: list[ConceptGain]
     bands: list[Band]
     no_gain: int  # matched learners at 100 % before: their own gain is undefined
@@ -193,7 +203,8 @@ def class_gain(
             break
         pre = _mean([m.pre.concept(concept.id).percent for m in matched])
         post = _mean([m.post.concept(concept.id).percent for m in matched])
-        concepts.append(ConceptGain(concept.id, concept.name, pre, post, gain(pre, post)))
+        found = Figure(gain(pre, post), len(matched), MIN_LEARNERS_FOR_A_CONCEPT_GAIN)
+        concepts.append(ConceptGain(concept.id, concept.name, pre, post, found))
     gains = [g for m in matched if (g := m.gain) is not None]
     bands = [
         Band(label, sum(1 for g in gains if low <= g < high)) for label, low, high in GAIN_BANDS
@@ -205,8 +216,10 @@ def class_gain(
         matched=matched,
         pre=_mean([m.pre.percent for m in matched]) if matched else None,
         post=_mean([m.post.percent for m in matched]) if matched else None,
-        gain=class_average_gain(matched),
-        interval=bootstrap_interval(matched),
+        gain=Figure(class_average_gain(matched), len(matched), MIN_LEARNERS_FOR_A_CLASS_GAIN),
+        interval=(
+            bootstrap_interval(matched) if len(matched) >= MIN_LEARNERS_FOR_A_CLASS_GAIN else None
+        ),
         concepts=concepts,
         bands=bands,
         no_gain=len(matched) - len(gains),

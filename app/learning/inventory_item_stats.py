@@ -1,5 +1,8 @@
 """The concept inventory's items, for their authors (`gradlab inventory stats`): per item the
 share right before and after and its discrimination, per form the mean share right.
+
+An item's discrimination is stated from MIN_ANSWERS_FOR_FLAGS answers on (its n: the tests
+that asked it, before and after); below, it is "too few to say" (app/pedagogy/sample_size.py).
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.lessons.inventory import FORMS, Inventory
+from app.pedagogy.sample_size import enough_for_flags
 from app.progress.inventory_store import POST, PRE, StoredInventoryAnswer
 
 
@@ -26,7 +30,15 @@ class ItemStat:
     pre_right: float | None  # share right on the pre-test
     post_answered: int
     post_right: float | None
-    discrimination: float | None  # point-biserial with the rest of the test
+    discrimination: float | None  # point-biserial with the rest of the test; None: too few
+
+    @property
+    def n(self) -> int:
+        return self.pre_answered + self.post_answered
+
+    @property
+    def too_few(self) -> bool:
+        return not enough_for_flags(self.n)
 
 
 @dataclass(frozen=True)
@@ -85,7 +97,7 @@ def item_stats(
                 _mean([float(x) for x in shares[PRE]]) if shares[PRE] else None,
                 len(shares[POST]),
                 _mean([float(x) for x in shares[POST]]) if shares[POST] else None,
-                _point_biserial(pairs),
+                _point_biserial(pairs) if enough_for_flags(len(pairs)) else None,
             )
         )
     per_form = []

@@ -1,5 +1,6 @@
 """What goes over HTTP for the concept inventory: a test's items (never their answers), the
-answers a learner sends, the result by concept, a learner's gain and a class's."""
+answers a learner sends, the result by concept (never an item's answer either: the concepts
+to revisit, explained, and their lessons), a learner's gain and a class's, each with its n."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pydantic.dataclasses import dataclass
 
 from app.learning.inventory_gain import HeldMisconception
 from app.learning.schemas import Confidence
+from app.pedagogy.sample_size import TOO_FEW, Figure
 
 Phase = Literal["pre", "post"]
 
@@ -53,19 +55,43 @@ class ConceptResultOut(BaseModel):
     lessons: list[str] = Field(description="The lessons that teach the concept")
 
 
-class ItemRevealOut(BaseModel):
-    """After the post-test: each item's answer and why (and the learner's choice)."""
+class LessonLinkOut(BaseModel):
+    slug: str
+    title: str
 
-    item: str
+
+class RevisitOut(BaseModel):
+    """A concept the learner did not get all right: the idea explained (not an item's answer)
+    and the lessons that teach it."""
+
     concept: str
-    question: str
-    code: str
-    choice: str | None
-    confidence: Confidence | None
-    correct: bool
-    answer: str
+    name: str
+    right: int
+    asked: int
     explanation_html: str
-    why_html: str | None = Field(description="What the picked wrong choice gets wrong")
+    lessons: list[LessonLinkOut]
+
+
+class GainOut(BaseModel):
+    """A normalized gain with its n: `value` is null when `too_few` (n below `minimum`) or
+    when nothing was left to gain (100 % before)."""
+
+    value: float | None
+    n: int
+    minimum: int
+    too_few: bool
+    shown: str = Field(description='As a page prints it: the number, "too few to say" or "—"')
+
+    @classmethod
+    def of(cls, figure: Figure) -> GainOut:
+        value = figure.stated
+        return cls(
+            value=round(value, 4) if value is not None else None,
+            n=figure.n,
+            minimum=figure.minimum,
+            too_few=figure.too_few,
+            shown=figure.shown(),
+        )
 
 
 class TestScoreOut(BaseModel):
@@ -77,11 +103,13 @@ class TestScoreOut(BaseModel):
 
 
 class InventoryResultOut(BaseModel):
+    """A test's result: by concept, never by item (no response carries an item's answer)."""
+
     phase: Phase
     score: TestScoreOut
     skip: list[str] = Field(description="Lessons whose every concept was answered right")
-    items: list[ItemRevealOut] | None = Field(
-        description="Each item's answer and why: after the post-test only"
+    revisit: list[RevisitOut] = Field(
+        description="The concepts not all right: the idea explained, and its lessons"
     )
 
 
@@ -90,16 +118,22 @@ class ConceptGainOut(BaseModel):
     name: str
     pre: float
     post: float
-    gain: float | None = Field(description="Hake's normalized gain; null when pre was 100 %")
+    gain: GainOut = Field(description="Hake's normalized gain, with its n")
 
 
 class MyInventoryOut(BaseModel):
     pre: TestScoreOut | None
     post: TestScoreOut | None
-    gain: float | None
-    concepts: list[ConceptGainOut]
+    gain: GainOut | None = Field(description="Over the whole test (n: items on each test)")
+    concepts: list[ConceptGainOut] = Field(
+        description=f"By concept: two items each, so every gain is {TOO_FEW!r}"
+    )
     next: Literal["pre", "post", "done"]
     path_finished: bool
+    post_open: bool = Field(
+        description="The post-test is open to this learner now (path finished, or opened by "
+        "their teacher) and not yet taken"
+    )
 
 
 class BandOut(BaseModel):
@@ -124,8 +158,10 @@ class ClassGainOut(BaseModel):
     post_only: int
     pre: float | None
     post: float | None
-    gain: float | None = Field(description="Hake's class-average normalized gain")
-    interval: list[float] | None = Field(description="95 % bootstrap interval of the gain")
+    gain: GainOut = Field(description="Hake's class-average normalized gain (n: `matched`)")
+    interval: list[float] | None = Field(
+        description="95 % bootstrap interval of the gain; null when too few to say"
+    )
     concepts: list[ConceptGainOut]
     bands: list[BandOut] = Field(description="How many individual gains fall in each band")
     no_gain: int = Field(description="Matched learners at 100 % before: no gain to compute")

@@ -1,18 +1,24 @@
 """The concept inventory as a learner and a teacher meet it: the pre-test offered on a first
-visit, the post-test once the path is finished (or when asked for), each graded on the server
-with no feedback until the end; a learner's gain on /progress, a class's on its dashboard.
+visit, the post-test once it opens, each graded on the server and taken once for good (a reset
+of one's progress keeps both); a learner's gain on /progress, a class's on its dashboard.
 
+No response carries an item's answer, its explanation or a wrong choice's why, before or after
+either test: a result is by concept (right of asked), with the concepts to revisit explained
+in the inventory's own words and the lessons that teach them. So a form's key is not one
+throwaway cookie away.
+
+The post-test opens when the path is finished, or when a teacher of one of the learner's
+classes opened it for the class (`gradlab class open-post-test`, the dashboard's button).
 "The path is finished" is the project's notion of a lesson done, for every lesson: each of its
-steps done (the catalog's "steps done of total"). The catalog's offer (the pre-test, then
-the post-test once the path is finished) costs no query for a learner whose cookie says what
-they took or that they said "not now"; for another learner, one query of their phases.
+steps done (the catalog's "steps done of total"). The catalog's offer costs no query for a
+learner whose cookie says they took the post-test or said "not now"; after the pre-test, one
+query (has a teacher opened the post-test?) unless the path is finished; for another learner,
+one query of their phases.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -23,36 +29,43 @@ from app.errors import (
     NoInventory,
     NotAChoice,
     NotInThisForm,
+    PostTestClosed,
 )
 from app.learning.inventory import (
     PHASES,
     TestScore,
     choice_order,
     forms_for,
-    gain,
+    learner_gain,
     learner_scores,
     lessons_to_skip,
 )
 from app.learning.inventory_gain import ClassGain, class_gain
+from app.learning.inventory_report import class_gain_out, gain_csv
 from app.learning.inventory_schemas import (
-    BandOut,
     ClassGainOut,
     ConceptGainOut,
     ConceptResultOut,
-    HeldOut,
+    GainOut,
     InventoryBody,
     InventoryItemOut,
     InventoryResultOut,
     InventoryTestOut,
-    ItemRevealOut,
+    LessonLinkOut,
     MyInventoryOut,
+    RevisitOut,
     TestScoreOut,
 )
 from app.lessons.inventory import FORMS, Inventory
 from app.lessons.loader import Catalog
 from app.progress.classes_store import ClassInfo
-from app.progress.inventory_store import POST, PRE, InventoryRecord, StoredInventoryAnswer
+from app.progress.inventory_store import POST, PRE, InventoryRecord
 from app.progress.store import ProgressStore
+
+CLOSED = (
+    "The post-test opens when you have finished every lesson of the path, or when your "
+    "teacher opens it for your class."
+)
 
 # What the signed cookie keeps of the learner's decision (the routes' INVENTORY_KEY): the phase
 # last taken, or "not now" on a date.
@@ -100,7 +113,7 @@ class InventoryTests:
         self, learner: str | None, flag: object, done: Mapping[str, int], today: date
     ) -> Offer | None:
         """The catalog's offer: the pre-test to a learner who has not taken it (nor said "not
-        now" lately), the post-test to one who took the pre-test and has finished the path.
+        now" lately), the post-test to one who took the pre-test and for whom it is open.
         `flag` is what the cookie says (the phase last taken, or "not now"), `done` the steps
         done per lesson the catalog read anyway: a learner whose cookie tells costs no query."""
         inventory = self.catalog.inventory
@@ -115,16 +128,31 @@ class InventoryTests:
         items = len(inventory.form(FORMS[0]))
         if PRE not in taken:
             return Offer(PRE, inventory.minutes, items)
-        if POST not in taken and finished(self.catalog, done):
+        if POST not in taken and learner is not None and self._open(learner, done):
             return Offer(POST, inventory.minutes, items)
         return None
+
+    def _open(self, learner: str, done: Mapping[str, int] | None = None) -> bool:
+        """Is the post-test open for this learner: the path finished (`done`, when the caller
+        read it already), or a teacher of theirs opened it for the class?"""
+        if finished(self.catalog, self.store.steps_done(learner) if done is None else done):
+            return True
+        return self.store.post_test_opened_for(learner)
+
+    def _may_take(self, learner: str, phase: str, taken: set[str]) -> None:
+        """Refuse the post-test before the pre-test, and before it opens (unless taken)."""
+        if phase != POST or POST in taken:
+            return
+        if PRE not in taken:
+            raise InventoryOutOfOrder("The post-test comes after the pre-test: take that first.")
+        if not self._open(learner):
+            raise PostTestClosed(CLOSED)
 
     def test(self, learner: str, phase: str) -> InventoryTestOut:
         """This learner's form of the test, without answers or whys."""
         inventory = self.inventory
         taken = self.store.inventory_phases(learner)
-        if phase == POST and PRE not in taken:
-            raise InventoryOutOfOrder("The post-test comes after the pre-test: take that first.")
+        self._may_take(learner, phase, taken)
         form = forms_for(learner)[phase]
         return InventoryTestOut(
             phase=phase,  # type: ignore[arg-type]
@@ -146,12 +174,10 @@ class InventoryTests:
         )
 
     def submit(self, learner: str, phase: str, body: InventoryBody) -> InventoryResultOut:
-        """Grade and keep one test, once; its result by concept (and after the post-test,
-        each item's answer and why)."""
+        """Grade and keep one test, once for good; its result by concept."""
         inventory = self.inventory
         taken = self.store.inventory_phases(learner)
-        if phase == POST and PRE not in taken:
-            raise InventoryOutOfOrder("The post-test comes after the pre-test: take that first.")
+        self._may_take(learner, phase, taken)
         if phase in taken:
             raise InventoryTaken(f"You have taken the {phase}-test already.")
         form = forms_for(learner)[phase]
@@ -185,43 +211,36 @@ class InventoryTests:
 
     def result(self, learner: str, phase: str) -> InventoryResultOut:
         inventory = self.inventory
-        answers = self.store.inventory_answers(learner)
-        tests = learner_scores(inventory, answers)
-        test = tests[phase]
+        test = learner_scores(inventory, self.store.inventory_answers(learner))[phase]
         return InventoryResultOut(
             phase=phase,  # type: ignore[arg-type]
             score=self._score_out(test),
             skip=lessons_to_skip(inventory, test) if phase == PRE else [],
-            items=self._reveals(test, answers) if phase == POST else None,
+            revisit=self._revisit(test),
         )
 
-    def _reveals(
-        self, test: TestScore, answers: Sequence[StoredInventoryAnswer]
-    ) -> list[ItemRevealOut]:
-        given = {a.item: a for a in answers if a.phase == test.phase}
-        reveals = []
-        for item in self.inventory.form(test.form):
-            mine = given.get(item.id)
-            picked = item.prediction.choice(mine.choice) if mine else None
-            reveals.append(
-                ItemRevealOut(
-                    item=item.id,
-                    concept=item.concept,
-                    question=item.prediction.question,
-                    code=item.snippet.code,
-                    choice=mine.choice if mine else None,
-                    confidence=mine.confidence if mine else None,  # type: ignore[arg-type]
-                    correct=bool(mine and mine.correct),
-                    answer=item.prediction.answer,
-                    explanation_html=str(rendering.markdown(item.prediction.explanation)),
-                    why_html=(
-                        str(rendering.markdown_inline(picked.why))
-                        if picked is not None and picked.why and not mine.correct  # type: ignore[union-attr]
-                        else None
-                    ),
+    def _revisit(self, test: TestScore) -> list[RevisitOut]:
+        """The concepts not all right: the idea in the inventory's words, and its lessons."""
+        titles = {lesson.slug: lesson.title for lesson in self.catalog.lessons}
+        revisit = []
+        for score in test.concepts:
+            if score.right == score.asked:
+                continue
+            concept = self.inventory.concept(score.concept)
+            revisit.append(
+                RevisitOut(
+                    concept=concept.id,
+                    name=concept.name,
+                    right=score.right,
+                    asked=score.asked,
+                    explanation_html=str(rendering.markdown_inline(concept.summary)),
+                    lessons=[
+                        LessonLinkOut(slug=slug, title=titles.get(slug, slug))
+                        for slug in concept.lessons
+                    ],
                 )
             )
-        return reveals
+        return revisit
 
     def _score_out(self, test: TestScore) -> TestScoreOut:
         inventory = self.inventory
@@ -251,24 +270,24 @@ class InventoryTests:
         concepts = []
         if pre is not None and post is not None:
             for concept in inventory.concepts:
-                before = pre.concept(concept.id).percent
-                after = post.concept(concept.id).percent
+                before, after = pre.concept(concept.id), post.concept(concept.id)
                 concepts.append(
                     ConceptGainOut(
                         concept=concept.id,
                         name=concept.name,
-                        pre=round(before, 2),
-                        post=round(after, 2),
-                        gain=_rounded(gain(before, after)),
+                        pre=round(before.percent, 2),
+                        post=round(after.percent, 2),
+                        gain=GainOut.of(learner_gain(before, after)),
                     )
                 )
         return MyInventoryOut(
             pre=self._score_out(pre) if pre else None,
             post=self._score_out(post) if post else None,
-            gain=_rounded(gain(pre.percent, post.percent)) if pre and post else None,
+            gain=GainOut.of(learner_gain(pre, post)) if pre and post else None,
             concepts=concepts,
             next="pre" if pre is None else "post" if post is None else "done",
             path_finished=self.path_finished(learner) if learner else False,
+            post_open=self._open(learner) if learner and pre and not post else False,
         )
 
     def page(self, learner: str, phase: str) -> dict[str, object]:
@@ -278,7 +297,6 @@ class InventoryTests:
             "test": test,
             "result": self.result(learner, phase) if test.taken else None,
             "phases": PHASES,
-            "finished": phase == PRE or self.path_finished(learner),
         }
 
     # --- a class -----------------------------------------------------------------------------
@@ -288,69 +306,12 @@ class InventoryTests:
         return class_gain(self.inventory, answers, learners)
 
     def class_gain_out(self, info: ClassInfo) -> ClassGainOut:
-        found = self.class_gain(info)
-        return ClassGainOut(
-            id=info.id,
-            name=info.name,
-            learners=found.learners,
-            matched=found.count,
-            pre_only=found.pre_only,
-            post_only=found.post_only,
-            pre=_rounded(found.pre),
-            post=_rounded(found.post),
-            gain=_rounded(found.gain),
-            interval=[round(x, 4) for x in found.interval] if found.interval else None,
-            concepts=[
-                ConceptGainOut(
-                    concept=c.concept,
-                    name=c.name,
-                    pre=round(c.pre, 2),
-                    post=round(c.post, 2),
-                    gain=_rounded(c.gain),
-                )
-                for c in found.concepts
-            ],
-            bands=[BandOut(label=b.label, learners=b.learners) for b in found.bands],
-            no_gain=found.no_gain,
-            held=[HeldOut(**vars(h)) for h in found.held],
-        )
+        return class_gain_out(self.class_gain(info), info.id, info.name)
 
     def gain_csv(self, info: ClassInfo) -> str:
-        """The class's gain as a spreadsheet: the class (learners with both tests), each
-        concept, each band of individual gains, then how many members took which test."""
-        found = self.class_gain(info)
-        out = io.StringIO()
-        writer = csv.writer(out)
-        writer.writerow(["scope", "name", "learners", "pre", "post", "gain", "low", "high"])
-        low, high = found.interval or (None, None)
-        writer.writerow(
-            [
-                *("class", "", found.count),
-                *(_cell(found.pre), _cell(found.post), _cell(found.gain), _cell(low), _cell(high)),
-            ]
-        )
-        for c in found.concepts:
-            row = [c.concept, found.count, _cell(c.pre), _cell(c.post), _cell(c.gain), "", ""]
-            writer.writerow(["concept", *row])
-        for band in found.bands:
-            writer.writerow(["band", band.label, band.learners, "", "", "", "", ""])
-        for label, count in (
-            ("members", found.learners),
-            ("pre-test only", found.pre_only),
-            ("post-test only", found.post_only),
-        ):
-            writer.writerow(["count", label, count, "", "", "", "", ""])
-        return out.getvalue()
+        return gain_csv(self.class_gain(info))
 
 
 def finished(catalog: Catalog, done: Mapping[str, int]) -> bool:
     """Has the learner finished the path: every step of every lesson done?"""
     return all(done.get(lesson.slug, 0) >= len(lesson.steps) for lesson in catalog.lessons)
-
-
-def _rounded(value: float | None) -> float | None:
-    return round(value, 4) if value is not None else None
-
-
-def _cell(value: float | None) -> str:
-    return f"{value:.4f}" if value is not None else ""

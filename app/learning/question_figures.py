@@ -18,7 +18,13 @@ from app.learning.first_attempts import (
 )
 from app.learning.kinds import ORDERING, read_order
 from app.lessons.loader import Catalog
-from app.pedagogy.item_analysis import Answer, ItemFigures, analyse, misconception_weight
+from app.pedagogy.item_analysis import (
+    HELD_FLAG,
+    Answer,
+    ItemFigures,
+    analyse,
+    misconception_weight,
+)
 from app.progress.store import ProgressStore
 
 
@@ -88,13 +94,18 @@ def sent_orders(counts: dict[str, int]) -> list[str]:
 
 
 def by_concern(rows: list[ItemRow]) -> list[ItemRow]:
-    """Flagged questions first, the most backwards (lowest discrimination) at the top; then
-    the rest, hardest first."""
+    """Misconceptions held with confidence first, the most held at the top; then the other
+    flagged questions, the most backwards (lowest discrimination) first; then the rest
+    (among them every question with too few answers for a flag), hardest first."""
 
-    def concern(row: ItemRow) -> tuple[bool, float, float]:
+    def concern(row: ItemRow) -> tuple[int, float, float]:
         f = row.figures
-        disc = f.discrimination if f.discrimination is not None else 1.0
-        return (not f.flags, disc if f.flags else 0.0, f.difficulty or 0.0)
+        if HELD_FLAG in f.flags:
+            return (0, -(f.held_share or 0.0), f.difficulty or 0.0)
+        if f.flags:
+            disc = f.discrimination if f.discrimination is not None else 1.0
+            return (1, disc, f.difficulty or 0.0)
+        return (2, 0.0, f.difficulty or 0.0)
 
     return sorted(rows, key=concern)
 

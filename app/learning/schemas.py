@@ -34,11 +34,21 @@ class SandboxReport(BaseModel):
     problem: str | None = Field(default=None, description="Why it is not ready, if it is not")
 
 
-class Health(BaseModel):
-    """GET /healthz: answers at once, even while every sandbox worker is busy."""
+class DatabaseReport(BaseModel):
+    ready: bool
+    problem: str | None = Field(default=None, description="Why it is not ready, if it is not")
 
-    status: Literal["ok"]
+
+class Health(BaseModel):
+    """GET /healthz (alive: answers at once, even while every sandbox worker is busy) and
+    GET /readyz (ready: 503 unless `ready`)."""
+
+    status: Literal["ok"] = Field(description="The server answers (liveness)")
+    ready: bool = Field(
+        description="The database answers and the sandbox runs snippets (or is switched off)"
+    )
     lessons: int
+    database: DatabaseReport
     sandbox: SandboxReport
 
 

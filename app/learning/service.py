@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from app.errors import UnknownMode
+from app.errors import NotReady, UnknownMode
 from app.learning.exercises import ExercisePractice
 from app.learning.guided import GUIDED_MODE, first_visit, resume_at
 from app.learning.inventory_tests import InventoryTests
@@ -28,11 +28,13 @@ from app.learning.mode_pages import ModeRequest
 from app.learning.practice import Practice, calibration_of, now, queue_items
 from app.learning.questions import disclosure_of, find_lesson
 from app.learning.queue import QueueView
+from app.learning.readiness import DatabaseCheck, DatabaseState
 from app.learning.registry import DEFAULT_MODE, MODES, find_mode
 from app.learning.runs import Runs
 from app.learning.schemas import (
     CalibrationOut,
     CatalogProgress,
+    DatabaseReport,
     Health,
     LessonProgress,
     ModeBody,
@@ -88,9 +90,12 @@ class Learning:
         sitting_size: int = 20,
         public_url_set: bool = True,
         known_meter: KnownRunsMeter | None = None,
+        database: DatabaseCheck | None = None,
     ) -> None:
         self.catalog = catalog
         self.store = store
+        # Made once per app, like `shares`: a catalog reload keeps what it knows.
+        self.database = database or DatabaseCheck(store.ping)
         # A lesson's own code is answered from its first run; kept per catalog, so a reload's
         # new core starts without the old lessons' answers.
         self.runs = Runs(sandbox, KnownRuns(catalog, known_meter))
@@ -230,6 +235,21 @@ class Learning:
         return find_lesson(self.catalog, slug)
 
     def health(self) -> Health:
+        """What /healthz says: the database as last checked, the sandbox as it is."""
+        return self._health(self.database.last)
+
+    async def readiness(self) -> Health:
+        """What /readyz says: the database checked now (or a second ago), the sandbox; NotReady
+        naming what is not."""
+        health = self._health(await self.database.check())
+        if not health.ready:
+            reasons = [f"database: {health.database.problem}"] if not health.database.ready else []
+            if not health.sandbox.ready and self.runs.sandbox is not None:
+                reasons.append(f"sandbox: {health.sandbox.problem or 'not ready'}")
+            raise NotReady("; ".join(reasons))
+        return health
+
+    def _health(self, database: DatabaseState) -> Health:
         sandbox = self.runs.sandbox
         report = (
             SandboxReport.model_validate(sandbox.health())
@@ -238,7 +258,15 @@ class Learning:
                 ready=False, workers=0, busy=0, queued=0, isolation={}, problem="disabled"
             )
         )
-        return Health(status="ok", lessons=len(self.catalog), sandbox=report)
+        # A server whose sandbox is switched off serves its pages: that is ready for it.
+        ready = database.ready and (report.ready or sandbox is None)
+        return Health(
+            status="ok",
+            ready=ready,
+            lessons=len(self.catalog),
+            database=DatabaseReport(ready=database.ready, problem=database.problem),
+            sandbox=report,
+        )
 
     def public_lesson(self, slug: str, learner: str) -> PublicLesson:
         """The lesson without its answers nor what explains them, each prediction's choices

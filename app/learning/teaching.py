@@ -131,6 +131,12 @@ class Teaching:
         """The class's matched learning gain on the concept inventory."""
         return self.inventory.class_gain_out(self.taught(class_id, keys))
 
+    def open_post_test(self, class_id: str, keys: Mapping[str, str], opened: bool) -> None:
+        """Open (or close again) the inventory's post-test for the class's members."""
+        self.inventory.inventory  # noqa: B018 - refuses (404) without an inventory
+        if not self.store.open_post_test(self.taught(class_id, keys).id, opened):
+            raise NotFound(NO_CLASS)
+
     def gain_csv(self, class_id: str, keys: Mapping[str, str]) -> str:
         info = self.taught(class_id, keys)
         self.inventory.inventory  # noqa: B018 - refuses (404) without an inventory
@@ -164,7 +170,9 @@ def item_out(row: ItemRow) -> ItemOut:
         difficulty=f.difficulty,
         discrimination=f.discrimination,
         sure_wrong_share=f.sure_wrong_share,
+        held_share=f.held_share,
         flags=list(f.flags),
+        too_few_for_flags=f.too_few_for_flags,
         choices=[ChoiceOut(**vars(choice)) for choice in row.choices],
     )
 

@@ -28,10 +28,13 @@ Form = Literal["A", "B"]
 
 
 class Concept(Strict):
-    """One idea the path teaches, and the lessons (slugs) that teach it."""
+    """One idea the path teaches, and the lessons (slugs) that teach it. `summary` explains
+    the idea in a sentence or two (Markdown): what a learner who missed it reads after a test,
+    instead of any item's answer, so it states the rule, never an item's key."""
 
     id: Slug
     name: Text
+    summary: Text
     lessons: Annotated[list[Slug], Field(min_length=1)]
 
 

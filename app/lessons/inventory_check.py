@@ -15,6 +15,8 @@ same set of operations (the calls it makes, `torch.tensor`, `.backward`, `print`
 arithmetic operators), with at least one number.
 
 Pattern lints: at least MIN_CONCEPTS concepts and MIN_PER_FORM items per concept in each form;
+every item of a concept offers as many choices; no item uses a private attribute (`_version`);
+no concept's summary (what a learner reads after a test) holds one of its items' answers;
 every wrong choice has a `why`; no position among the choices, and not "the longest choice",
 holds the answer in more than half the items.
 """
@@ -123,10 +125,16 @@ def example_key(code: str) -> ExampleKey | None:
 
 
 def lesson_examples(lessons: Iterable[Lesson]) -> Iterator[tuple[str, str]]:
-    """(where, code) of every example a lesson shows: steps, myth demos, pitfalls."""
+    """(where, code) of every example a lesson shows: steps, myth demos, pitfalls, and each
+    instance of a step's variants (review and practice show those)."""
     for lesson in lessons:
         for label, snippet in lesson.snippets():
             yield f"{lesson.slug} {label}", snippet.code
+        for number, step in enumerate(lesson.steps, start=1):
+            if step.variants is not None:
+                for index in range(len(step.variants.instances)):
+                    code = step.variants.code_of(index)
+                    yield f"{lesson.slug} step {number} variant {index + 1}", code
 
 
 def repeated_examples(inventory: Inventory, lessons: Iterable[Lesson]) -> list[Failure]:
@@ -185,7 +193,62 @@ def inventory_lints(inventory: Inventory) -> list[Failure]:
             for c in item.prediction.choices
             if c.text != item.prediction.answer and c.why is None
         ]
-    return failures + list(_answer_patterns(inventory))
+        failures += [
+            Failure(WHERE, f"item {item.id}", f"uses the private `{name}`: ask about public API")
+            for name in private_names(item.snippet.code)
+        ]
+    failures += list(_summaries_with_a_key(inventory))
+    return failures + list(_unequal_choices(inventory)) + list(_answer_patterns(inventory))
+
+
+def _summaries_with_a_key(inventory: Inventory) -> Iterator[Failure]:
+    """A concept's summary is what a learner reads after a test instead of the answers: it may
+    not hold an item's answer (one longer than a word: `None` is plain prose)."""
+    for concept in inventory.concepts:
+        summary = _squeezed(concept.summary)
+        for item in inventory.items:
+            answer = item.prediction.answer
+            telling = len(answer.split()) > 1 or "(" in answer
+            if item.concept == concept.id and telling and _squeezed(answer) in summary:
+                yield Failure(
+                    WHERE,
+                    f"concept {concept.id}",
+                    f"its summary gives away the answer of {item.id} ({answer!r})",
+                )
+
+
+def private_names(code: str) -> list[str]:
+    """Attributes whose name starts with one underscore (`t._version`): torch's private API,
+    which an item may not lean on (dunders such as `__init__` are not private)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    return sorted(
+        {
+            node.attr
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute)
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+        }
+    )
+
+
+def _unequal_choices(inventory: Inventory) -> Iterator[Failure]:
+    """Parallel forms: every item of a concept offers as many choices (a 3-choice item is
+    easier to guess than its 4-choice twin)."""
+    for concept in inventory.concepts:
+        counts = {
+            item.id: len(item.prediction.choices)
+            for form in FORMS
+            for item in inventory.asking(concept.id, form)
+        }
+        if len(set(counts.values())) > 1:
+            shown = ", ".join(f"{item} {n}" for item, n in counts.items())
+            yield Failure(
+                WHERE, f"concept {concept.id}", f"items offer unequal numbers of choices: {shown}"
+            )
 
 
 def _answer_patterns(inventory: Inventory) -> Iterator[Failure]:

@@ -11,6 +11,11 @@ Pure functions over plain answers; the class dashboard and `gradlab stats` call 
   `scipy.stats.pointbiserialr` computes it. Near zero: the item does not separate learners;
   negative: the stronger learners got it wrong more often than the weaker, which usually means
   the question or its key is misleading.
+- **Held with confidence**: the share of first attempts that picked the item's most-picked
+  wrong choice while "fairly sure" or "certain": a belief the class holds, not a slip.
+
+Flags need MIN_ANSWERS_FOR_FLAGS first attempts (app/pedagogy/sample_size.py); a held
+misconception ranks above every other flag (app/learning/question_figures.py `by_concern`).
 """
 
 from __future__ import annotations
@@ -21,12 +26,15 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from app.pedagogy.sample_size import MIN_ANSWERS_FOR_FLAGS, enough_for_flags
+
 SURE = frozenset({"fairly_sure", "certain"})
 # How much a wrong answer given at each confidence says about a held misconception.
 CONFIDENCE_WEIGHT = {"guess": 1.0, "fairly_sure": 2.0, "certain": 3.0}
 EASY = 0.95  # nearly everyone right
 HARD = 0.10  # nearly no one right
-MIN_FOR_FLAGS = 5  # fewer first attempts than this say more about luck than about the item
+HELD = 0.5  # one wrong choice picked while sure by half the answers or more: a held belief
+HELD_FLAG = "misconception held with confidence"
 
 
 class Answer(NamedTuple):
@@ -48,6 +56,17 @@ class ItemFigures:
     sure_wrong: int  # wrong while "fairly sure" or "certain"
     discrimination: float | None  # None: too few learners, or no spread
     flags: tuple[str, ...] = field(default=())
+    held: int = 0  # picked its most confidently picked wrong choice while sure
+
+    flags_need: int = MIN_ANSWERS_FOR_FLAGS  # answers a flag needs (below: too few to say)
+
+    @property
+    def too_few_for_flags(self) -> bool:
+        return not enough_for_flags(self.answered)
+
+    @property
+    def held_share(self) -> float | None:
+        return self.held / self.answered if self.answered else None
 
     @property
     def difficulty(self) -> float | None:
@@ -83,11 +102,16 @@ def point_biserial(flags: list[bool], totals: list[float]) -> float | None:
     return sxy / math.sqrt(sxx * syy)
 
 
-def flags_for(answered: int, right: int, discrimination: float | None) -> tuple[str, ...]:
-    """What an author should look at: too easy, too hard, or backwards."""
-    if answered < MIN_FOR_FLAGS:
+def flags_for(
+    answered: int, right: int, discrimination: float | None, held: int = 0
+) -> tuple[str, ...]:
+    """What a teacher or an author should look at: a misconception held with confidence, too
+    easy, too hard, or backwards; nothing below the minimum number of answers."""
+    if not enough_for_flags(answered):
         return ()
     found = []
+    if held / answered >= HELD:
+        found.append(HELD_FLAG)
     if right / answered >= EASY:
         found.append("nearly everyone right")
     if right / answered <= HARD:
@@ -109,14 +133,17 @@ def analyse(answers: list[Answer]) -> dict[Hashable, ItemFigures]:
         discrimination = point_biserial(
             [answer.correct for answer in given], [totals[answer.learner] for answer in given]
         )
+        sure_wrong = Counter(a.choice for a in given if not a.correct and a.confidence in SURE)
+        held = max(sure_wrong.values(), default=0)
         figures[item] = ItemFigures(
             item=item,
             answered=len(given),
             right=right,
             choices=dict(Counter(answer.choice for answer in given)),
-            sure_wrong=sum(1 for a in given if not a.correct and a.confidence in SURE),
+            sure_wrong=sum(sure_wrong.values()),
             discrimination=discrimination,
-            flags=flags_for(len(given), right, discrimination),
+            flags=flags_for(len(given), right, discrimination, held),
+            held=held,
         )
     return figures
 

@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, Insert, Row, Table, bindparam, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 
+from app.progress.database import require_reachable
 from app.progress.models.app_secrets import AppSecret
 from app.progress.models.learners import Learner
 from app.progress.write_turn import write_turn
@@ -51,6 +52,11 @@ class StoreBase:
                 yield
             finally:
                 self._open.connection = None
+
+    def ping(self) -> None:
+        """Ask the database `SELECT 1`; DatabaseUnavailable, saying where and why, if it cannot
+        answer (app/learning/readiness.py asks this off the event loop)."""
+        require_reachable(self.engine)
 
     @property
     def reads_in_place(self) -> bool:

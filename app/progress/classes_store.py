@@ -33,6 +33,7 @@ class ClassInfo:
     name: str
     created_at: datetime
     members: int = 0
+    post_test_open: bool = False  # the teacher opened the inventory's post-test for the class
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ def _new_token() -> str:
 
 
 def _info(row: Any, members: int = 0) -> ClassInfo:
-    return ClassInfo(row.id, row.name, row.created_at, members)
+    return ClassInfo(row.id, row.name, row.created_at, members, bool(row.post_test_open))
 
 
 class ClassRecords(StoreBase):
@@ -168,6 +169,26 @@ class ClassRecords(StoreBase):
                 select(Classroom.instructor_hash).where(Classroom.id == class_id)
             )
         return kept
+
+    def open_post_test(self, class_id: str, opened: bool = True) -> bool:
+        """Open (or close again) the concept inventory's post-test for a class's members,
+        whether or not they finished the path; False when there is no such class."""
+        with self.writing() as connection:
+            changed = connection.execute(
+                update(Classroom).where(Classroom.id == class_id).values(post_test_open=opened)
+            ).rowcount
+        return bool(changed)
+
+    def post_test_opened_for(self, learner: str) -> bool:
+        """Is the learner in a class whose teacher opened the post-test?"""
+        query = (
+            select(ClassMember.class_id)
+            .join(Classroom, Classroom.id == ClassMember.class_id)
+            .where(ClassMember.learner_id == learner, Classroom.post_test_open.is_(True))
+            .limit(1)
+        )
+        with self.reading() as connection:
+            return connection.execute(query).first() is not None
 
     # --- members -----------------------------------------------------------------------------
     def join_class(

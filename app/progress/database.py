@@ -213,10 +213,12 @@ def prepare_schema(engine: Engine, mode: str) -> None:
 
 
 def require_reachable(engine: Engine) -> None:
-    """One connection, or DatabaseUnavailable saying where it was tried and why it failed."""
+    """One connection that answers `SELECT 1`, or DatabaseUnavailable saying where it was
+    tried and why it failed. At start-up, and for a running server's readiness
+    (app/learning/readiness.py)."""
     try:
-        with engine.connect():
-            pass
+        with engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
     except (DBAPIError, OSError) as exc:
         raise _unavailable(engine.url.render_as_string(hide_password=False), exc) from None
 

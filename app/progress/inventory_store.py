@@ -1,6 +1,8 @@
 """What the store keeps of the concept inventory: each learner's answers, before the path
-(`pre`) and after it (`post`), each phase taken once. In a table of their own, so that nothing
-that reads the lessons' answers (review, calibration, item statistics, grades) sees them."""
+(`pre`) and after it (`post`), each phase taken once for good: a reset of the learner's
+progress keeps them (only forgetting the learner deletes them). In a table of their own, so
+that nothing that reads the lessons' answers (review, calibration, item statistics, grades)
+sees them."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import BindParameter, bindparam, delete, select
+from sqlalchemy import BindParameter, bindparam, select
 from sqlalchemy.exc import IntegrityError
 
 from app.progress.base import StoreBase
@@ -100,10 +102,6 @@ class InventoryRecords(StoreBase):
             statement = statement.where(InventoryAnswer.learner_id.in_(list(learners)))
         with self.reading() as connection:
             return [_answer(row) for row in connection.execute(statement)]
-
-    def reset_inventory(self, learner: str) -> None:
-        with self.writing() as connection:
-            connection.execute(delete(InventoryAnswer).where(InventoryAnswer.learner_id == learner))
 
 
 def _answer(row: object) -> StoredInventoryAnswer:

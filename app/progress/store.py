@@ -235,12 +235,12 @@ class ProgressStore(ModesRecords, ExerciseRecords, InventoryRecords, SharesRecor
             connection.execute(self.upsert(StepState, "code"), _step(at, code=code))
 
     def reset(self, learner: str) -> None:
-        """Forget everything this learner did, in every mode (the learner id stays)."""
+        """Forget everything this learner did, in every mode (the learner id stays). The concept
+        inventory stays: each test is taken once for good, so a reset cannot raise a gain."""
         with self.writing() as connection:  # the modes' rows below: the same transaction
             for model in (StepState, PredictionAttempt, ValueAttempt, MythAnswer, ReadAhead):
                 connection.execute(delete(model).where(model.learner_id == learner))
             self.reset_modes(learner)
-            self.reset_inventory(learner)
 
     def forget_learner(self, learner: str) -> None:
         """Delete everything kept about a learner, their row and class memberships included."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 
-from app.errors import RUNS, STORE, TooManyNewLearners, UnknownLesson
+from app.errors import RUNS, STORE, NotReady, TooManyNewLearners, UnknownLesson
 from app.learning.schemas import Health, RunRequest
 from app.lessons.public import LessonListing, PublicLesson, lesson_summary
 from app.routes.deps import LearnerDep, LearningDep, VisitorDep, learner_id, read, run_line
@@ -16,7 +16,19 @@ router = APIRouter()
 
 @router.get("/healthz", tags=["health"], response_model_exclude_none=True)
 async def healthz(learning: LearningDep) -> Health:
+    """Alive: 200 while the server answers, whatever the database and the sandbox do (they
+    are reported, the database as last checked). For a liveness probe."""
     return learning.health()
+
+
+@router.get(
+    "/readyz", tags=["health"], response_model_exclude_none=True, responses=responses(NotReady)
+)
+async def readyz(learning: LearningDep) -> Health:
+    """Ready: 200 while the database answers (asked at most once a second) and the sandbox
+    runs snippets (or is switched off); 503 `not-ready` naming what is not. For a readiness
+    probe."""
+    return await learning.readiness()
 
 
 @router.get("/api/lessons", tags=["lessons"])

@@ -4,6 +4,7 @@ and a class's gain for its instructors. Each route parses, calls the core once, 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Literal
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
@@ -16,6 +17,7 @@ from app.errors import (
     NotAChoice,
     NotFound,
     NotInThisForm,
+    PostTestClosed,
 )
 from app.learning.inventory_schemas import (
     ClassGainOut,
@@ -41,7 +43,10 @@ from app.web.templates import render
 router = APIRouter(tags=["inventory"])
 
 
-@router.get("/api/inventory/{phase}", responses=responses(NoInventory, InventoryOutOfOrder, *STORE))
+@router.get(
+    "/api/inventory/{phase}",
+    responses=responses(NoInventory, InventoryOutOfOrder, PostTestClosed, *STORE),
+)
 async def inventory_test(
     phase: Phase, learning: LearningDep, learner: LearnerDep
 ) -> InventoryTestOut:
@@ -52,7 +57,13 @@ async def inventory_test(
 @router.post(
     "/api/inventory/{phase}",
     responses=responses(
-        NoInventory, InventoryOutOfOrder, InventoryTaken, NotInThisForm, NotAChoice, *STORE
+        NoInventory,
+        InventoryOutOfOrder,
+        PostTestClosed,
+        InventoryTaken,
+        NotInThisForm,
+        NotAChoice,
+        *STORE,
     ),
 )
 async def answer_inventory(
@@ -63,7 +74,7 @@ async def answer_inventory(
     learner: LearnerDep,
     write: WriterDep,
 ) -> InventoryResultOut:
-    """Record a test once: its result by concept (after the post-test, every answer and why)."""
+    """Record a test once for good: its result by concept, never an item's answer."""
     result = await write(learning.inventory.submit, learner, phase, body)
     request.session[INVENTORY_KEY] = phase  # the catalog knows what to offer, at no cost
     return result
@@ -87,6 +98,19 @@ async def class_gain_csv(class_id: str, learning: LearningDep, keys: InstructorK
     text = await read(learning, learning.teaching.gain_csv, class_id, keys)
     disposition = f'attachment; filename="class-{class_id}-gain.csv"'
     return Response(text, media_type="text/csv", headers={"Content-Disposition": disposition})
+
+
+@router.post("/classes/{class_id}/post-test/{action}", include_in_schema=False)
+async def open_post_test(
+    class_id: str,
+    action: Literal["open", "close"],
+    learning: LearningDep,
+    keys: InstructorKeysDep,
+    write: WriterDep,
+) -> RedirectResponse:
+    """The dashboard's button: open the post-test for the class now (or close it again)."""
+    await write(learning.teaching.open_post_test, class_id, keys, action == "open")
+    return RedirectResponse(f"/classes/{class_id}#gain", status_code=303)
 
 
 @router.get("/inventory/{phase}", response_class=HTMLResponse, include_in_schema=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Query, Response
 
 from app.errors import (
     RUNS,
@@ -34,7 +34,6 @@ from app.learning.schemas import (
     ValueFeedback,
 )
 from app.routes.deps import (
-    INVENTORY_KEY,
     AnswersDep,
     LearnerDep,
     LearningDep,
@@ -167,9 +166,8 @@ async def get_progress(learning: LearningDep, learner: MaybeLearnerDep) -> Catal
 
 @router.post("/api/progress/reset", status_code=204, responses=responses(*STORE))
 async def reset_progress(
-    request: Request, learning: LearningDep, learner: MaybeLearnerDep, write: WriterDep
+    learning: LearningDep, learner: MaybeLearnerDep, write: WriterDep
 ) -> Response:
-    """Forget everything this learner did."""
+    """Forget everything this learner did, but the concept inventory (taken once for good)."""
     await write(learning.reset, learner)
-    request.session.pop(INVENTORY_KEY, None)  # the tests went too: offer the pre-test again
     return Response(status_code=204)

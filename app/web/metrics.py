@@ -1,4 +1,5 @@
-"""Prometheus metrics: HTTP latency by route, runs and their latency, the sandbox's gauges.
+"""Prometheus metrics: HTTP latency and 5xx answers by route, runs and their latency, the
+sandbox's gauges, the database's errors and readiness.
 
 Served at /metrics only when GRADLAB_METRICS_TOKEN is set, and only to a request that carries
 it (`Authorization: Bearer <token>`): queue depths and isolation layers are for the operator.
@@ -19,6 +20,10 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, G
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.exposition import generate_latest
 from prometheus_client.registry import Collector
+from sqlalchemy import Engine
+from sqlalchemy.engine import ExceptionContext
+from sqlalchemy.event import listen
+from sqlalchemy.exc import IntegrityError, OperationalError
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -32,6 +37,7 @@ from app.web.observed import Observed, call_observed
 # A run costs ~10 ms idle and up to the wall limit (5 s); refusals are instant.
 RUN_BUCKETS = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4, 0.8, 1.5, 3.0, 5.0, 10.0)
 REFUSALS = ("learner_limit", "queue_full", "client_limit")
+DATABASE_ERRORS = ("connection", "operational", "integrity", "other")
 HTTP_BUCKETS = (0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 
@@ -102,12 +108,46 @@ class Metrics:
         )
         for outcome in ("hit", "miss"):
             self.known.labels(outcome)
+        self.server_errors = Counter(
+            "gradlab_http_server_errors",
+            "HTTP answers with a 5xx status (the server failed, or refused for want of the "
+            "database or the sandbox), by route template and status.",
+            ["route", "status"],
+            registry=self.registry,
+        )
+        self.database_errors = Counter(
+            "gradlab_database_errors",
+            "Errors from the progress database, by kind: connection (cannot connect, or the "
+            "connection was lost), operational (a lock or timeout, the database refused), "
+            "integrity (a constraint refused a write: two requests of a race, handled), other.",
+            ["kind"],
+            registry=self.registry,
+        )
+        self.database_ready = Gauge(
+            "gradlab_database_ready",
+            "1 while the progress database answers the readiness check (with several server "
+            "processes: in every one).",
+            multiprocess_mode="livemin",
+            registry=self.registry,
+        )
+        self.database_ready.set(1)  # start-up just opened it
+        for kind in DATABASE_ERRORS:
+            self.database_errors.labels(kind)
         for status in ("ok", "error", *KILLED, "busy", "limited", "unavailable", "too_large"):
             self.runs.labels(status)  # every series exists from the start, at 0
         for reason in KILLED:
             self.kills.labels(reason)
         for refusal in REFUSALS:
             self.refusals.labels(refusal)
+
+    def watch_database(self, engine: Engine) -> None:
+        """Count the engine's errors, wherever they happen (a request, the writer's thread,
+        the readiness check), by `database_error_kind`."""
+        listen(engine, "handle_error", self._database_error)
+
+    def _database_error(self, context: ExceptionContext) -> None:
+        if not context.is_pre_ping:  # the pool found a dead connection and makes another
+            self.database_errors.labels(database_error_kind(context)).inc()
 
     def count_share(self, event: str) -> None:
         self.shares.labels(event).inc()
@@ -124,6 +164,17 @@ class Metrics:
         self.run_seconds.observe(seconds)
         if status in KILLED:
             self.kills.labels(status).inc()
+
+
+def database_error_kind(context: ExceptionContext) -> str:
+    error = context.sqlalchemy_exception
+    if context.is_disconnect or context.connection is None:
+        return "connection"
+    if isinstance(error, IntegrityError):
+        return "integrity"
+    if isinstance(error, OperationalError):
+        return "operational"
+    return "other"
 
 
 class MeteredSandbox(Sandbox):
@@ -295,10 +346,10 @@ class MetricsMiddleware:
         try:
             await call_observed(self.app, scope, receive, send, observed)
         finally:
-            route = _route_template(scope)
-            self.metrics.http.labels(route, scope["method"], str(observed.status)).observe(
-                observed.seconds()
-            )
+            route, status = _route_template(scope), str(observed.status)
+            self.metrics.http.labels(route, scope["method"], status).observe(observed.seconds())
+            if observed.status >= 500:
+                self.metrics.server_errors.labels(route, status).inc()
 
     async def _serve(self, scope: Scope, send: Send, token: bytes) -> None:
         given = dict(scope["headers"]).get(b"authorization", b"")

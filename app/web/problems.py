@@ -40,7 +40,7 @@ log = logging.getLogger("gradlab")
 
 MEDIA_TYPE = "application/problem+json"
 # Paths whose answers are for programs, not people; everything else is a page.
-_API_PATHS = ("/api/", "/healthz", "/openapi.json", "/static/", "/dev/")
+_API_PATHS = ("/api/", "/healthz", "/readyz", "/openapi.json", "/static/", "/dev/")
 
 
 class FieldError(BaseModel):

@@ -22,6 +22,7 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
+from sqlalchemy import text
 
 from app.config.paths import PROJECT_ROOT
 from app.main import create_app
@@ -89,12 +90,17 @@ def test_every_alert_passes_its_unit_tests() -> None:
 
 @pytest.fixture(scope="module")
 def scraped() -> Iterator[str]:
-    """/metrics of an app with a real sandbox, after a run that worked and one that was killed."""
+    """/metrics of an app with a real sandbox, after a run that worked and one that was killed,
+    and a page its database failed (a table gone: 503, and a database error)."""
     settings = make_settings(sandbox_enabled=True, metrics_token=TOKEN, wall_time_s=1.0)
     with TestClient(create_app(settings)) as client:
         client.post("/api/run", json={"code": "import torch\nprint(torch.ones(2).sum())\n"})
         client.post("/api/run", json={"code": "while True:\n    pass\n"})
         client.get("/lessons/first-steps")
+        client.put("/api/lessons/first-steps/steps/1/code", json={"code": "x = 1"})  # a learner
+        with client.app.state.store.engine.begin() as connection:  # type: ignore[attr-defined]
+            connection.execute(text("DROP TABLE read_aheads"))
+        assert client.get("/lessons/first-steps").status_code == 503
         yield client.get("/metrics", headers={"Authorization": f"Bearer {TOKEN}"}).text
 
 
@@ -114,6 +120,21 @@ def test_the_rules_name_only_metrics_and_labels_gradlab_exports(scraped: str) ->
         for by in re.findall(r"by \(([^)]*)\)", expr):
             grouped = {label.strip() for label in by.split(",")}
             assert grouped <= known, (rule["alert"], grouped)
+
+
+def test_monitoring_md_lists_every_metric_gradlab_exports(scraped: str) -> None:
+    """docs/monitoring.md's metrics table holds true: a new metric without a row fails here."""
+    text = (PROJECT_ROOT / "docs" / "monitoring.md").read_text()
+    table = text[text.index("| metric | what it says |") : text.index("## Alerts")]
+    listed = {name.removesuffix("_total") for name in re.findall(r"`(gradlab_\w+)", table)}
+    # Family names: a counter's without its _total; prometheus_client's _created samples
+    # (when each series began) are no metric of their own.
+    exported = {
+        family.name
+        for family in text_string_to_metric_families(scraped)
+        if family.name.startswith("gradlab_") and not family.name.endswith("_created")
+    }
+    assert exported <= listed, sorted(exported - listed)
 
 
 def _query(prometheus: str, promql: str) -> list[dict[str, object]]:

@@ -1,4 +1,4 @@
-"""The class view finds what a teacher must act on: 30 simulated learners on the real
+"""The class view finds what a teacher must act on: 40 simulated learners on the real
 curriculum, with one misconception planted (most pick one wrong choice while certain) and one
 bad question planted (the strongest learners get it wrong). Figures agree with scipy."""
 
@@ -21,7 +21,7 @@ from app.main import create_app
 from tests.conftest import make_settings
 
 CATALOG = load_catalog(BUNDLED_LESSONS)
-LEARNERS = 30
+LEARNERS = 40
 
 
 @dataclass(frozen=True)
@@ -117,16 +117,47 @@ def test_the_planted_misconception_tops_the_dashboard(class_run: ClassRun) -> No
     assert f"{PLANTED.slug}-prediction-{PLANTED.step}" in section
 
 
-def test_the_planted_bad_question_is_flagged_first(class_run: ClassRun) -> None:
+def test_the_planted_misconception_is_the_first_card_and_the_bad_question_the_next_flag(
+    class_run: ClassRun,
+) -> None:
+    """A belief held with confidence ranks above every other flag; a backwards question comes
+    next; each flag is shown with its n."""
     client = _as_instructor(class_run)
     items = client.get(f"/api/classes/{class_run.class_id}/items").json()["items"]
     first = items[0]
-    assert (first["lesson"], first["number"]) == (BAD.slug, BAD.step)
-    assert "negative discrimination" in first["flags"]
-    assert first["discrimination"] < -0.5
+    assert (first["lesson"], first["number"]) == (PLANTED.slug, PLANTED.step)
+    assert "misconception held with confidence" in first["flags"]
+    assert first["held_share"] >= 0.8  # 32 planted, and some of the rest picked it sure
+    bad = items[1]  # its stronger half is sure of one wrong choice too: 50 %, below 83 %
+    assert (bad["lesson"], bad["number"]) == (BAD.slug, BAD.step)
+    assert "negative discrimination" in bad["flags"]
+    assert bad["discrimination"] < -0.5
+    assert not any(i["too_few_for_flags"] for i in items)  # 40 answers each: enough
     page = client.get(f"/classes/{class_run.class_id}").text
     articles = re.findall(r'<article class="item" id="item-([^"]+)"', page)
-    assert articles[0] == f"{BAD.slug}-prediction-{BAD.step}"
+    assert articles[0] == f"{PLANTED.slug}-prediction-{PLANTED.step}"
+    assert f'negative discrimination <span class="flag-n">(n = {LEARNERS})</span>' in page
+
+
+def test_a_handful_of_answers_raises_no_flag(class_run: ClassRun) -> None:
+    """Five learners of another class, the bad question planted as above: too few to say."""
+    client = class_run.client
+    store = client.app.state.store  # type: ignore[attr-defined]
+    links = store.create_class("Five learners")
+    for n in range(5):
+        client.cookies.clear()
+        client.post(f"/api/join/{links.join_token}", json={"display_name": f"S{n}"})
+        for item in ITEMS[:6]:
+            choice = item.wrong[-1] if (item is BAD) == (n >= 3) else item.right
+            url = f"/api/lessons/{item.slug}/steps/{item.step}/prediction"
+            client.post(url, json={"choice": choice, "confidence": "certain"})
+    client.cookies.clear()
+    client.get(f"/teach/{links.instructor_token}")
+    items = client.get(f"/api/classes/{links.info.id}/items").json()["items"]
+    assert items and all(i["flags"] == [] and i["too_few_for_flags"] for i in items)
+    page = client.get(f"/classes/{links.info.id}").text
+    assert "Flags: too few to say (n = 5, fewer than 20)." in page
+    assert 'class="flag"' not in page
 
 
 def test_difficulty_and_discrimination_agree_with_scipy(class_run: ClassRun) -> None:
@@ -313,5 +344,8 @@ def test_the_authors_statistics_page_is_for_teachers_only(class_run: ClassRun) -
     page = _as_instructor(class_run).get("/stats")
     assert page.status_code == 200
     articles = re.findall(r'<article class="item" id="item-([^"]+)"', page.text)
-    assert articles[0] == f"{BAD.slug}-prediction-{BAD.step}"  # flagged first, as in the class
+    # As in the class: the belief held with confidence first, the backwards question among
+    # the other flags.
+    assert articles[0] == f"{PLANTED.slug}-prediction-{PLANTED.step}"
+    assert articles[1] == f"{BAD.slug}-prediction-{BAD.step}"
     assert f"{PLANTED.slug}-prediction-{PLANTED.step}" in page.text.split('id="questions"')[0]

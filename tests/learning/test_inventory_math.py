@@ -65,7 +65,8 @@ def test_the_interval_is_reproducible_and_holds_the_gain() -> None:
     found = class_gain(INVENTORY, answers, [f"l{n}" for n in range(30)])
     assert found.interval == bootstrap_interval(matched)  # a fixed seed: the same interval
     low, high = found.interval  # type: ignore[misc]
-    assert found.gain is not None and low < found.gain < high
+    value = found.gain.stated
+    assert value is not None and low < value < high and found.gain.n == 30
     assert high - low < 0.5
     assert bootstrap_interval(matched[::-1]) == found.interval  # the order does not matter
     assert bootstrap_interval(matched[:1]) is None  # one learner: no interval

@@ -146,6 +146,40 @@ def test_lints_find_a_thin_inventory_and_a_missing_why() -> None:
     assert "item what-grad-holds-a1: the wrong choice 'tensor(5.)' has no `why`" in problems
 
 
+def test_lints_refuse_private_api_and_unequal_choices() -> None:
+    """An item may not lean on torch's private API, and a concept's items offer as many
+    choices in one form as in the other (a 3-choice item is easier to guess)."""
+    data = inventory_data()
+    leaning = item(data, "in-place-and-versions-a2")
+    leaning["snippet"]["code"] = leaning["snippet"]["code"].replace(
+        "print(w.grad)", "print(w.grad, w._version)"
+    )
+    fewer = item(data, "higher-order-a2")["prediction"]
+    fewer["choices"] = [
+        c for c in fewer["choices"] if not isinstance(c, dict) or "9." not in c["text"]
+    ]
+    problems = [f"{f.where}: {f.problem}" for f in inventory_lints(Inventory.model_validate(data))]
+    assert "item in-place-and-versions-a2: uses the private `_version`: ask about public API" in (
+        problems
+    )
+    assert any(
+        p.startswith("concept higher-order: items offer unequal numbers of choices")
+        and "higher-order-a2 3" in p
+        for p in problems
+    )
+    assert not any("__init__" in p for p in problems)
+
+
+def test_a_concept_summary_may_not_give_an_answer_away() -> None:
+    data = inventory_data()
+    concept = next(c for c in data["concepts"] if c["id"] == "higher-order")
+    concept["summary"] += " Here: `-8.0 -2.0`."
+    problems = [f"{f.where}: {f.problem}" for f in inventory_lints(Inventory.model_validate(data))]
+    assert problems == [
+        "concept higher-order: its summary gives away the answer of higher-order-a1 ('-8.0 -2.0')"
+    ]
+
+
 def test_forms_that_are_not_parallel_do_not_load(tmp_path: Path) -> None:
     data = inventory_data()
     data["items"] = [i for i in data["items"] if i["id"] != "accumulation-and-clearing-b2"]
@@ -178,11 +212,14 @@ def test_gradlab_check_inventory_prints_the_concepts_and_fails_on_a_lie(
     folder = tmp_path / "lessons"
     shutil.copytree(BUNDLED_LESSONS, folder)
     data = inventory_data()
-    item(data, "in-place-and-versions-a2")["prediction"]["answer"] = "0 0"
+    item(data, "in-place-and-versions-a2")["prediction"]["answer"] = "tensor([2., 4.])"
     (folder / INVENTORY_FILE).write_text(yaml.safe_dump(data, allow_unicode=True))
     assert check_in_thread(check_sandbox, lessons_dir=str(folder), inventory=True) == 1
     err = capsys.readouterr().err
-    assert "FAIL inventory.yaml: item in-place-and-versions-a2 (form A): the answer '0 0'" in err
+    assert (
+        "FAIL inventory.yaml: item in-place-and-versions-a2 (form A): the answer "
+        "'tensor([2., 4.])'" in err
+    )
 
 
 def test_gradlab_check_with_a_lesson_and_the_inventory(

@@ -100,6 +100,7 @@ def test_two_processes_share_a_port_add_up_their_metrics_and_stop_clean(
             assert seen["gradlab_server_processes"] == 2
             assert seen["gradlab_sandbox_workers"] == 2 * WORKERS
             assert seen["gradlab_sandbox_ready"] == 1
+            assert seen["gradlab_database_ready"] == 1  # the lowest of the processes'
             assert seen['gradlab_sandbox_isolation_layer{layer="seccomp"}'] == 1
         assert wait_until(
             lambda: _scrape(url).get("gradlab_sandbox_spare_children") == 2 * SPARES, 10

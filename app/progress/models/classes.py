@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import Boolean, DateTime, ForeignKey, Index, Integer, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.progress.models.declarative import Base, Fingerprinted, LearnerRecord, utc_now
@@ -23,6 +23,8 @@ class Classroom(Base):
     join_hash: Mapped[str] = mapped_column(String(64), unique=True)
     instructor_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+    # The teacher opened the concept inventory's post-test for the class (before the path's end).
+    post_test_open: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class ClassMember(Base):

@@ -1,6 +1,7 @@
 // The concept inventory's test page: pick a choice and say how sure you are for each question
-// (no verdict yet), then send the whole test at once; the result by concept comes back, and
-// after the post-test every question with its answer and why. The markup of the result mirrors
+// (no verdict yet), then send the whole test at once; the result by concept comes back, with
+// the concepts to revisit explained and their lessons (never a question's answer: each test is
+// taken once, and its key must not travel). The markup of the result mirrors
 // templates/inventory/_result.html.
 
 import {showProblem, showVerdict} from "../widgets/answer.js";
@@ -20,10 +21,6 @@ function confidence(item) {
 function standing(concept) {
   if (concept.right === concept.asked) return "you know it";
   return concept.right ? "partly" : "not yet";
-}
-
-function codeBlock(code) {
-  return el("pre", {class: "highlight code", tabindex: "0", "aria-label": "The question's code"}, el("code", {}, code));
 }
 
 function renderResult(box, result) {
@@ -48,16 +45,19 @@ function renderResult(box, result) {
   } else if (result.phase === "pre") {
     section.append(el("p", {}, "Every lesson of the path has something for you."));
   }
-  if (result.items) {
-    section.append(el("h2", {}, "Every question, with its answer"));
-    const list = el("ol", {class: "inventory-reveals"});
-    for (const r of result.items) {
-      const item = el("li", {class: "inventory-reveal verdict", "data-result": r.correct ? "right" : "wrong"},
-        el("p", {class: "feedback-title"}, r.correct ? "Right." : "Not quite."),
-        codeBlock(r.code),
-        el("p", {}, "Your answer: ", el("code", {}, r.choice ?? "none"), ". The answer: ", el("code", {}, r.answer), "."));
-      if (r.why_html) item.append(setServerHtml(el("p", {class: "feedback-why"}), r.why_html));
-      item.append(setServerHtml(el("div"), r.explanation_html));
+  if (result.revisit.length) {
+    section.append(el("h2", {}, "Ideas to revisit"));
+    const list = el("ul", {class: "inventory-revisit"});
+    for (const r of result.revisit) {
+      const item = el("li", {}, el("strong", {}, r.name), ` (${r.right} of ${r.asked} right): `);
+      item.append(setServerHtml(el("span"), r.explanation_html));
+      const lessons = el("span", {}, " Lessons: ");
+      r.lessons.forEach((lesson, index) => {
+        if (index) lessons.append(", ");
+        lessons.append(el("a", {href: `/lessons/${encodeURIComponent(lesson.slug)}`}, lesson.title));
+      });
+      lessons.append(".");
+      item.append(lessons);
       list.append(item);
     }
     section.append(list);
