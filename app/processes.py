@@ -24,6 +24,23 @@ def child_pids(pid: int) -> list[int]:
     return found
 
 
+# The name (/proc/PID/comm) of the zygote's one child that runs no snippet: it removes finished
+# runs' scratch dirs (app/sandbox/cleaner.py, which cannot import this module, names itself so).
+CLEANER_NAME = "gradlab-cleaner"
+
+
+def sandbox_children(zygote: int) -> list[int]:
+    """A zygote's children that are runs: its spares and running children, not its cleaner."""
+    found = []
+    for pid in child_pids(zygote):
+        try:
+            if Path(f"/proc/{pid}/comm").read_text().strip() != CLEANER_NAME:
+                found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
 def descendants(pid: int) -> set[int]:
     """Every process below `pid`: children, theirs, and so on."""
     found: set[int] = set()

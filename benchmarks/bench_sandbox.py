@@ -39,7 +39,13 @@ import httpx
 # Run as a script (`python benchmarks/bench_sandbox.py`): the project root on the path.
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from app.processes import child_pids, descendants, is_zygote, parent_pid  # noqa: E402
+from app.processes import (  # noqa: E402
+    child_pids,
+    descendants,
+    is_zygote,
+    parent_pid,
+    sandbox_children,
+)
 from app.sandbox.timeline import ORDER, PHASES_ENV  # noqa: E402
 
 PHASE_NAMES = {
@@ -65,6 +71,8 @@ ATTACKS = {
     "read /etc/passwd": "open('/etc/passwd').read()\n",
     "signal the zygote": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n",
     "spin forever": "while True:\n    pass\n",
+    "flood the scratch dir": "import os\nopen('e', 'w').close()\n"
+    "for i in range(100_000):\n    os.link('e', f'f{i}')\n",
 }
 
 
@@ -313,7 +321,7 @@ def main() -> None:
             lead, late, counted = spare_lead(runs)
             time.sleep(0.5)  # let the spare settle
             zygotes = child_pids(server.pid)
-            spares = [pid for zygote in zygotes for pid in child_pids(zygote)]
+            spares = [pid for zygote in zygotes for pid in sandbox_children(zygote)]
             memory = {
                 "server": pss_kib(server.pid),
                 "zygote": sum(pss_kib(pid) for pid in zygotes),

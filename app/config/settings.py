@@ -154,6 +154,9 @@ class Settings(BaseSettings):
     """Largest file a snippet may write."""
     scratch_bytes: Annotated[int, Field(ge=0, le=1024 * MiB)] = 8 * MiB
     """Total size of the files a snippet may leave in its scratch dir."""
+    scratch_entries: Annotated[int, Field(ge=1, le=100_000)] = 256
+    """Files, directories and links a snippet may have in its scratch dir at once; a run that
+    makes more is stopped (a flood of empty files weighs no bytes but costs time to remove)."""
     open_files: Annotated[int, Field(ge=16, le=4096)] = 64
     """Open file descriptors per run."""
     spares: Annotated[int, Field(ge=1, le=16)] = 2

@@ -56,6 +56,7 @@ def zygote_config(s: Settings, scratch_root: Path) -> ZygoteConfig:
         memory_bytes=s.memory_mib << 20,
         file_size_bytes=s.file_size_bytes,
         scratch_bytes=s.scratch_bytes,
+        scratch_entries=s.scratch_entries,
         open_files=s.open_files,
         scratch_root=str(scratch_root),
         user=s.sandbox_user,

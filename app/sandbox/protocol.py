@@ -13,15 +13,15 @@
     Failed    {"event": "failed", "id": int, "message": str}
 
 `status` is the wait status from wait4(); `reason` says why the zygote killed the child
-(timeout, scratch, output, killed, shutdown) or is None. `marks` are CLOCK_MONOTONIC readings
-(see timeline.py). `doctor` asks for the gradient doctor's watch over the run: the zygote
-writes `RUN_DOCTOR` (else `RUN_PLAIN`) on the child's code pipe before the code. The zygote's
-limits (`ZygoteConfig`) travel once, as JSON in its argv. A child's first byte on its result
-channel is `CODE_RECEIVED`; it exits with `SANDBOX_FAILED_EXIT` when it could not confine
-itself. Both sides import these from here, so neither imports the
-other's modules. Every packet is checked against these shapes when it is read: a malformed one
-raises `ProtocolError`. tests/sandbox/test_protocol.py keeps this docstring and the classes below
-in step.
+(timeout, scratch, scratch_entries, output, killed, shutdown) or is None. `marks` are
+CLOCK_MONOTONIC readings (see timeline.py). An exit is reported once the run's scratch dir is
+removed. `doctor` asks for the gradient doctor's watch over the run: the zygote writes
+`RUN_DOCTOR` (else `RUN_PLAIN`) on the child's code pipe before the code. The zygote's limits
+(`ZygoteConfig`) travel once, as JSON in its argv. A child's first byte on its result channel is
+`CODE_RECEIVED`; it exits with `SANDBOX_FAILED_EXIT` when it could not confine itself. Both
+sides import these from here, so neither imports the other's modules. Every packet is checked
+against these shapes when it is read: a malformed one raises `ProtocolError`.
+tests/sandbox/test_protocol.py keeps this docstring and the classes below in step.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ class ZygoteConfig:
     memory_bytes: int
     file_size_bytes: int
     scratch_bytes: int
+    scratch_entries: int
     open_files: int
     scratch_root: str
     user: str | None  # drop to this user when root

@@ -44,7 +44,7 @@ from app.sandbox.protocol import (
     encode,
 )
 from app.sandbox.result import KILLED, ChildReport, RunResult
-from app.sandbox.scratch import tree_size
+from app.sandbox.scratch import over_limit
 from app.sandbox.timeline import PhaseLog, now
 from app.sandbox.tracking import Event, FollowedRun, Lost, never_started, remaining
 from app.sandbox.verdict import Ending, elapsed_ms, lost, verdict
@@ -365,13 +365,14 @@ class Sandbox:
         if run.exit_event not in done and run.pipes.done in done and in_time:
             report = run.report()
             if report is not None and run.pipes.budget.flood_reason is None:
-                reason = None
-                if tree_size(run.scratch) > self.settings.scratch_bytes:
-                    reason = "scratch"
+                s = self.settings
+                reason = over_limit(run.scratch, s.scratch_bytes, s.scratch_entries)
                 # The run is over by its own word, and the answer frees its worker: whatever it
                 # still runs (a snippet that wrote a report itself and went on) is stopped.
                 run.kill(reason or "finished")
-                return Ending(status=0, reason=reason), report
+                # A dir already gone was the zygote's to judge: its account of the exit says.
+                if reason is not None or run.scratch.exists():
+                    return Ending(status=0, reason=reason), report
         message, _ = await asyncio.wait_for(run.exit_event, remaining(deadline))
         await asyncio.wait_for(run.pipes.done, remaining(deadline))
         if isinstance(message, Lost):

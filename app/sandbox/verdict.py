@@ -16,6 +16,7 @@ from app.sandbox.hints import hint_for
 from app.sandbox.pipes import OutputBudget
 from app.sandbox.protocol import SANDBOX_FAILED_EXIT
 from app.sandbox.result import ChildReport, ErrorInfo, Graph, RunResult, Status, with_doctor
+from app.sandbox.scratch import OVER_BYTES, OVER_ENTRIES
 
 log = logging.getLogger("gradlab.sandbox")
 MEMORY_MESSAGES = ("can't allocate memory", "Cannot allocate memory", "out of memory")
@@ -86,7 +87,7 @@ def verdict(
 
 
 def _stopped(ending: Ending, flood_reason: str | None, s: Settings) -> Judgement | None:
-    """Stopped at a limit: time, scratch space or output."""
+    """Stopped at a limit: time, scratch space (bytes or entries) or output."""
     reason = ending.reason or flood_reason
     out_of_cpu = ending.signal == signal.SIGKILL and ending.cpu_s >= s.cpu_time_s
     if reason == "timeout" or ending.signal == signal.SIGXCPU or out_of_cpu:
@@ -99,12 +100,23 @@ def _stopped(ending: Ending, flood_reason: str | None, s: Settings) -> Judgement
                 hint="Look for a loop that never ends, or make the work smaller.",
             ),
         )
-    if reason == "scratch":
+    if reason == OVER_BYTES:
         return Judgement(
             "killed",
             ErrorInfo(
                 type="ScratchSpaceExceeded",
                 message=f"The snippet wrote more than {s.scratch_bytes // 1024} KiB of files.",
+            ),
+        )
+    if reason == OVER_ENTRIES:
+        return Judgement(
+            "killed",
+            ErrorInfo(
+                type="TooManyFiles",
+                message=f"The snippet made more than {s.scratch_entries} files in its scratch "
+                "directory and was stopped.",
+                hint=f"A run may keep up to {s.scratch_entries} files at once. Write fewer, "
+                "larger files, or remove the ones you no longer need.",
             ),
         )
     if reason == "output":

@@ -7,12 +7,15 @@ app/sandbox/protocol.py.
 The zygote keeps spare children already forked, confined and warmed up, waiting for code on their
 stdin, so a run never waits for fork(). The zygote alone reaps children, so it alone kills them
 (a pid cannot be reused before it is reaped): the server asks, it kills. It enforces the wall
-clock and the scratch-space cap; the server reads the pipes and caps the output.
+clock and the scratch-space caps (bytes and entries); the server reads the pipes and caps the
+output. A finished run's scratch dir is removed by a cleaner process (cleaner.py), so that a
+dir full of files never keeps the zygote from starting other runs.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import pwd
@@ -24,10 +27,12 @@ import socket
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.sandbox.child import run_child
+from app.sandbox.cleaner import Cleaner
 from app.sandbox.isolation import ChildLimits, Confinement
 from app.sandbox.protocol import (
     MAX_PACKET,
@@ -41,7 +46,7 @@ from app.sandbox.protocol import (
     decode_op,
     encode,
 )
-from app.sandbox.scratch import tree_size
+from app.sandbox.scratch import over_limit
 from app.sandbox.warmup import load_and_settle
 
 SCRATCH_POLL_S = 0.02
@@ -83,15 +88,17 @@ def _thread_count() -> int:
 
 
 class Zygote:
-    def __init__(self, control: socket.socket, config: ZygoteConfig) -> None:
+    def __init__(self, control: socket.socket, config: ZygoteConfig, cleaner: Cleaner) -> None:
         self.control = control
         self.config = config
+        self.cleaner = cleaner
         self.selector = selectors.DefaultSelector()
         self.children: dict[int, Child] = {}
         # Children forked, confined and warmed up ahead of demand, oldest first.
         self.spares: list[Child] = []
         self.confinement = confinement_for(config)
         self.ready_problem: str | None = None
+        self.policed_at = 0.0  # when police() last looked
 
     # --- messages -------------------------------------------------------------------------
     def send(self, message: FromZygote, fds: list[int] | None = None) -> None:
@@ -230,22 +237,22 @@ class Zygote:
                 return
             child = self.children.pop(pid, None)
             if child is not None:
-                self._clean_up(child)
-                self._report_exit(child, status, usage)
+                self._clean_up(child, functools.partial(self._report_exit, child, status, usage))
 
-    def _clean_up(self, child: Child) -> None:
-        """After a child's exit: its process group, its scratch dir, its file descriptors."""
+    def _clean_up(self, child: Child, then: Callable[[], None]) -> None:
+        """After a child's exit: its process group, its file descriptors, its scratch dir;
+        `then` once that is gone (a run's exit is reported once its files are removed)."""
         # Anything the run left in its process group dies with it.
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(child.pid, signal.SIGKILL)
         # A run can fill its scratch space between two polls and finish: judge it at the end.
-        if child.reason is None and tree_size(child.scratch) > self.config.scratch_bytes:
-            child.reason = "scratch"
-        shutil.rmtree(child.scratch, ignore_errors=True)
+        if child.reason is None:
+            child.reason = self._over_limit(child)
         for fd in [*child.pipes, child.code_w]:
             if fd >= 0:
                 with contextlib.suppress(OSError):
                     os.close(fd)
+        self.cleaner.discard(child.scratch, then)
 
     def _report_exit(self, child: Child, status: int, usage: resource.struct_rusage) -> None:
         if child in self.spares:
@@ -271,14 +278,17 @@ class Zygote:
 
     def police(self) -> None:
         """Wall clock and scratch space of every running child."""
-        now = time.monotonic()
+        now = self.policed_at = time.monotonic()
         for child in list(self.children.values()):
             if child.run_id is None or child.reason is not None:
                 continue
             if now >= child.deadline:
                 self.kill(child, "timeout")
-            elif tree_size(child.scratch) > self.config.scratch_bytes:
-                self.kill(child, "scratch")
+            elif reason := self._over_limit(child):
+                self.kill(child, reason)
+
+    def _over_limit(self, child: Child) -> str | None:
+        return over_limit(child.scratch, self.config.scratch_bytes, self.config.scratch_entries)
 
     def handle(self, message: ToZygote, received: float) -> None:
         if message["op"] == "run":
@@ -299,14 +309,21 @@ class Zygote:
         signal.signal(signal.SIGCHLD, lambda *_: None)
         self.selector.register(self.control, selectors.EVENT_READ, "control")
         self.selector.register(wake_r, selectors.EVENT_READ, "signal")
+        self.selector.register(self.cleaner.done_r, selectors.EVENT_READ, "cleaned")
         self._refill_spares()
         while True:
             running = any(c.run_id is not None for c in self.children.values())
-            for key, _ in self.selector.select(SCRATCH_POLL_S if running else None):
+            next_look = self.policed_at + SCRATCH_POLL_S
+            timeout = max(0.0, next_look - time.monotonic()) if running else None
+            for key, _ in self.selector.select(timeout):
                 if key.data == "signal":
                     with contextlib.suppress(BlockingIOError):
                         os.read(wake_r, 4096)
                     self.reap()
+                    continue
+                if key.data == "cleaned":
+                    if not self.cleaner.acknowledge():
+                        self.selector.unregister(self.cleaner.done_r)
                     continue
                 data = self.control.recv(MAX_PACKET)
                 if not data:
@@ -317,7 +334,10 @@ class Zygote:
                     print(f"gradlab zygote: ignoring a message: {exc}", file=sys.stderr)
                     continue
                 self.handle(message, time.monotonic())
-            self.police()
+            # Once per SCRATCH_POLL_S, however many messages came meanwhile: a look costs up
+            # to a scan of every running child's scratch dir.
+            if time.monotonic() >= self.policed_at + SCRATCH_POLL_S:
+                self.police()
 
     def shutdown(self) -> None:
         for child in list(self.children.values()):
@@ -344,10 +364,12 @@ def main() -> None:
     _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: the zygote dies with the server
     if os.getppid() != int(sys.argv[4]):
         return  # the server died before PR_SET_PDEATHSIG was set (in Docker it may be pid 1)
+    # Forked first, while the zygote is small: it never needs torch.
+    cleaner = Cleaner(config.scratch_root)
     huge = load_and_settle()
     print(f"gradlab zygote: {huge >> 20} MiB in huge pages", file=sys.stderr)
     control = socket.socket(fileno=control_fd)
-    zygote = Zygote(control, config)
+    zygote = Zygote(control, config, cleaner)
     layers = zygote.probe()
     failed = [
         f"{layer}: {state}"
@@ -369,6 +391,7 @@ def main() -> None:
         zygote.serve()
     finally:
         zygote.shutdown()
+        cleaner.close()
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.config.settings import Settings
 from app.errors import LearnerLimit, SandboxBusy, SandboxUnavailable, SnippetTooLarge
-from app.processes import child_pids, is_zygote
+from app.processes import child_pids, is_zygote, sandbox_children
 from app.sandbox.fair import Who
 from app.sandbox.result import KILLED, RunResult
 from app.sandbox.service import Sandbox
@@ -214,7 +214,7 @@ def zygote_children() -> int | None:
     """How many processes the zygote has forked and not reaped (spares and running children)."""
     for pid in child_pids(os.getpid()):
         if is_zygote(pid):
-            return len(child_pids(pid))
+            return len(sandbox_children(pid))
     return None
 
 

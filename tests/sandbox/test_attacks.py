@@ -156,6 +156,35 @@ def test_cant_fill_the_scratch_space(sandbox: SandboxHarness) -> None:
     assert result.error.type == "ScratchSpaceExceeded"
 
 
+@pytest.mark.parametrize(
+    "make",
+    [
+        "os.close(os.open(f'f{i}', os.O_CREAT | os.O_WRONLY))",
+        "os.link('empty', f'f{i}')",
+        "os.symlink('empty', f'f{i}')",
+        "os.mkdir(f'd{i}')",
+    ],
+)
+def test_cant_flood_the_scratch_dir_with_entries(sandbox: SandboxHarness, make: str) -> None:
+    """Empty files weigh no bytes; entries are capped as well (tests/sandbox/test_scratch_flood.py
+    has the rest: the cleaner, and another learner's runs beside two floods)."""
+    result = run(
+        sandbox,
+        f"""
+        import os
+        open('empty', 'w').close()
+        for i in range(100_000):
+            {make}
+    """,
+    )
+    if result.status == "error":  # Landlock allows the scratch dir only files and hard links
+        assert result.error.type == "PermissionError", result
+        assert "symlink" in make or "mkdir" in make
+    else:
+        assert result.status == "killed", result
+        assert result.error.type == "TooManyFiles"
+
+
 def test_can_use_its_own_scratch_dir(sandbox: SandboxHarness) -> None:
     result = run(
         sandbox,

@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.processes import child_pids
+from app.processes import child_pids, sandbox_children
 from tests.conftest import SandboxHarness, make_settings, wait_until
 from tests.sandbox.started import MARK, submit, wait_until_started
 
@@ -87,8 +87,8 @@ def test_nothing_outlives_its_run(sandbox: SandboxHarness) -> None:
     zygote = sandbox.sandbox._zygote
     assert zygote is not None
     spares = sandbox.sandbox.settings.spares
-    assert wait_until(lambda: len(child_pids(zygote.process.pid)) == spares)
-    before = set(child_pids(zygote.process.pid))  # the spares: the run takes one of them
+    assert wait_until(lambda: len(sandbox_children(zygote.process.pid)) == spares)
+    before = set(sandbox_children(zygote.process.pid))  # the spares: the run takes one of them
     result = sandbox.run(
         "import threading, time\n"
         "threading.Thread(target=time.sleep, args=(60,), daemon=False).start()\nprint('bye')\n"
@@ -96,8 +96,8 @@ def test_nothing_outlives_its_run(sandbox: SandboxHarness) -> None:
     assert result.stdout == "bye\n"
     # The spare that ran is gone, its sleeping thread with it (left alone, it would live 60 s);
     # new spares, forked to replace it, are all that remain.
-    assert wait_until(lambda: not before <= set(child_pids(zygote.process.pid)))
-    assert wait_until(lambda: len(child_pids(zygote.process.pid)) <= spares)
+    assert wait_until(lambda: not before <= set(sandbox_children(zygote.process.pid)))
+    assert wait_until(lambda: len(sandbox_children(zygote.process.pid)) <= spares)
 
 
 def test_stopping_the_sandbox_stops_the_zygote_and_its_children() -> None:
