@@ -24,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.config.settings import Settings
+from app.sandbox.fair import Who
 from app.sandbox.service import Sandbox
 
 LOOP = "import os, time\n{setup}end = time.monotonic() + 4\ni = 0\nwhile time.monotonic() < end:\n"
@@ -45,7 +46,7 @@ async def timed(sandbox: Sandbox, runs: int) -> list[float]:
     durations = []
     for _ in range(runs):
         started = time.perf_counter()
-        result = await sandbox.run("print(1)\n", key="quiet")
+        result = await sandbox.run("print(1)\n", Who("127.0.0.1", "quiet"))
         durations.append(time.perf_counter() - started)
         assert result.stdout == "1\n", result
     return durations
@@ -55,7 +56,7 @@ async def neighbour(
     sandbox: Sandbox, key: str, code: str, stop: asyncio.Event, ends: Counter[str]
 ) -> None:
     while not stop.is_set():
-        result = await sandbox.run(code, key=key)
+        result = await sandbox.run(code, Who("127.0.0.1", key))
         ends[result.error.type if result.error else result.status] += 1
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from app.processes import CLEANER_NAME, child_pids, sandbox_children
 from app.sandbox.cleaner import TRASH
+from app.sandbox.fair import Who
 from app.sandbox.scratch import OVER_BYTES, OVER_ENTRIES, over_limit
 from tests.conftest import SandboxHarness, make_settings, wait_until
 
@@ -63,7 +64,7 @@ def timed_runs(sandbox: SandboxHarness, count: int) -> list[float]:
     durations = []
     for _ in range(count):
         started = time.perf_counter()
-        result = sandbox.call(sandbox.sandbox.run("print(1)\n", key="quiet-learner"))
+        result = sandbox.call(sandbox.sandbox.run("print(1)\n", Who("127.0.0.1", "quiet-learner")))
         durations.append(time.perf_counter() - started)
         assert result.status == "ok" and result.stdout == "1\n", result
     return durations
@@ -79,7 +80,7 @@ def scratch_dirs_empty(root: Path) -> bool:
 def test_a_flooding_run_stops_with_its_own_error_and_leaves_nothing(
     sandbox: SandboxHarness,
 ) -> None:
-    result = sandbox.call(sandbox.sandbox.run(FLOOD, key="flooder"))
+    result = sandbox.call(sandbox.sandbox.run(FLOOD, Who("127.0.0.1", "flooder")))
     assert result.status == "killed", result
     assert result.error is not None and result.error.type == "TooManyFiles", result.error
     entries = sandbox.sandbox.settings.scratch_entries
@@ -120,7 +121,7 @@ def test_two_floods_do_not_slow_a_third_learner(sandbox: SandboxHarness) -> None
 
     def flood(key: str) -> None:
         while not stop.is_set():
-            result = sandbox.call(sandbox.sandbox.run(LINK_FLOOD, key=key))
+            result = sandbox.call(sandbox.sandbox.run(LINK_FLOOD, Who("127.0.0.1", key)))
             outcomes.append(result.error.type if result.error else result.status)
 
     flooders = [
