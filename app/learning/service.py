@@ -61,7 +61,7 @@ from app.progress.store import ProgressStore
 # The one way the core's writes leave the event loop; the routes' WriterDep hands it to them.
 from app.progress.writer import Writer
 from app.sandbox.result import RunResult
-from app.sandbox.service import Sandbox
+from app.sandbox.service import SnippetRunner
 
 PLAYGROUND_CODE = """import torch
 
@@ -85,7 +85,7 @@ class Learning:
         self,
         catalog: Catalog,
         store: ProgressStore,
-        sandbox: Sandbox | None,
+        sandbox: SnippetRunner | None,
         shares: Shares,
         public_url: str,
         secret: str,
