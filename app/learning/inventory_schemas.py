@@ -147,6 +147,15 @@ class HeldOut(HeldMisconception):
     """A wrong choice still picked on the post-test with confidence, and by how many."""
 
 
+class ConceptBeforeOut(BaseModel):
+    concept: str
+    name: str
+    known: GainOut = Field(
+        description="Of the members who took the pre-test (n), the share who answered both of "
+        "the concept's questions right; null and too_few below the minimum"
+    )
+
+
 class ClassGainOut(BaseModel):
     """A class's matched gain: only members who took both tests count."""
 
@@ -167,4 +176,7 @@ class ClassGainOut(BaseModel):
     no_gain: int = Field(description="Matched learners at 100 % before: no gain to compute")
     held: list[HeldOut] = Field(
         description="Post-test wrong choices picked as certain or fairly sure"
+    )
+    before: list[ConceptBeforeOut] = Field(
+        description="What the class knew before the path, concept by concept (the pre-test)"
     )

@@ -252,7 +252,10 @@ def test_three_learners_are_too_few_to_say_everywhere(
     assert all(c["gain"]["too_few"] and c["gain"]["value"] is None for c in gain["concepts"])
     section = client.get(f"/classes/{links.info.id}").text.split('id="gain"')[1]
     section = section.split("</section>")[0]
-    assert section.count('<td class="num">too few to say</td>') == len(INVENTORY.concepts)
+    concepts = section.split('class="data-table gain-concepts"')[1].split("</table>")[0]
+    assert concepts.count('<td class="num">too few to say</td>') == len(INVENTORY.concepts)
+    before = section.split('class="data-table gain-before"')[1].split("</table>")[0]
+    assert before.count('<td class="num">too few to say</td>') == len(INVENTORY.concepts)
     assert "n = 3: a class gain needs 5 learners with both tests" in section
     rows = list(csv.DictReader(io.StringIO(client.get(f"/classes/{links.info.id}/gain.csv").text)))
     for row in rows:
@@ -622,3 +625,31 @@ def test_no_inventory_request_writes_on_the_loop(
         assert calls_on_loop == []  # PostgreSQL: not a single call on the loop
     else:
         assert "inventory_answers_of" in calls_on_loop  # SQLite reads in place
+
+
+def test_the_dashboard_says_what_the_class_knew_before_the_path(both: TestClient) -> None:
+    """The pre-test, concept by concept: of the members who took it, the share who answered
+    both of a concept's questions right, with its n; "too few to say" below the minimum."""
+    client = both
+    store = client.app.state.store  # type: ignore[attr-defined]
+    links = store.create_class("Before")
+    for n in range(12):  # half knew everything, half nothing; nobody took the post-test yet
+        client.cookies.clear()
+        client.post(f"/api/join/{links.join_token}", json={"display_name": f"B{n}"})
+        take(client, "pre", 20 if n % 2 else 0)
+        if n == 2:  # three learners: too few to say
+            client.cookies.clear()
+            client.get(f"/teach/{links.instructor_token}")
+            few = client.get(f"/api/classes/{links.info.id}/gain").json()["before"]
+            assert [c["known"]["shown"] for c in few] == ["too few to say"] * len(few)
+            assert {c["known"]["n"] for c in few} == {3}
+    client.cookies.clear()
+    client.get(f"/teach/{links.instructor_token}")
+    before = client.get(f"/api/classes/{links.info.id}/gain").json()["before"]
+    assert [c["concept"] for c in before] == [c.id for c in INVENTORY.concepts]
+    assert all(c["known"]["value"] == 0.5 and c["known"]["n"] == 12 for c in before)
+    page = client.get(f"/classes/{links.info.id}").text
+    table = page.split('class="data-table gain-before"')[1].split("</table>")[0]
+    assert table.count("50&nbsp;%") == len(INVENTORY.concepts)
+    assert "of the 12 learners who took the pre-test" in page
+    assert "Nobody has taken both tests yet" in page
