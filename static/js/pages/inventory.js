@@ -23,6 +23,11 @@ function standing(concept) {
   return concept.right ? "partly" : "not yet";
 }
 
+/** A lesson as the inventory names it: by its title, the slug only in the address. */
+function lessonLink(lesson) {
+  return el("a", {href: `/lessons/${encodeURIComponent(lesson.slug)}`}, lesson.title);
+}
+
 function renderResult(box, result) {
   const score = result.score;
   const section = el("section", {class: "inventory-score", "aria-labelledby": "score-title"});
@@ -35,15 +40,19 @@ function renderResult(box, result) {
     el("th", {scope: "col"}, "Concept"), el("th", {scope: "col", class: "num"}, "Right"), el("th", {scope: "col"}, "Where you stand")));
   section.append(el("table", {class: "data-table inventory-concepts"}, el("caption", {}, "By concept"), head, body));
   if (result.skip.length) {
-    const line = el("p", {}, "Lessons you may skip: ");
-    result.skip.forEach((slug, index) => {
+    const line = el("p", {class: "inventory-skip-list"},
+      "Lessons you may skip (you answered both questions on each of their ideas right; two questions are a hint, not proof): ");
+    result.skip.forEach((lesson, index) => {
       if (index) line.append(", ");
-      line.append(el("a", {href: `/lessons/${encodeURIComponent(slug)}`}, slug));
+      line.append(lessonLink(lesson));
     });
     line.append(".");
     section.append(line);
   } else if (result.phase === "pre") {
     section.append(el("p", {}, "Every lesson of the path has something for you."));
+  }
+  if (result.start) {
+    section.append(el("p", {class: "inventory-start"}, "Where to start: ", lessonLink(result.start), "."));
   }
   if (result.revisit.length) {
     section.append(el("h2", {}, "Ideas to revisit"));
@@ -54,7 +63,7 @@ function renderResult(box, result) {
       const lessons = el("span", {}, " Lessons: ");
       r.lessons.forEach((lesson, index) => {
         if (index) lessons.append(", ");
-        lessons.append(el("a", {href: `/lessons/${encodeURIComponent(lesson.slug)}`}, lesson.title));
+        lessons.append(lessonLink(lesson));
       });
       lessons.append(".");
       item.append(lessons);
