@@ -1,5 +1,6 @@
 // The concept inventory's test page: pick a choice and say how sure you are for each question
-// (no verdict yet), then send the whole test at once; the result by concept comes back, with
+// (no verdict yet), then send the whole test at once (a question answered without a confidence
+// says so beside it, and takes the focus); the result by concept comes back, with
 // the concepts to revisit explained and their lessons (never a question's answer: each test is
 // taken once, and its key must not travel). The markup of the result mirrors
 // templates/inventory/_result.html.
@@ -75,6 +76,33 @@ function renderResult(box, result) {
   box.replaceChildren(section);
 }
 
+const ASK = "Say how sure you are for this question (Guess, Fairly sure or Certain): you answered it without.";
+
+/** A question answered without a confidence: say so beside its confidence, which reads it
+ *  (aria-describedby) and is marked invalid until one is chosen. */
+function askBeside(item) {
+  const fieldset = item.querySelector("fieldset.confidence");
+  if (!fieldset || fieldset.querySelector(".confidence-problem")) return;
+  const id = `confidence-problem-${item.dataset.item}`;
+  fieldset.querySelector("legend").after(el("p", {class: "confidence-problem", id}, ASK));
+  fieldset.classList.add("confidence-missing");
+  for (const radio of fieldset.querySelectorAll("input[type='radio']")) {
+    radio.setAttribute("aria-invalid", "true");
+    radio.setAttribute("aria-describedby", id);
+  }
+}
+
+function settle(item) {
+  const fieldset = item.querySelector("fieldset.confidence");
+  if (!fieldset) return;
+  fieldset.querySelector(".confidence-problem")?.remove();
+  fieldset.classList.remove("confidence-missing");
+  for (const radio of fieldset.querySelectorAll("input[type='radio']")) {
+    radio.removeAttribute("aria-invalid");
+    radio.removeAttribute("aria-describedby");
+  }
+}
+
 if (root && form) {
   const items = [...form.querySelectorAll(".inventory-item")];
   const count = form.querySelector(".inventory-count");
@@ -93,13 +121,19 @@ if (root && form) {
       });
     }
   }
+  for (const item of items) item.querySelector("fieldset.confidence")?.addEventListener("change", () => settle(item));
   update();
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    const unsure = items.find((item) => chosen(item) && !confidence(item));
-    if (unsure) {
-      showProblem(box, "Say how sure you are (Guess, Fairly sure or Certain) for every question you answered.");
-      unsure.querySelector("fieldset.confidence input")?.focus();
+    const unsure = items.filter((item) => chosen(item) && !confidence(item));
+    for (const item of items) {
+      if (unsure.includes(item)) askBeside(item);
+      else settle(item);
+    }
+    if (unsure.length) {
+      const where = unsure.length === 1 ? "its question: it is marked there" : "their questions: each is marked there";
+      showProblem(box, `Say how sure you are (Guess, Fairly sure or Certain) for ${plural(unsure.length, "question")} you answered, beside ${where}.`);
+      unsure[0].querySelector("fieldset.confidence input")?.focus();
       return;
     }
     const answers = items.filter((item) => chosen(item)).map((item) => (
