@@ -46,18 +46,20 @@ class InventoryBody(BaseModel):
     answers: Annotated[list[InventoryAnswerIn], Field(min_length=1, max_length=200)]
 
 
+class LessonLinkOut(BaseModel):
+    """A lesson as the inventory names it: by title; the slug makes its link."""
+
+    slug: str
+    title: str
+
+
 class ConceptResultOut(BaseModel):
     concept: str
     name: str
     right: int
     asked: int
     percent: float
-    lessons: list[str] = Field(description="The lessons that teach the concept")
-
-
-class LessonLinkOut(BaseModel):
-    slug: str
-    title: str
+    lessons: list[LessonLinkOut] = Field(description="The lessons that teach the concept")
 
 
 class RevisitOut(BaseModel):
@@ -107,7 +109,15 @@ class InventoryResultOut(BaseModel):
 
     phase: Phase
     score: TestScoreOut
-    skip: list[str] = Field(description="Lessons whose every concept was answered right")
+    skip: list[LessonLinkOut] = Field(
+        description="After the pre-test: the lessons, in path order, whose every concept was "
+        "answered right (both items of each)"
+    )
+    start: LessonLinkOut | None = Field(
+        None,
+        description="After the pre-test: the first lesson on the path not in `skip` and not "
+        "done yet (where to start)",
+    )
     revisit: list[RevisitOut] = Field(
         description="The concepts not all right: the idea explained, and its lessons"
     )
@@ -127,6 +137,10 @@ class MyInventoryOut(BaseModel):
     gain: GainOut | None = Field(description="Over the whole test (n: items on each test)")
     concepts: list[ConceptGainOut] = Field(
         description=f"By concept: two items each, so every gain is {TOO_FEW!r}"
+    )
+    revisit: list[RevisitOut] = Field(
+        description="The concepts not all right on the latest test taken (the post-test once "
+        "taken, else the pre-test): the idea explained, and its lessons by title"
     )
     next: Literal["pre", "post", "done"]
     path_finished: bool

@@ -568,7 +568,7 @@ def _queries_of_catalog(client: TestClient) -> int:
     return len(seen)
 
 
-def test_the_offer_costs_no_query_once_decided(tmp_path: Path) -> None:
+def test_the_offer_and_the_marks_cost_one_query_or_two(tmp_path: Path) -> None:
     without = tmp_path / "lessons"
     shutil.copytree(BUNDLED_LESSONS, without, ignore=shutil.ignore_patterns("inventory.yaml"))
     with TestClient(create_app(make_settings(lessons_dir=without))) as plain:
@@ -576,10 +576,10 @@ def test_the_offer_costs_no_query_once_decided(tmp_path: Path) -> None:
         plain.post("/api/lessons/what-is-grad/mode", json={"mode": "deep-dive"})
         baseline = _queries_of_catalog(plain)
     with TestClient(create_app(make_settings(lessons_dir=BUNDLED_LESSONS))) as client:
-        take(client, "pre", 3)  # the cookie says so; has a teacher opened the post-test?
+        take(client, "pre", 3)  # their answers (the marks), and has a teacher opened the post-test?
         client.post("/api/lessons/what-is-grad/mode", json={"mode": "deep-dive"})
-        assert _queries_of_catalog(client) == baseline + 1
-        client.cookies.clear()  # undecided, with a row: one query of their phases
+        assert _queries_of_catalog(client) == baseline + 2
+        client.cookies.clear()  # undecided, with a row: one query of their answers
         client_learner(client)
         client.post("/api/lessons/what-is-grad/mode", json={"mode": "deep-dive"})
         assert _queries_of_catalog(client) == baseline + 1
