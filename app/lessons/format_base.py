@@ -162,8 +162,8 @@ class Question(Strict):
         return [str(getattr(self, name)) for name in self.explains]
 
     def outcome(self) -> tuple[str, str] | None:
-        """(what it is, its text): the answer as the reveal states it ("its answer"), None when the step's own
-        outcome (its output) is the answer's."""
+        """(what it is, its text): the answer as the reveal states it ("its answer", ...),
+        None when the step's own outcome (its output) is the answer's."""
         return None
 
 
