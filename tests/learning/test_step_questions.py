@@ -120,8 +120,8 @@ def test_the_disclosure_withholds_its_step_until_it_is_committed() -> None:
     assert not Disclosure(PLANTED, frozenset()).step_open(1)
     assert Disclosure(PLANTED, frozenset({1})).step_open(1)
     assert Disclosure(PLAIN, frozenset()).step_open(1)
-    only = PLANTED.steps[0].truth
-    assert only is not None and Disclosure(PLANTED, frozenset()).question_open(1, only)
+    ((_, only),) = PLANTED.steps[0].questions()
+    assert Disclosure(PLANTED, frozenset()).question_open(1, only)  # nothing else to wait for
 
 
 def test_the_public_lesson_withholds_its_answer_and_what_explains_it() -> None:
