@@ -127,7 +127,9 @@ class Step(Strict):
 
     # The fields that ask the learner something, each a `Question` declaring what of it a page
     # may send before the commit. A step that has one asks (app/lessons/disclosure.py); the
-    # public lesson and the disclosure iterate over these.
+    # disclosure, the public lesson, the minutes and leak lints and the class dashboard's first
+    # attempts iterate over these, and only the format and the kinds name one
+    # (tests/test_question_fields.py).
     QUESTIONS: ClassVar[tuple[str, ...]] = ("prediction", "value_prediction", "ordering")
 
     def questions(self) -> list[tuple[str, Question]]:
