@@ -11,7 +11,7 @@ Text fields hold Markdown. Code fields hold Python source.
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal, get_args
 
 from pydantic import (
     Field,
@@ -135,6 +135,14 @@ class Step(Strict):
     def questions(self) -> list[tuple[str, Question]]:
         """(field, question) for each question this step asks."""
         return [(name, q) for name in self.QUESTIONS if (q := getattr(self, name)) is not None]
+
+    @classmethod
+    def question_model(cls, name: str) -> type[Question]:
+        """The `Question` model the field `name` (one of `QUESTIONS`) holds."""
+        annotation = cls.model_fields[name].annotation
+        return next(
+            t for t in get_args(annotation) if isinstance(t, type) and issubclass(t, Question)
+        )
 
     @property
     def ordering_head(self) -> str:

@@ -168,6 +168,11 @@ def _public_step(number: int, raw_step: dict[str, Any], step: Step, shown: Discl
     """What of one step a learner is sent (in place, on the step's dump)."""
     raw_step.pop("variants", None)  # every instance's answers: practice asks one at a time
     raw_step.pop("no_variants", None)  # a note for authors
+    for field in step.QUESTIONS:
+        # A question that may wait for another is absent, never null, on a step that does not
+        # ask it: null there and absent where it waits would tell the two apart.
+        if getattr(step, field) is None and step.question_model(field).after_others:
+            raw_step.pop(field, None)
     for field, question in step.questions():
         if not shown.question_open(number, question):
             # A typed value waits for the choice: its mere presence would say the code does
