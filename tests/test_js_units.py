@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.js_fixtures import FIXTURES, fixtures_text
+
 JS_TESTS = Path(__file__).parent / "js"
 NODE_MODULES = Path(__file__).parent.parent / "frontend" / "node_modules"
 
@@ -32,3 +34,10 @@ def test_the_node_unit_tests_pass() -> None:
         [node, "--test", str(JS_TESTS)], capture_output=True, text=True, timeout=120, check=False
     )
     assert done.returncode == 0, f"node --test failed:\n{done.stdout}\n{done.stderr}"
+
+
+def test_the_widget_fixtures_are_what_the_macros_render() -> None:
+    # tests/js mounts the widgets on this markup: a changed macro must reach them.
+    assert FIXTURES.read_text(encoding="utf-8") == fixtures_text(), (
+        "tests/js/fixtures/widgets.json is stale: run `PYTHONPATH=$PWD python3 tests/js_fixtures.py`"
+    )

@@ -5,11 +5,14 @@
 //   installDom()            a fresh window; document, window and the DOM classes the modules
 //                           use become globals (the modules read them when called, never on import)
 //   fixture(html)           the body holds `html`; returns its first element
+//   WIDGETS                 the widgets' markup, rendered from templates/_widgets.html's macros
+//                           (tests/js/fixtures/widgets.json, written by tests/js_fixtures.py)
 //   stubFetch(answer)       globalThis.fetch answers every request with answer(url, body):
 //                           {status, body, headers} (body as JSON); returns the calls made
 //   settle()                let the pending promises and timers of a click run out
 //   click(node), key(node, name), fire(node, type)   a user's click, key press, other event
 
+import {readFileSync} from "node:fs";
 import {createRequire} from "node:module";
 import {after} from "node:test";
 
@@ -30,6 +33,8 @@ const GLOBALS = [
 ];
 
 let window = null;
+
+export const WIDGETS = JSON.parse(readFileSync(new URL("fixtures/widgets.json", import.meta.url), "utf-8"));
 
 export function installDom() {
   const {Window} = loadHappyDom();

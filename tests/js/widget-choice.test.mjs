@@ -1,25 +1,20 @@
 // The prediction widget (static/js/widgets/choice.js) in a document (tests/js/dom.mjs): the
 // markup of templates/_partials.html's step (templates/_widgets.html's choice and confidence
-// macros), the server's answers of docs/http-contract.md (POST .../prediction).
+// macros, as tests/js/fixtures/widgets.json has them), the server's answers of docs/http-contract.md (POST .../prediction).
 
 import assert from "node:assert/strict";
 import {beforeEach, test} from "node:test";
 
 import {mountChoice} from "../../static/js/widgets/choice.js";
-import {click, fire, fixture, installDom, settle, stubFetch} from "./dom.mjs";
+import {WIDGETS, click, fire, fixture, installDom, settle, stubFetch} from "./dom.mjs";
 
 const ANSWER_URL = "/api/lessons/demo/steps/1/prediction";
 
 const STEP = `<li class="step" id="step-1" data-step="1">
   <div class="prediction" data-kind="choice" data-step="1">
     <p class="prediction-question"><strong>Predict first:</strong> What is <code>x.grad</code>?</p>
-    <fieldset class="confidence">
-      <legend>How sure are you? <span class="muted">Choose one, then answer.</span></legend>
-      <label><input type="radio" name="confidence-1" value="guess"> Guess</label>
-      <label><input type="radio" name="confidence-1" value="fairly_sure"> Fairly sure</label>
-      <label><input type="radio" name="confidence-1" value="certain"> Certain</label>
-    </fieldset>
-    <div class="choices" role="group" aria-label="Your prediction for step 1"><button type="button" class="choice" data-choice="tensor(2.)"><code>tensor(2.)</code></button><button type="button" class="choice" data-choice="None"><code>None</code></button></div>
+    ${WIDGETS.confidence}
+    ${WIDGETS.choice}
     <div class="prediction-feedback" role="status" aria-live="polite"></div>
     <button type="button" class="try-again" hidden>Try again</button>
   </div>

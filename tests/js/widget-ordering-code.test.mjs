@@ -1,6 +1,6 @@
 // The ordering widget (static/js/widgets/ordering.js) and the code-to-write widget
 // (static/js/widgets/code-exercise.js) in a document (tests/js/dom.mjs): the markup of
-// templates/_widgets.html's ordering macro and templates/_exercise.html's exercise card, the
+// templates/_widgets.html's ordering macro (tests/js/fixtures/widgets.json) and templates/_exercise.html's exercise card, the
 // server's answers of docs/http-contract.md (POST .../ordering, POST .../exercises/{n} and its
 // diagnosis).
 
@@ -9,33 +9,12 @@ import {beforeEach, test} from "node:test";
 
 import {mountCodeExercise} from "../../static/js/widgets/code-exercise.js";
 import {mountOrdering} from "../../static/js/widgets/ordering.js";
-import {click, fixture, installDom, settle, stubFetch} from "./dom.mjs";
+import {WIDGETS, click, fixture, installDom, settle, stubFetch} from "./dom.mjs";
 
-const LINES = ["y = x * x", "y.backward()", "print(x.grad)"];
+const LINES = ["y = x * x", "y.backward()", "print(x.grad)"]; // tests/js_fixtures.py ORDERING_LINES
+const SHUFFLED = [LINES[1], LINES[0], LINES[2]];
 
-const line = (text) => `<li class="ordering-line" data-line="${text}">
-      <pre class="ordering-code" tabindex="0"><code>${text}</code></pre>
-      <span class="ordering-moves">
-        <button type="button" class="btn ordering-up" aria-label="Move up: ${text}"><svg class="icon"></svg></button>
-        <button type="button" class="btn ordering-down" aria-label="Move down: ${text}"><svg class="icon"></svg></button>
-      </span>
-    </li>`;
-
-const ORDERING = `<div class="ordering" data-kind="ordering" data-widget="ordering">
-  <p class="ordering-question" id="ordering-q-1"><strong>Put in order:</strong> print x's gradient</p>
-  <p class="ordering-label" id="ordering-l-1">Lines</p>
-  <ol class="ordering-lines" aria-labelledby="ordering-l-1">${[LINES[1], LINES[0], LINES[2]].map(line).join("")}</ol>
-  <p class="ordering-label">It must print</p>
-  <pre class="stdout ordering-output" tabindex="0"><code>tensor(2.)</code></pre>
-  <fieldset class="confidence">
-    <label><input type="radio" name="ordering-confidence-1" value="guess"> Guess</label>
-    <label><input type="radio" name="ordering-confidence-1" value="certain"> Certain</label>
-  </fieldset>
-  <button type="button" class="btn btn-run ordering-check" aria-describedby="ordering-q-1">Check my order</button>
-  <p class="ordering-moved visually-hidden" role="status" aria-live="polite"></p>
-  <div class="prediction-feedback" role="status" aria-live="polite"></div>
-  <button type="button" class="try-again" hidden>Try again</button>
-</div>`;
+const ORDERING = WIDGETS.ordering;
 
 const parts = [
   {kind: "code", text: "x = torch.tensor(1.0, requires_grad=True)\n", indent: ""},
@@ -75,15 +54,15 @@ beforeEach(() => {
 test("Move up and Move down reorder the lines and say where the line went", () => {
   root = fixture(ORDERING);
   const widget = mountOrdering(root, {url: "/o"});
-  assert.deepEqual(widget.order(), [LINES[1], LINES[0], LINES[2]]);
+  assert.deepEqual(widget.order(), LINES);
   click(root.querySelectorAll(".ordering-line")[1].querySelector(".ordering-up"));
-  assert.deepEqual(order(), LINES);
+  assert.deepEqual(order(), SHUFFLED);
   assert.equal(q(".ordering-moved").textContent, "Moved to line 1 of 3.");
   click(root.querySelectorAll(".ordering-line")[0].querySelector(".ordering-up"));
   assert.equal(q(".ordering-moved").textContent, "Already the first line.");
   click(root.querySelectorAll(".ordering-line")[2].querySelector(".ordering-down"));
   assert.equal(q(".ordering-moved").textContent, "Already the last line.");
-  assert.deepEqual(order(), LINES);
+  assert.deepEqual(order(), SHUFFLED);
 });
 
 test("Check sends the order with the confidence; the verdict shows what it printed, the controls close", async () => {
@@ -96,7 +75,7 @@ test("Check sends the order with the confidence; the verdict shows what it print
   q("input[value='guess']").checked = true;
   click(q(".ordering-check"));
   await settle();
-  assert.deepEqual(calls, [{url: "/api/lessons/demo/steps/3/ordering", method: "POST", body: {order: [LINES[1], LINES[0], LINES[2]], confidence: "guess"}}]);
+  assert.deepEqual(calls, [{url: "/api/lessons/demo/steps/3/ordering", method: "POST", body: {order: LINES, confidence: "guess"}}]);
   const box = q(".prediction-feedback");
   assert.equal(box.dataset.result, "wrong");
   const printed = [...box.querySelectorAll(".feedback-code")].map((pre) => pre.textContent);
@@ -122,8 +101,8 @@ test("a review item's order goes to the step's route with its form; restore arra
   assert.equal(calls[0].url, "/api/lessons/demo/steps/3/ordering?form=2");
   assert.deepEqual(answers, [{correct: true, comes_back: "in 3 days", due_count: 0}]);
   widget.reopen();
-  widget.restore({order: LINES, confidence: "certain", correct: true, reveal: {answer: LINES}});
-  assert.deepEqual(order(), LINES);
+  widget.restore({order: SHUFFLED, confidence: "certain", correct: true, reveal: {answer: LINES}});
+  assert.deepEqual(order(), SHUFFLED);
   assert.equal(q("input[value='certain']").checked, true);
   assert.match(q(".prediction-feedback").textContent, /^Right: your order prints what is asked\.Your committed order is shown above\./);
 });

@@ -1,6 +1,7 @@
 // The typed-value widget (static/js/widgets/value.js) and the flashcard widget
 // (static/js/widgets/card.js) in a document (tests/js/dom.mjs): the markup of
-// templates/_widgets.html (value; card_item with modes/_macros.html's grade buttons), the
+// templates/_widgets.html (value; card_item with modes/_macros.html's grade buttons; in
+// tests/js/fixtures/widgets.json), the
 // server's answers of docs/http-contract.md (POST .../value; GET and POST .../flashcards/{id}).
 
 import assert from "node:assert/strict";
@@ -8,31 +9,13 @@ import {beforeEach, test} from "node:test";
 
 import {mountCard} from "../../static/js/widgets/card.js";
 import {mountValue} from "../../static/js/widgets/value.js";
-import {click, fixture, installDom, settle, stubFetch} from "./dom.mjs";
+import {WIDGETS, click, fixture, installDom, settle, stubFetch} from "./dom.mjs";
 
 const VALUE_URL = "/api/lessons/demo/steps/1/value";
 
-const VALUE_FORM = `<form class="value-prediction" data-step="1" data-tensor="x" novalidate>
-  <label><strong>Now type it:</strong> What is <code>x.grad</code>?
-    <input name="value" autocomplete="off" spellcheck="false" autocapitalize="off" placeholder="a number or a list of numbers"></label>
-  <div class="value-actions"><button type="submit" class="btn">Check</button> <button type="button" class="btn show-answer">Show answer</button></div>
-  <div class="value-feedback" role="status" aria-live="polite"></div>
-</form>`;
+const VALUE_FORM = WIDGETS.value;
 
-const CARD = `<div class="review-item">
-<p class="flashcard-front">The gradient of a sum flows to <span class="cloze">[…]</span>.</p>
-<button type="button" class="btn btn-run flashcard-flip">Show answer</button>
-<div class="flashcard-back"></div>
-<div class="flashcard-grading" hidden>
-  <p class="grade-question">How well did you know it?</p>
-  <div class="grade-buttons" role="group" aria-label="How well did you know it?">
-  <button type="button" class="btn grade" data-grade="again">Again <small>did not know it</small></button>
-  <button type="button" class="btn grade" data-grade="hard">Hard <small>with effort</small></button>
-  <button type="button" class="btn grade" data-grade="good">Good <small>knew it</small></button>
-  <button type="button" class="btn grade" data-grade="easy">Easy <small>at once</small></button>
-</div>
-</div>
-</div>`;
+const CARD = `<div class="review-item">${WIDGETS.card}</div>`;
 
 beforeEach(() => installDom());
 

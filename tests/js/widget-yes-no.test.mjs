@@ -6,16 +6,13 @@ import assert from "node:assert/strict";
 import {beforeEach, test} from "node:test";
 
 import {mountYesNo} from "../../static/js/widgets/yes-no.js";
-import {click, fixture, installDom, settle, stubFetch} from "./dom.mjs";
+import {WIDGETS, click, fixture, installDom, settle, stubFetch} from "./dom.mjs";
 
 const ANSWER_URL = "/api/lessons/demo/myths/1/answer";
 
 const MYTH = `<li class="myth" id="myth-1" data-myth="1">
   <p class="myth-question"><strong>Is <code>.grad</code> filled when the tensor is created?</strong></p>
-  <div class="myth-buttons" role="group" aria-label="Your answer to myth 1">
-    <button type="button" class="btn myth-answer" data-answer="yes">Yes</button>
-    <button type="button" class="btn myth-answer" data-answer="no">No</button>
-  </div>
+  ${WIDGETS.yes_no}
   <div class="myth-feedback" role="status" aria-live="polite"></div>
 </li>`;
 
