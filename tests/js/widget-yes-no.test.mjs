@@ -126,3 +126,32 @@ test("an unreachable server is said, not thrown", async () => {
   await settle();
   assert.equal(feedback.textContent, "Could not reach the server. Check your connection and try again.");
 });
+
+test("a 429 with Retry-After is waited out with a countdown, then sent again", async () => {
+  let refusals = 1;
+  const calls = stubFetch(() => (refusals-- > 0
+    ? {status: 429, body: {type: "/problems/too-many-runs", title: "Too many", status: 429}, headers: {"Retry-After": "1"}}
+    : {body: REVEAL}));
+  mountYesNo(root, {url: ANSWER_URL});
+  click(no);
+  await settle();
+  assert.equal(root.querySelector(".retry-wait .retry-text").textContent, "The server is busy: trying again in 1 second.");
+  assert.equal(root.getAttribute("aria-busy"), "true");
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  await settle();
+  assert.equal(calls.length, 2);
+  assert.equal(root.querySelector(".retry-wait"), null);
+  assert.equal(feedback.dataset.result, "right");
+});
+
+test("a countdown cancelled says so, and sends nothing more", async () => {
+  const calls = stubFetch(() => ({status: 503, body: null, headers: {"Retry-After": "20"}}));
+  mountYesNo(root, {url: ANSWER_URL});
+  click(yes);
+  await settle();
+  click(root.querySelector(".retry-cancel"));
+  await settle();
+  assert.equal(calls.length, 1);
+  assert.equal(feedback.textContent, "Checking your answer was cancelled.");
+  assert.equal(yes.disabled, false);
+});
