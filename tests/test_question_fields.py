@@ -29,7 +29,6 @@ ALLOWED: dict[str, str] = {
     "app/learning/lesson_page.py": "restores a choice, a typed value and an order; reads a "
     "store record's `.prediction` (every stored step answer)",
     "app/learning/recall.py": "asks a choice again on a variant instance",
-    "app/learning/mode_pages.py": "step by step marks the steps whose choice is open",
     "app/modes/drills.py": "a drill is made from a step's typed value",
     # The lesson tools: each checks what one kind's own fields say.
     "app/lessons/check.py": "runs a choice's `because` and checks a typed value",
