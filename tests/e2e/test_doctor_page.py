@@ -131,14 +131,14 @@ def test_a_nan_finding_opens_the_backward_walk_at_its_node(
         "The gradient check: the first NaN or infinite gradient was sent by LogBackward0"
     )
     expect(live).to_contain_text("LogBackward0 ran. It received")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    shot(f"doctor-walk-{width}-{scheme}", full_page=False)
+    no_serious_violations(page)
     counter = walk.locator(".bw-counter").inner_text()
     # The arrow keys step on from there: the walk is where the keyboard is.
     page.keyboard.press("ArrowRight")
     step = int(counter.split()[1])
     expect(walk.locator(".bw-counter")).to_have_text(re.compile(rf"^Step {step + 1} of "))
-    assert page.evaluate("document.documentElement.scrollWidth") <= width
-    shot(f"doctor-walk-{width}-{scheme}", full_page=False)
-    no_serious_violations(page)
 
 
 def test_a_freed_graph_finding_opens_the_call_that_raised(
