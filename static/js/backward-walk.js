@@ -325,13 +325,14 @@ function renderCall(host, call, uid) {
 const opened = new WeakMap();
 
 /**
- * Open the walk rendered in `container` at call `index` (0-based among its calls) and `step`
- * (as stepText counts them), mark node `nodeId` in its graph, say `why` there and move the
- * focus to it. False when the container holds no walk with that call.
+ * Open the walk of `backward` rendered in `container` at call `index` (0-based among its
+ * calls) and `step` (as stepText counts them), mark node `nodeId` in its graph, say `why`
+ * there and move the focus to it. False when the container shows no walk of that `backward`
+ * (another run's since) or it has no such call.
  */
-export function openBackwardWalk(container, index, step, nodeId, why = "") {
-  const open = opened.get(container);
-  return open ? open(index, step, nodeId, why) : false;
+export function openBackwardWalk(container, backward, index, step, nodeId, why = "") {
+  const shown = opened.get(container);
+  return shown?.backward === backward ? shown.open(index, step, nodeId, why) : false;
 }
 
 /**
@@ -359,14 +360,14 @@ export function renderBackwardWalk(container, backward) {
     summary.textContent = calls.length > 1 ? "" : `Call ${callTitle(call)}.`;
     current = renderCall(host, call, `${uid}-${index}`);
   };
-  opened.set(container, (index, step, nodeId, why) => {
+  opened.set(container, {backward, open: (index, step, nodeId, why) => {
     if (!calls[index]) return false;
     section.open = true;
     if (select) select.value = String(index);
     pick(index);
     current.openAt(step, nodeId, why);
     return true;
-  });
+  }});
   if (calls.length > 1) {
     select = el("select", {class: "bw-select", id: `${uid}-select`});
     calls.forEach((call, index) => select.append(el("option", {value: String(index)}, callTitle(call))));

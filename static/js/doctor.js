@@ -139,7 +139,11 @@ function findingItem(finding, controller, backward) {
   const walk = controller.section.querySelector(".backward-walk");
   if (at && walk) {
     const open = el("button", {type: "button", class: "btn btn-small doctor-walk"}, "Show in the backward walk");
-    open.addEventListener("click", () => openBackwardWalk(walk, at.index, at.step, at.node, walkReason(finding, at.ran)));
+    open.addEventListener("click", () => {
+      if (!openBackwardWalk(walk, backward, at.index, at.step, at.node, walkReason(finding, at.ran))) {
+        open.textContent = "The backward walk now shows another run: check again";
+      }
+    });
     actions.append(open, " ");
   }
   const lesson = el("a", {href: `/lessons/${encodeURIComponent(finding.lesson)}`, class: "doctor-lesson"},

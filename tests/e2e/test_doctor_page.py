@@ -158,6 +158,16 @@ def test_a_freed_graph_finding_opens_the_call_that_raised(
         "The gradient check: the error was raised by AddmmBackward0"
     )
     expect(walk.locator(".bw-step")).to_be_disabled()  # the call's end: nothing ran after it
+    # Run again (without checking): the walk is another run's now, and the finding's button
+    # says so instead of opening it at a node of a graph it is not about.
+    page.get_by_role("button", name="Run", exact=True).click()
+    expect(walk.locator(".bw-node[data-finding='true']")).to_have_count(0)
+    button = finding.get_by_role("button", name="Show in the backward walk")
+    button.click()
+    expect(finding.locator(".doctor-walk")).to_have_text(
+        "The backward walk now shows another run: check again"
+    )
+    expect(walk.locator(".bw-node[data-finding='true']")).to_have_count(0)
     # A finding with no node in the walk has no such button.
     replace_code(page, ".runnable", DETACHED)
     check_by_keyboard(page)
