@@ -6,6 +6,9 @@
 // name the hook (function, line, tensor) and the gradient before and after.
 //
 //   renderBackwardWalk(container, backward)   fills `container` (or hides it)
+//   openBackwardWalk(container, backward, index, step, nodeId, why)
+//                                             opens it at a call and step, marks a node
+//                                             (a gradient check's finding, doctor.js)
 //
 // Keyboard: arrow keys step, Home/End jump; a live region reads every step.
 // Learner data is always text (textContent / SVG text nodes), never markup.
