@@ -147,3 +147,18 @@ def test_openapi_describes_the_finding_s_walk_node(sandbox_client: TestClient) -
     properties = spec["components"]["schemas"]["DoctorFinding"]["properties"]
     assert "backward" in properties["call"]["description"]
     assert "nodes[].id" in properties["node"]["description"]
+
+
+def test_a_nan_past_the_recorded_calls_names_no_node(sandbox_client: TestClient) -> None:
+    # The backward record keeps a run's first 8 calls: a NaN in the 10th has no node to open.
+    code = (
+        "import torch\nw = torch.ones(1, requires_grad=True)\n"
+        "opt = torch.optim.SGD([w], lr=0.1)\nfor i in range(10):\n    opt.zero_grad()\n"
+        "    x = w * (0.0 if i == 9 else 1.0)\n    torch.sqrt((x * x).sum()).backward()\n"
+        "    opt.step()\n"
+    )
+    body = sandbox_client.post("/api/doctor", json={"code": code}).json()
+    assert body["result"]["backward"]["total_calls"] == 10
+    assert len(body["result"]["backward"]["calls"]) == 8
+    [nan] = body["findings"]
+    assert (nan["kind"], nan["tensor"], nan["call"], nan["node"]) == ("non-finite", "w", None, None)
