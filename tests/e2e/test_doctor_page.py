@@ -14,7 +14,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
 from tests.doctor.corpus import HERE
-from tests.e2e.conftest import goto_ready
+from tests.e2e.conftest import SCREENSHOTS, goto_ready
 from tests.e2e.test_lesson_pages import replace_code
 from tests.live import LiveServer
 
@@ -119,6 +119,7 @@ def test_a_nan_finding_opens_the_backward_walk_at_its_node(
     expect(walk.locator(".bw-counter")).to_have_text(re.compile(r"^Step 0 of \d+$"))
     button = finding.get_by_role("button", name="Show in the backward walk")
     button.focus()
+    finding.screenshot(path=str(SCREENSHOTS / f"doctor-finding-{width}-{scheme}.png"))
     page.keyboard.press("Enter")
     stage = walk.locator(".bw-stage")
     expect(stage).to_be_focused()
