@@ -30,7 +30,7 @@ first (what a busy host's drift leaves comparable).
 
 With `--find-capacity` it loads the server with more and more learners, from --learners, each
 load a fresh server for --seconds, and prints the largest class that meets the targets and
-that class per core (benchmarks/capacity_search.py).
+that class per core (benchmarks/_capacity_search.py).
 
 Usage: python benchmarks/load_test.py [--learners 50] [--seconds 60] [--pause 0.2 1.0]
                                       [--edited 0.333] [--against REV [--repeat 2]]
@@ -64,7 +64,7 @@ from benchmarks.bench_sandbox import (
     pss_kib,
     start_server,
 )
-from benchmarks.capacity_search import Probe, largest_class, probe
+from benchmarks._capacity_search import Probe, largest_class, probe
 from benchmarks.revision import add_against_arguments, checked_against, checked_out, compared
 from benchmarks.simulated_learner import (
     ROUND_REQUESTS,

@@ -245,7 +245,7 @@ def test_the_load_test_against_a_revision_loads_both_in_turn_and_compares_them()
 
 
 def test_find_capacity_judges_a_load_by_the_targets() -> None:
-    from benchmarks.capacity_search import probe
+    from benchmarks._capacity_search import probe
     from benchmarks.simulated_learner import RUN_EDITED, RUN_KNOWN, Tally
 
     tally = Tally()
@@ -263,7 +263,7 @@ def test_find_capacity_judges_a_load_by_the_targets() -> None:
 
 @pytest.mark.parametrize("limit", [1, 37, 95, 160, 1000, 5000])
 def test_find_capacity_finds_the_largest_class_within_a_tenth(limit: int) -> None:
-    from benchmarks.capacity_search import Probe, largest_class
+    from benchmarks._capacity_search import Probe, largest_class
 
     loaded: list[int] = []
 

@@ -66,7 +66,9 @@ def cards(page: str) -> dict[str, str]:
 def marked(page: str) -> dict[str, str]:
     """The lessons marked known, with the mark's words."""
     return {
-        slug: re.search(r'<span class="lesson-known">(.*?)</span>', card).group(1)  # type: ignore[union-attr]
+        slug: re.search(r'<span class="lesson-known">(?:<svg .*?</svg> )?(.*?)</span>', card).group(
+            1
+        )  # type: ignore[union-attr]
         for slug, card in cards(page).items()
         if "lesson-known" in card
     }
