@@ -7,6 +7,7 @@ escaped here, and the only markup is <code>.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from html import escape
 
 from app.learning.doctor_schemas import DoctorAnswer, DoctorFinding, DoctorParameter
@@ -215,24 +216,29 @@ def walk_node(raw: RawFinding, backward: BackwardWalk) -> tuple[int | None, str 
     return raw.call, raw.node
 
 
-def finding(raw: RawFinding, backward: BackwardWalk | None = None) -> DoctorFinding:
+def finding(
+    raw: RawFinding, backward: BackwardWalk | None = None, titles: Mapping[str, str] | None = None
+) -> DoctorFinding:
     tensor = code(raw.tensor) if raw.tensor else "A tensor"
     call, node = walk_node(raw, backward) if backward is not None else (None, None)
+    lesson = lesson_for(raw.kind, raw.cause)
     return DoctorFinding(
         kind=raw.kind,
         tensor=raw.tensor,
         line=raw.line,
         message_html=WORDS[raw.kind](tensor, raw),
-        lesson=lesson_for(raw.kind, raw.cause),
+        lesson=lesson,
+        lesson_title=(titles or {}).get(lesson),
         call=call,
         node=node,
     )
 
 
-def answer(result: RunResult) -> DoctorAnswer:
-    """POST /api/doctor's answer for a run the doctor watched."""
+def answer(result: RunResult, titles: Mapping[str, str] | None = None) -> DoctorAnswer:
+    """POST /api/doctor's answer for a run the doctor watched; `titles`: each lesson's title
+    by its slug, so that a page names a finding's lesson as the catalog does."""
     record = result.doctor()
-    findings = [finding(raw, result.backward) for raw in record.findings] if record else []
+    findings = [finding(raw, result.backward, titles) for raw in record.findings] if record else []
     parameters = [
         DoctorParameter(name=p.name, shape=p.shape, grad_norms=p.grad_norms)
         for p in (record.parameters if record else [])

@@ -24,6 +24,9 @@ class DoctorFinding(BaseModel):
         "code's own text escaped"
     )
     lesson: str = Field(description="Slug of the lesson that teaches the cause")
+    lesson_title: str | None = Field(
+        default=None, description="That lesson's title, as a page names it"
+    )
     call: int | None = Field(
         default=None,
         description="The backward call the finding is about: its `number` in the run's "

@@ -367,4 +367,5 @@ class Learning:
     async def doctor(self, code: str, who: Who) -> DoctorAnswer:
         """Run training code with the gradient doctor watching, in the line of `who`, under
         the same limits as any run; its findings in plain words (docs/doctor.md)."""
-        return doctor_answer(await self.runs.run(code, who, doctor=True))
+        result = await self.runs.run(code, who, doctor=True)
+        return doctor_answer(result, {lesson.slug: lesson.title for lesson in self.catalog.lessons})

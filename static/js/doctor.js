@@ -147,7 +147,7 @@ function findingItem(finding, controller, backward) {
     actions.append(open, " ");
   }
   const lesson = el("a", {href: `/lessons/${encodeURIComponent(finding.lesson)}`, class: "doctor-lesson"},
-    "Lesson: ", el("code", {}, finding.lesson));
+    "Lesson: ", finding.lesson_title ?? finding.lesson);
   actions.append(lesson);
   item.append(actions);
   return item;

@@ -28,10 +28,21 @@ def test_a_buggy_loop_gets_its_finding_parameters_and_run(sandbox_client: TestCl
     body = answer.json()
     assert set(body) == {"findings", "parameters", "result"}
     first = body["findings"][0]
-    assert set(first) == {"kind", "tensor", "line", "message_html", "lesson", "call", "node"}
+    assert set(first) == {
+        "kind",
+        "tensor",
+        "line",
+        "message_html",
+        "lesson",
+        "lesson_title",
+        "call",
+        "node",
+    }
     assert (first["call"], first["node"]) == (None, None)  # a cut: its node is not in the graph
     assert (first["kind"], first["tensor"], first["line"]) == ("no-grad", "model.fc1.weight", 15)
     assert first["lesson"] == "turning-gradients-off"
+    # The test lessons have no such lesson: no title, and the page shows the slug instead.
+    assert first["lesson_title"] is None
     assert "<code>.detach()</code> on line 15" in first["message_html"]
     names = [p["name"] for p in body["parameters"]]
     assert names == ["model.fc1.weight", "model.fc1.bias", "model.fc2.weight", "model.fc2.bias"]

@@ -67,7 +67,7 @@ def test_a_learner_reads_the_finding_sees_the_line_and_follows_the_lesson(
         panel.get_by_role("region", name="Parameters and their gradient norms")
     ).to_have_attribute("tabindex", "0")
     no_serious_violations(page)
-    panel.get_by_role("link", name="Lesson: turning-gradients-off").first.click()
+    panel.get_by_role("link", name="Lesson: Turning gradients off").first.click()
     expect(page).to_have_url(f"{bundled_server.url}/lessons/turning-gradients-off")
     expect(page.get_by_role("heading", level=1)).to_contain_text("Turning gradients off")
 

@@ -20,6 +20,17 @@ def test_every_kind_has_words_and_every_lesson_exists() -> None:
     assert set(LESSONS.values()) <= slugs
 
 
+def test_a_finding_names_its_lesson_by_title_where_the_catalog_has_it() -> None:
+    titles = {lesson.slug: lesson.title for lesson in load_catalog(BUNDLED_LESSONS).lessons}
+    for kind in typing.get_args(Kind):
+        said = finding(
+            RawFinding(kind=kind, tensor="w", line=1, cause=None, facts={}), None, titles
+        )
+        assert said.lesson_title == titles[said.lesson], kind
+    unknown = RawFinding(kind="no-graph", tensor="w", line=1, cause=None, facts={})
+    assert finding(unknown, None, {}).lesson_title is None
+
+
 def test_every_kind_and_cause_escapes_the_learner_s_text() -> None:
     causes = [None, "cut", "no_grad", "inference_mode", "frozen", "non-leaf", "unused"]
     causes += ["lr-zero", "no-step", "unchanged", "forward", "backward", "layers", "steps"]
