@@ -25,7 +25,9 @@ from datetime import datetime
 from app.errors import NotDue, NotTheFormAsked
 from app.learning.grader import Graded
 from app.learning.kinds import FLASHCARD, Prompt, QuestionKind, find_kind
+from app.learning.seen import shown
 from app.lessons.loader import Catalog
+from app.lessons.variants import code_print
 from app.pedagogy import sitting
 from app.pedagogy.scheduler import Grade, Memory, new_memory, review, utc, with_confidence
 from app.progress.records import CardMemory
@@ -184,8 +186,9 @@ class ReviewQueue:
         its own route. NotDue without a due card of it (answered already), NotTheFormAsked
         when the return asks another form; reads only."""
         card = self._card(lesson, kind, key)
-        prompt = self._prompt(card) if card is not None else None
-        if card is None or prompt is None or utc(card.memory.due) > utc(at):
+        due = card is not None and utc(card.memory.due) <= utc(at)
+        prompt = self._asked_now(card, at) if card is not None and due else None
+        if card is None or prompt is None or not due:
             raise NotDue(f"No review item of {lesson!r} {key} is due: answered already?")
         if prompt.form != form:
             raise NotTheFormAsked(
@@ -271,8 +274,36 @@ class ReviewQueue:
                 due.append(QueueItem(card, prompt))
             elif when > now:
                 later.append(when)
-        planned = sitting.plan(due, _slot, self.sitting_size)
+        planned = self._unseen(sitting.plan(due, _slot, self.sitting_size))
         return QueueView(planned, len(later), min(later) if later else None, len(due))
+
+    def _unseen(self, planned: list[QueueItem]) -> list[QueueItem]:
+        """The sitting's items asked on code and numbers the learner was not shown (seen.py),
+        nor an item before it in this sitting, while another form remains. A form is the first
+        unseen one in an order of the return's own, so answering one item of the sitting never
+        changes what another asks."""
+        cards = self.store.review_cards(self.learner) if planned else []
+        before: dict[str, frozenset[str]] = {}
+        drawn: list[QueueItem] = []
+        for item in planned:
+            lesson = item.prompt.lesson
+            if lesson.slug not in before:
+                before[lesson.slug] = shown(self.store, self.learner, lesson, cards)
+            prompt = self._prompt(item.card, before[lesson.slug]) or item.prompt
+            code = prompt.instance.code if prompt.instance is not None else prompt.code
+            if prompt.form is not None and code:
+                before[lesson.slug] |= {code_print(code)}
+            drawn.append(QueueItem(item.card, prompt))
+        return drawn
+
+    def _asked_now(self, card: StoredCard, now: datetime) -> Prompt | None:
+        """What this return of a due card asks: as the sitting draws it (`view`)."""
+        drawn = next((item for item in self.view(now).due if item.card.id == card.id), None)
+        if drawn is not None:
+            return drawn.prompt
+        found = self.catalog.get(card.lesson)
+        cards = self.store.review_cards(self.learner)
+        return self._prompt(card, shown(self.store, self.learner, found, cards) if found else None)
 
     def due_count(self, now: datetime) -> int:
         """`view(now).due_total` without drawing the items that are not due, nor planning the
@@ -299,6 +330,7 @@ class ReviewQueue:
         memory = _memory(card)
         if memory.due > utc(now):
             raise NotDue
+        prompt = self._asked_now(card, now) or prompt
         if form is not None and form != prompt.form:
             raise NotTheFormAsked(
                 f"Review item {card_id} is not asked as form {form} now: reload the review "
@@ -327,19 +359,20 @@ class ReviewQueue:
             return False
         return kind.asked_fingerprint(found, key) == fingerprint
 
-    def _prompt(self, card: StoredCard) -> Prompt | None:
+    def _prompt(self, card: StoredCard, seen: frozenset[str] | None = None) -> Prompt | None:
         """The card's question, its choices in an order of this return's own (a per-learner
         order would ask a returning item exactly as it was asked before), and on an item with
         other forms (a step's variants, a myth's forms) a form of this return's own: never the
         lesson page's, nor the one the card's latest review asked while another remains. The
         return's token keys it, so every read of one return (the page, its answer) asks the
-        same."""
+        same. With `seen` (what the learner was shown, seen.py), not a form whose code is in
+        it while another remains."""
         found = self.catalog.get(card.lesson)
         kind = find_kind(card.kind)
         if found is None or kind is None:
             return None  # the lesson, or the kind of question, is gone
         order = f"{self.learner}/{_token(card)}"
-        prompt = kind.prompt(found, card.key, order, self.learner, card.asked)
+        prompt = kind.prompt(found, card.key, order, self.learner, card.asked, seen or frozenset())
         return prompt if prompt is not None and prompt.fingerprint == card.fingerprint else None
 
     def _card(self, lesson: str, kind: QuestionKind, key: str) -> StoredCard | None:

@@ -20,7 +20,12 @@ def myth_fingerprint(myth: Myth) -> str:
 
 
 def _prompt(
-    lesson: Lesson, key: str, order: str, learner: str | None, asked: int | None
+    lesson: Lesson,
+    key: str,
+    order: str,
+    learner: str | None,
+    asked: int | None,
+    seen: frozenset[str] = frozenset(),
 ) -> Prompt | None:
     number = item_number(key, len(lesson.myths))
     if number is None:

@@ -1,0 +1,121 @@
+"""Two review sittings an hour apart never ask code and numbers the learner was shown before:
+not a step's own code, not the instance its typed value asked, not a recall question's, not
+the drills page's, not an earlier item's (of either sitting), while an unseen form remains.
+Predictions and drills of one step share their instances, so one's code must not come back
+as the other. On SQLite and PostgreSQL, on the review-forms fixture lessons."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from app.learning.recall import recall_questions
+from app.lessons.variants import finished, instances
+from app.main import create_app
+from app.modes.drills import drills_page_key, for_learner, lesson_drills
+from app.progress.models.learners import Learner
+from tests.clock import time_passes
+from tests.conftest import make_settings
+from tests.journeys.test_review_forms import CATALOG, FORMS_LESSONS, HOUR, _lesson, _wrong
+
+
+def code_print(code: str) -> str:
+    """Code as the learner reads it: its text, so its numbers."""
+    return code.strip()
+
+
+@pytest.fixture
+def forms_client(migrated_url: str) -> Iterator[TestClient]:
+    settings = make_settings(lessons_dir=FORMS_LESSONS, database_url=migrated_url)
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
+
+
+def _learner(client: TestClient) -> str:
+    engine = client.app.state.store.engine  # type: ignore[attr-defined]
+    with engine.connect() as connection:
+        (learner,) = connection.execute(select(Learner.id)).scalars().all()
+    return str(learner)
+
+
+def _study(client: TestClient) -> set[str]:
+    """Miss every prediction, typed value and myth, answer every recall question and every
+    drill (wrongly, so each enters review); what was shown, as code fingerprints per lesson."""
+    shown: set[str] = set()
+    for lesson in CATALOG.lessons:
+        api = f"/api/lessons/{lesson.slug}"
+        for number, step in enumerate(lesson.steps, start=1):
+            assert step.prediction is not None and step.snippet is not None
+            body = {"choice": _wrong(step.prediction.texts, step.prediction.answer)}
+            reveal = client.post(
+                f"{api}/steps/{number}/prediction", json=body | {"confidence": "certain"}
+            )
+            shown |= {code_print(step.snippet.code), code_print(reveal.json()["value"]["code"])}
+            assert client.post(f"{api}/steps/{number}/value", json={"value": "12345"}).is_success
+        for number, myth in enumerate(lesson.myths, start=1):
+            body = {"answer": "no" if myth.answer == "yes" else "yes", "confidence": "certain"}
+            assert client.post(f"{api}/myths/{number}/answer", json=body).is_success
+        learner = _learner(client)
+        for question in recall_questions(lesson, learner):
+            instance = question.prompt.instance
+            assert instance is not None and instance.answer is not None
+            body = {
+                "choice": _wrong(question.prompt.choices, instance.answer),
+                "confidence": "certain",
+            }
+            url = f"{api}/recall/{question.number}?form={instance.index}"
+            assert client.post(url, json=body).is_success, url
+            shown.add(code_print(instance.code))
+        for drill in lesson_drills(lesson):
+            if drill.step:
+                asked = for_learner(lesson, drill, learner, drills_page_key(drill))
+                url = f"{api}/drills/{drill.id}/answer"
+                assert client.post(url, json={"value": "12345"}).is_success, url
+                shown.add(code_print(asked.code))
+    return shown
+
+
+def _forms(item: dict[str, Any]) -> set[str]:
+    """The codes an item could be asked on (its step's instances)."""
+    lesson = _lesson(item["lesson"])
+    number = int(item["key"]) if item["kind"] != "drill" else int(item["key"][5:].split(".")[0])
+    step = lesson.steps[number - 1]
+    found = finished(step) if item["kind"] == "drill" else instances(step)
+    return {code_print(instance.code) for instance in found}
+
+
+def _sitting(client: TestClient, shown: set[str]) -> list[tuple[str, str, str]]:
+    """One sitting: every item with code is asked on unseen code while its step has some;
+    each is answered wrongly (so it comes back), and what it showed joins `shown`."""
+    repeated = []
+    for item in client.get("/api/review").json()["due"]:
+        if item["code"] is None or item["form"] is None:
+            continue
+        asked = code_print(item["code"])
+        if asked in shown and _forms(item) - shown:
+            repeated.append((item["lesson"], item["kind"], item["key"]))
+        shown.add(asked)
+        url = f"/api/review/{item['id']}/answer?form={item['form']}"
+        if item["kind"] == "drill":
+            body: dict[str, str] = {"value": "12345", "confidence": "certain"}
+        else:
+            step = _lesson(item["lesson"]).steps[int(item["key"]) - 1]
+            (instance,) = [i for i in instances(step) if i.code == item["code"]]
+            assert instance.answer is not None
+            body = {"choice": _wrong(item["choices"], instance.answer), "confidence": "certain"}
+        answered = client.post(url, json=body)
+        assert answered.status_code == 200, answered.text
+    return repeated
+
+
+def test_two_sittings_never_ask_code_and_numbers_shown_before(forms_client: TestClient) -> None:
+    client = forms_client
+    shown = _study(client)
+    time_passes(client, HOUR)
+    assert _sitting(client, shown) == []
+    time_passes(client, HOUR)
+    assert _sitting(client, shown) == []
