@@ -30,7 +30,7 @@ from app.lessons.loader import Catalog
 from app.lessons.variants import code_print
 from app.pedagogy import sitting
 from app.pedagogy.scheduler import Grade, Memory, new_memory, review, utc, with_confidence
-from app.progress.records import CardMemory
+from app.progress.records import LEFT_REVIEW, CardMemory
 from app.progress.store import ProgressStore, StoredCard
 
 
@@ -72,6 +72,15 @@ def _slot(item: QueueItem) -> sitting.Slot:
     return sitting.Slot(
         card.lesson, card.kind, card.memory.urgent, utc(card.memory.due), _token(card)
     )
+
+
+def _asked_after(form: int | None, grade: Grade) -> int | None:
+    """What a card keeps as asked after a review answer: the form asked; on a question with a
+    single version (no form), answered right, `LEFT_REVIEW`: it leaves the queue rather than
+    come back word for word, until it is missed again."""
+    if form is None and grade is Grade.good:
+        return LEFT_REVIEW
+    return form
 
 
 def _token(card: StoredCard) -> str:
@@ -162,7 +171,8 @@ class ReviewQueue:
             and card.fingerprint == prompt.fingerprint
             and utc(card.memory.due) <= at
         ):
-            return self._review_check(card, passed, at, confidence, card.asked)
+            asked = card.asked if prompt.form is not None else None
+            return self._review_check(card, passed, at, confidence, asked)
         if not passed:
             self.note_miss(lesson, kind, key, at, urgent=confidence == "certain")
         return None
@@ -174,7 +184,7 @@ class ReviewQueue:
         memory = review(_memory(card), grade, at)
         missed = card.memory.last_miss_at if passed else at
         stored = _stored(memory, missed, urgent=urgent)
-        self.store.update_review_card(card.id, stored, asked=form)
+        self.store.update_review_card(card.id, stored, asked=_asked_after(form, grade))
         self.store.record_review_answer(self.learner, card.id, grade.value)
         return memory
 
@@ -268,6 +278,8 @@ class ReviewQueue:
         for card in self.store.review_cards(self.learner):
             if not self._current(card.lesson, card.kind, card.key, card.fingerprint):
                 continue  # the lesson no longer has this item, or asks it differently now
+            if card.left:
+                continue  # answered right on its only version: asked again word for word
             when = utc(card.memory.due)
             prompt = self._prompt(card) if when <= now else None
             if prompt is not None:
@@ -342,9 +354,16 @@ class ReviewQueue:
             memory = review(memory, counted, now)
             stored = _stored(memory, urgent=urgent)
             with self.store.together():
-                self.store.update_review_card(card.id, stored, asked=prompt.form)
+                # A flashcard is a card to see again: it stays, spaced by FSRS.
+                asked = prompt.form if prompt.card else _asked_after(prompt.form, counted)
+                self.store.update_review_card(card.id, stored, asked=asked)
                 self.store.record_review_answer(self.learner, card.id, counted.value)
         return outcome, memory
+
+    def left(self, card_id: int) -> bool:
+        """Has this item left review (answered right on its only version, `StoredCard.left`)?"""
+        card = self.store.review_card(self.learner, card_id)
+        return card is not None and card.left
 
     def _prompt_of(self, lesson: str, kind: QuestionKind, key: str) -> Prompt | None:
         found = self.catalog.get(lesson)

@@ -7,6 +7,7 @@ as the other. On SQLite and PostgreSQL, on the review-forms fixture lessons."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -119,3 +120,35 @@ def test_two_sittings_never_ask_code_and_numbers_shown_before(forms_client: Test
     assert _sitting(client, shown) == []
     time_passes(client, HOUR)
     assert _sitting(client, shown) == []
+
+
+def test_a_question_with_one_version_leaves_review_once_answered_right(client: TestClient) -> None:
+    """first-steps' step 1 and its myth have no other version: asked once more after a miss
+    (nothing else to ask), then, answered right, never again word for word, however long one
+    waits; one answered wrongly in review stays, and a later miss would bring one back."""
+    from tests.catalogs import FIXTURES
+
+    lesson = FIXTURES.get("first-steps")
+    assert lesson is not None and lesson.steps[0].prediction is not None
+    prediction, myth = lesson.steps[0].prediction, lesson.myths[0]
+    api = "/api/lessons/first-steps"
+    body = {"choice": _wrong(prediction.texts, prediction.answer), "confidence": "certain"}
+    assert client.post(f"{api}/steps/1/prediction", json=body).is_success
+    wrong = "no" if myth.answer == "yes" else "yes"
+    body = {"answer": wrong, "confidence": "certain"}
+    assert client.post(f"{api}/myths/1/answer", json=body).is_success
+    time_passes(client, HOUR)
+    items = {item["kind"]: item for item in client.get("/api/review").json()["due"]}
+    assert set(items) == {"prediction", "myth"}
+    assert all(item["form"] is None for item in items.values())  # one version each
+    right = {"choice": prediction.answer, "confidence": "certain"}
+    answered = client.post(f"/api/review/{items['prediction']['id']}/answer", json=right)
+    assert answered.json()["correct"] is True
+    missed = {"answer": wrong, "confidence": "certain"}
+    answered = client.post(f"/api/review/{items['myth']['id']}/answer", json=missed)
+    assert answered.json()["correct"] is False
+    for _ in range(3):
+        time_passes(client, timedelta(days=60))
+        queue = client.get("/api/review").json()
+        assert [item["kind"] for item in queue["due"]] == ["myth"]  # the right one left
+        assert queue["due_count"] == 1
