@@ -17,6 +17,7 @@ from app.learning.questions import disclosure_of
 from app.learning.recall import asks_recall, build_up_committed, recall_items
 from app.lessons.disclosure import Disclosure, asks
 from app.lessons.format import Lesson
+from app.lessons.variants import choose
 from app.modes import cheatsheet
 from app.modes.drills import Drill, drill_open, drills_page_key, for_learner, lesson_drills
 from app.modes.flashcards import card_open, lesson_flashcards
@@ -126,10 +127,24 @@ def code_lab(request: ModeRequest) -> dict[str, object]:
     return {"cells": cells}
 
 
+def myth_round_form(lesson: Lesson, number: int, learner: str) -> int:
+    """The form a fresh round of myth busters asks myth `number` as: one of its other forms,
+    the same for a learner on every visit (so that the page and its answer agree)."""
+    key = f"{learner}/myth-busters/{lesson.slug}/{number}"
+    return choose(len(lesson.myths[number - 1].forms), key)
+
+
 def myth_busters(request: ModeRequest) -> dict[str, object]:
+    """Once the learner has played a round, a fresh one asks each myth with other forms as
+    one of them (`myth_round_form`), never the four questions they answered."""
     myths = request.records.myths
     scored = [record for record in myths.values() if not record.seen_answers]
-    return {"saved_right": sum(1 for record in scored if record.correct)}
+    forms = {
+        number: myth_round_form(request.lesson, number, request.learner)
+        for number, myth in enumerate(request.lesson.myths, start=1)
+        if myths and myth.forms
+    }
+    return {"saved_right": sum(1 for record in scored if record.correct), "forms": forms}
 
 
 def _exercises(request: ModeRequest) -> dict[str, object]:

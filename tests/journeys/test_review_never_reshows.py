@@ -152,3 +152,33 @@ def test_a_question_with_one_version_leaves_review_once_answered_right(client: T
         queue = client.get("/api/review").json()
         assert [item["kind"] for item in queue["due"]] == ["myth"]  # the right one left
         assert queue["due_count"] == 1
+
+
+def test_a_fresh_round_of_myth_busters_asks_the_myths_other_forms(
+    forms_client: TestClient,
+) -> None:
+    """Played once, the myth busters page asks each myth with forms as one of them, graded
+    and revealed as that form; a form the myth does not have is refused."""
+    client = forms_client
+    lesson = _lesson("forms-one")
+    api = f"/api/lessons/{lesson.slug}/myths"
+    first = client.get(f"/lessons/{lesson.slug}/myth-busters").text
+    assert "data-form" not in first  # the first round asks the lesson's questions
+    for number, myth in enumerate(lesson.myths, start=1):
+        body = {"answer": myth.answer, "confidence": "certain"}
+        assert client.post(f"{api}/{number}/answer", json=body).json()["correct"] is True
+    page = client.get(f"/lessons/{lesson.slug}/myth-busters").text
+    assert "This is a fresh round." in page
+    for number, myth in enumerate(lesson.myths, start=1):
+        marker = f'data-myth="{number}" data-form="'
+        assert marker in page, number
+        form = int(page.split(marker)[1].split('"')[0])
+        asked = myth.forms[form]
+        assert asked.question.split("`")[0] in page
+        assert myth.question.split("`")[0] not in page, number
+        wrong = "no" if asked.answer == "yes" else "yes"
+        url = f"{api}/{number}/answer?form={form}"
+        reveal = client.post(url, json={"answer": wrong, "confidence": "certain"}).json()
+        assert reveal["correct"] is False and reveal["answer"] == asked.answer
+        missing = client.post(f"{api}/{number}/answer?form={len(myth.forms)}", json=body)
+        assert missing.status_code == 422
