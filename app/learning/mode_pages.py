@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from app.learning.exercises import exercise_views
+from app.learning.kinds.myth import myth_round_form
 from app.learning.questions import disclosure_of
 from app.learning.recall import asks_recall, build_up_committed, recall_items
 from app.lessons.disclosure import Disclosure, asks
 from app.lessons.format import Lesson
-from app.lessons.variants import choose
 from app.modes import cheatsheet
 from app.modes.drills import Drill, drill_open, drills_page_key, for_learner, lesson_drills
 from app.modes.flashcards import card_open, lesson_flashcards
@@ -125,13 +125,6 @@ def code_lab(request: ModeRequest) -> dict[str, object]:
             heading = f"Pitfall {number} ({side}): {pitfall.title}"
             cells.append(Cell(f"pitfall-{number}-{side}", heading, None, snippet.code, ""))
     return {"cells": cells}
-
-
-def myth_round_form(lesson: Lesson, number: int, learner: str) -> int:
-    """The form a fresh round of myth busters asks myth `number` as: one of its other forms,
-    the same for a learner on every visit (so that the page and its answer agree)."""
-    key = f"{learner}/myth-busters/{lesson.slug}/{number}"
-    return choose(len(lesson.myths[number - 1].forms), key)
 
 
 def myth_busters(request: ModeRequest) -> dict[str, object]:

@@ -181,13 +181,22 @@ def _rank(key: str) -> int:
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
 
 
-def choose(count: int, key: str, *, never: int | None = None, previous: int | None = None) -> int:
+def choose(
+    count: int,
+    key: str,
+    *,
+    never: int | None = None,
+    previous: int | None = None,
+    seen: int | None = None,
+) -> int:
     """Which of `count` forms of a question to ask under `key`: never `never` (the one the
     learner meets on the lesson page) and not `previous` (the one asked the time before), as
-    long as another remains; the same for the same key."""
+    long as another remains, nor `seen` (one the learner was shown elsewhere) while another of
+    those remains; the same for the same key."""
     allowed = [index for index in range(count) if index != never] or list(range(count))
     fresh = [index for index in allowed if index != previous] or allowed
-    return fresh[_rank(key) % len(fresh)]
+    unseen = [index for index in fresh if index != seen] or fresh
+    return unseen[_rank(key) % len(unseen)]
 
 
 def code_print(code: str) -> str:

@@ -169,6 +169,7 @@ def test_a_fresh_round_of_myth_busters_asks_the_myths_other_forms(
         assert client.post(f"{api}/{number}/answer", json=body).json()["correct"] is True
     page = client.get(f"/lessons/{lesson.slug}/myth-busters").text
     assert "This is a fresh round." in page
+    asked_in_round: dict[str, int] = {}
     for number, myth in enumerate(lesson.myths, start=1):
         marker = f'data-myth="{number}" data-form="'
         assert marker in page, number
@@ -182,3 +183,9 @@ def test_a_fresh_round_of_myth_busters_asks_the_myths_other_forms(
         assert reveal["correct"] is False and reveal["answer"] == asked.answer
         missing = client.post(f"{api}/{number}/answer?form={len(myth.forms)}", json=body)
         assert missing.status_code == 422
+        asked_in_round[str(number)] = form
+    # Missed there, each myth returns in review as a form other than the round's.
+    time_passes(client, HOUR)
+    items = [item for item in client.get("/api/review").json()["due"] if item["kind"] == "myth"]
+    assert {item["key"] for item in items} == set(asked_in_round)
+    assert all(item["form"] != asked_in_round[item["key"]] for item in items)
