@@ -64,9 +64,9 @@ def create_app(
 
     `started` is for embedding and for tests that share one sandbox between apps: a sandbox
     already started, with these settings' sandbox limits, that the app runs snippets on and
-    reads the health and gauges of, but neither starts nor stops (its owner does). Its runs
-    are not counted in this app's run metrics. Without it, the app starts its own sandbox
-    (unless `sandbox_enabled` is off) and stops it when it stops."""
+    reads the health and gauges of, but neither starts nor stops (its owner does); its runs are
+    counted in this app's run metrics as its own would be. Without it, the app starts its own
+    sandbox (unless `sandbox_enabled` is off) and stops it when it stops."""
     settings = settings or Settings()
     catalog = load_catalog(settings.lessons_dir, keep_broken=reload)
     engine = make_engine(settings.database_url)
@@ -79,8 +79,8 @@ def create_app(
     )
     metrics = Metrics()
     database = _watch_database(metrics, store)
-    owned = _own_sandbox(settings, metrics, started)  # the one this app starts and stops
-    sandbox = started if started is not None else owned
+    owned = _own_sandbox(settings, started)  # the one this app starts and stops
+    sandbox = _metered(started if started is not None else owned, metrics)
     gauges = watch_sandbox(metrics, sandbox, len(catalog))
     share_book = Shares(store, _share_policy(settings, secret_key), metrics.count_share)
 
@@ -157,16 +157,19 @@ def create_app(
     return app
 
 
-def _own_sandbox(
-    settings: Settings, metrics: Metrics, started: Sandbox | None
-) -> MeteredSandbox | None:
+def _metered(sandbox: Sandbox | None, metrics: Metrics) -> MeteredSandbox | None:
+    """Every sandbox the app runs on, its own or one given started, is metered on the way."""
+    return MeteredSandbox(sandbox, metrics) if sandbox is not None else None
+
+
+def _own_sandbox(settings: Settings, started: Sandbox | None) -> Sandbox | None:
     """The sandbox the app starts and stops: none when it is given one already started, or
     when the sandbox is disabled (and then it may not be given one)."""
     if started is not None:
         if not settings.sandbox_enabled:
             raise ValueError("a started sandbox was given to an app whose sandbox is disabled")
         return None
-    return MeteredSandbox(settings, metrics) if settings.sandbox_enabled else None
+    return Sandbox(settings) if settings.sandbox_enabled else None
 
 
 def _watch_database(metrics: Metrics, store: ProgressStore) -> DatabaseCheck:

@@ -31,7 +31,8 @@ export default [
   {
     basePath: root,
     files: ["tests/js/**/*.mjs"],
-    languageOptions: {ecmaVersion: 2023, sourceType: "module", globals: {...globals.node}},
+    // document and window: the page the DOM tests install (tests/js/dom.mjs, happy-dom).
+    languageOptions: {ecmaVersion: 2023, sourceType: "module", globals: {...globals.node, document: "readonly", window: "readonly"}},
     rules: {"prefer-const": "error", "no-var": "error", eqeqeq: ["error", "always"]},
   },
 ];

@@ -108,7 +108,7 @@ def test_the_files_a_new_kind_touches_are_listed_and_exist() -> None:
     every_kind = _kind_files("every kind")
     every_widget = _kind_files("every widget")
     step_question = _kind_files("a step's question")
-    assert (len(every_kind), len(every_widget), len(step_question)) == (3, 4, 10)
+    assert (len(every_kind), len(every_widget), len(step_question)) == (3, 4, 11)
     for kind in KINDS:
         named = [
             path.replace("<kind>", kind.name).replace(

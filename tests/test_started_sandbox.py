@@ -24,6 +24,21 @@ def test_an_app_runs_on_a_started_sandbox_and_leaves_it_running(
     assert default_sandbox.run("print('still here')").stdout == "still here\n"
 
 
+def test_an_app_on_a_started_sandbox_meters_its_runs(default_sandbox: SandboxHarness) -> None:
+    # Metering is a wrapper every sandbox passes through, not a kind of sandbox: runs on one
+    # the app was given count in its metrics as runs on its own do.
+    auth = {"Authorization": "Bearer started-sandbox-test"}
+    settings = make_settings(sandbox_enabled=True, metrics_token=auth["Authorization"][7:])
+    with TestClient(create_app(settings, started=SandboxOnItsLoop(default_sandbox))) as app:
+        for code in ("print(1)", "print(2)", "1 / 0"):
+            app.post("/api/run", json={"code": code})
+        text = app.get("/metrics", headers=auth).text
+    assert 'gradlab_runs_total{status="ok"} 2.0' in text
+    assert 'gradlab_runs_total{status="error"} 1.0' in text
+    assert "gradlab_run_duration_seconds_count 3.0" in text
+    assert "gradlab_sandbox_ready 1.0" in text  # its health, read through the wrapper
+
+
 def test_a_disabled_sandbox_takes_no_started_one(default_sandbox: SandboxHarness) -> None:
     with pytest.raises(ValueError, match="disabled"):
         create_app(make_settings(), started=SandboxOnItsLoop(default_sandbox))

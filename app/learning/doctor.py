@@ -10,6 +10,7 @@ from __future__ import annotations
 from html import escape
 
 from app.learning.doctor_schemas import DoctorAnswer, DoctorFinding, DoctorParameter
+from app.sandbox.backward_result import BackwardWalk
 from app.sandbox.doctor_result import RawFinding
 from app.sandbox.result import RunResult
 
@@ -205,21 +206,33 @@ WORDS = {
 }
 
 
-def finding(raw: RawFinding) -> DoctorFinding:
+def walk_node(raw: RawFinding, backward: BackwardWalk) -> tuple[int | None, str | None]:
+    """The finding's backward call and node, when the run's backward record has that node
+    (the child is untrusted: a node it names must be one the walk can open at)."""
+    call = next((c for c in backward.calls if c.number == raw.call), None)
+    if call is None or not any(node.id == raw.node for node in call.nodes):
+        return None, None
+    return raw.call, raw.node
+
+
+def finding(raw: RawFinding, backward: BackwardWalk | None = None) -> DoctorFinding:
     tensor = code(raw.tensor) if raw.tensor else "A tensor"
+    call, node = walk_node(raw, backward) if backward is not None else (None, None)
     return DoctorFinding(
         kind=raw.kind,
         tensor=raw.tensor,
         line=raw.line,
         message_html=WORDS[raw.kind](tensor, raw),
         lesson=lesson_for(raw.kind, raw.cause),
+        call=call,
+        node=node,
     )
 
 
 def answer(result: RunResult) -> DoctorAnswer:
     """POST /api/doctor's answer for a run the doctor watched."""
     record = result.doctor()
-    findings = [finding(raw) for raw in record.findings] if record else []
+    findings = [finding(raw, result.backward) for raw in record.findings] if record else []
     parameters = [
         DoctorParameter(name=p.name, shape=p.shape, grad_norms=p.grad_norms)
         for p in (record.parameters if record else [])

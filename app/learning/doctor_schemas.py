@@ -24,6 +24,17 @@ class DoctorFinding(BaseModel):
         "code's own text escaped"
     )
     lesson: str = Field(description="Slug of the lesson that teaches the cause")
+    call: int | None = Field(
+        default=None,
+        description="The backward call the finding is about: its `number` in the run's "
+        "`result.backward.calls`; null when not known or not recorded",
+    )
+    node: str | None = Field(
+        default=None,
+        description="The id of the node of that call's recorded graph the finding is about "
+        "(`result.backward.calls[].nodes[].id`): where a NaN first appeared, the node that "
+        "raised; null when not known",
+    )
 
 
 class DoctorParameter(BaseModel):

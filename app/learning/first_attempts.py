@@ -12,17 +12,8 @@ from functools import cached_property
 
 from app.errors import NotFound
 from app.learning.completion import step_answer_kind
-from app.learning.kinds import (
-    MYTH,
-    ORDERING,
-    PREDICTION,
-    QuestionKind,
-    myth_fingerprint,
-    prediction_fingerprint,
-    step_ordering_fingerprint,
-    stored_order,
-)
-from app.lessons.format import Lesson
+from app.learning.kinds import MYTH, PREDICTION, QuestionKind, myth_fingerprint, step_kind
+from app.lessons.format import Lesson, Step
 from app.lessons.loader import Catalog
 from app.pedagogy.item_analysis import Answer
 from app.progress.classes_store import FirstAttempt
@@ -50,29 +41,12 @@ class Question:
 
 
 def questions(catalog: Catalog) -> list[Question]:
-    """Every prediction and myth of the catalog, in the learning path's order."""
+    """Every step question whose kind declares its item (`QuestionKind.step_item`: a
+    prediction, an ordering) and every myth of the catalog, in the learning path's order."""
     found: list[Question] = []
     for lesson in catalog.lessons:
         for number, step in enumerate(lesson.steps, start=1):
-            if (prediction := step.prediction) is not None:
-                whys = {c.text: c.why for c in prediction.choices if c.why}
-                found.append(
-                    Question(
-                        lesson,
-                        PREDICTION,
-                        number,
-                        prediction_fingerprint(prediction),
-                        prediction.question,
-                        prediction.answer,
-                        whys,
-                        tuple(prediction.texts),
-                    )
-                )
-            if (ordering := step.ordering) is not None:
-                fingerprint = step_ordering_fingerprint(step) or ""
-                answer = stored_order(ordering.texts)
-                asked = ordering.question
-                found.append(Question(lesson, ORDERING, number, fingerprint, asked, answer, {}, ()))
+            found += _step_questions(lesson, number, step)
         for number, myth in enumerate(lesson.myths, start=1):
             wrong = "no" if myth.answer == "yes" else "yes"
             found.append(
@@ -85,6 +59,30 @@ def questions(catalog: Catalog) -> list[Question]:
                     myth.answer,
                     {wrong: myth.belief},
                     ("yes", "no"),
+                )
+            )
+    return found
+
+
+def _step_questions(lesson: Lesson, number: int, step: Step) -> list[Question]:
+    """The step's questions as item analysis sees them, each as its kind declares it."""
+    found: list[Question] = []
+    for field, _ in step.questions():
+        kind = step_kind(field)
+        if kind is None or kind.step_item is None or kind.step_answer is None:
+            continue
+        if (item := kind.step_item(step)) is not None:
+            fingerprint = kind.step_answer(step) or ""
+            found.append(
+                Question(
+                    lesson,
+                    kind,
+                    number,
+                    fingerprint,
+                    item.text,
+                    item.answer,
+                    item.whys,
+                    item.choices,
                 )
             )
     return found

@@ -1,6 +1,6 @@
 """The concept inventory, one learner at a time: which form they take when, the order they see
-its choices in, a test's score by concept, the lessons it lets them skip, and their learning
-gain.
+its choices in, a test's score by concept, and their learning gain (the lessons the pre-test
+lets them skip are in `inventory_guide`).
 
 Scores are percentages. A learner's score on a test is the share of its form's items they
 answered right (an item left unanswered counts as not right). A gain is Hake's normalized gain,
@@ -138,21 +138,3 @@ def learner_scores(
         for phase in PHASES
         if phase in forms
     }
-
-
-def lessons_to_skip(inventory: Inventory, test: TestScore) -> list[str]:
-    """Lessons every concept of which the learner answered all right (none they missed)."""
-    known = {c.concept for c in test.concepts if c.asked and c.right == c.asked}
-    needed = {
-        slug
-        for concept in inventory.concepts
-        if concept.id not in known
-        for slug in concept.lessons
-    }
-    return [
-        slug
-        for concept in inventory.concepts
-        if concept.id in known
-        for slug in concept.lessons
-        if slug not in needed
-    ]

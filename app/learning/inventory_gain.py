@@ -86,6 +86,17 @@ class HeldMisconception:
 
 
 @dataclass(frozen=True)
+class ConceptBefore:
+    """What a class knew of a concept before the path: of its members who took the pre-test
+    (n), the share who answered both of the concept's questions right (None below the
+    minimum, as a concept's gain)."""
+
+    concept: str
+    name: str
+    known: Figure
+
+
+@dataclass(frozen=True)
 class ClassGain:
     learners: int  # members
     pre_only: int
@@ -99,6 +110,7 @@ class ClassGain:
     bands: list[Band]
     no_gain: int  # matched learners at 100 % before: their own gain is undefined
     held: list[HeldMisconception] = field(default_factory=list)
+    before: list[ConceptBefore] = field(default_factory=list)  # every member's pre-test
 
     @property
     def count(self) -> int:
@@ -143,6 +155,29 @@ def bootstrap_interval(
     low = draws[int(0.025 * (len(draws) - 1))]
     high = draws[math.ceil(0.975 * (len(draws) - 1))]
     return low, high
+
+
+def known_before(
+    inventory: Inventory, answers: Iterable[StoredInventoryAnswer], learners: Iterable[str]
+) -> list[ConceptBefore]:
+    """Per concept, the share of the members who took the pre-test (matched or not) who
+    answered both its questions right: what the class knew before the path."""
+    by_learner: dict[str, list[StoredInventoryAnswer]] = defaultdict(list)
+    for answer in answers:
+        by_learner[answer.learner].append(answer)
+    layout = layout_of(inventory)
+    pre = [
+        tests[PRE]
+        for learner in learners
+        if PRE in (tests := learner_scores(inventory, by_learner.get(learner, []), layout))
+    ]
+    found = []
+    for concept in inventory.concepts:
+        knew = sum(1 for test in pre if (c := test.concept(concept.id)).right == c.asked)
+        share = knew / len(pre) if pre else None
+        figure = Figure(share, len(pre), MIN_LEARNERS_FOR_A_CONCEPT_GAIN)
+        found.append(ConceptBefore(concept.id, concept.name, figure))
+    return found
 
 
 def matched_learners(
@@ -224,4 +259,5 @@ def class_gain(
         bands=bands,
         no_gain=len(matched) - len(gains),
         held=held_misconceptions(inventory, answers, {m.learner for m in matched}),
+        before=known_before(inventory, answers, learners),
     )

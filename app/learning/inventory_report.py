@@ -8,7 +8,14 @@ import csv
 import io
 
 from app.learning.inventory_gain import ClassGain
-from app.learning.inventory_schemas import BandOut, ClassGainOut, ConceptGainOut, GainOut, HeldOut
+from app.learning.inventory_schemas import (
+    BandOut,
+    ClassGainOut,
+    ConceptBeforeOut,
+    ConceptGainOut,
+    GainOut,
+    HeldOut,
+)
 from app.pedagogy.sample_size import TOO_FEW, Figure
 
 
@@ -41,6 +48,10 @@ def class_gain_out(found: ClassGain, class_id: str = "", name: str = "") -> Clas
         bands=[BandOut(label=b.label, learners=b.learners) for b in found.bands],
         no_gain=found.no_gain,
         held=[HeldOut(**vars(h)) for h in found.held],
+        before=[
+            ConceptBeforeOut(concept=c.concept, name=c.name, known=GainOut.of(c.known))
+            for c in found.before
+        ],
     )
 
 

@@ -46,18 +46,20 @@ class InventoryBody(BaseModel):
     answers: Annotated[list[InventoryAnswerIn], Field(min_length=1, max_length=200)]
 
 
+class LessonLinkOut(BaseModel):
+    """A lesson as the inventory names it: by title; the slug makes its link."""
+
+    slug: str
+    title: str
+
+
 class ConceptResultOut(BaseModel):
     concept: str
     name: str
     right: int
     asked: int
     percent: float
-    lessons: list[str] = Field(description="The lessons that teach the concept")
-
-
-class LessonLinkOut(BaseModel):
-    slug: str
-    title: str
+    lessons: list[LessonLinkOut] = Field(description="The lessons that teach the concept")
 
 
 class RevisitOut(BaseModel):
@@ -107,7 +109,15 @@ class InventoryResultOut(BaseModel):
 
     phase: Phase
     score: TestScoreOut
-    skip: list[str] = Field(description="Lessons whose every concept was answered right")
+    skip: list[LessonLinkOut] = Field(
+        description="After the pre-test: the lessons, in path order, whose every concept was "
+        "answered right (both items of each)"
+    )
+    start: LessonLinkOut | None = Field(
+        None,
+        description="After the pre-test: the first lesson on the path not in `skip` and not "
+        "done yet (where to start)",
+    )
     revisit: list[RevisitOut] = Field(
         description="The concepts not all right: the idea explained, and its lessons"
     )
@@ -128,6 +138,10 @@ class MyInventoryOut(BaseModel):
     concepts: list[ConceptGainOut] = Field(
         description=f"By concept: two items each, so every gain is {TOO_FEW!r}"
     )
+    revisit: list[RevisitOut] = Field(
+        description="The concepts not all right on the latest test taken (the post-test once "
+        "taken, else the pre-test): the idea explained, and its lessons by title"
+    )
     next: Literal["pre", "post", "done"]
     path_finished: bool
     post_open: bool = Field(
@@ -145,6 +159,15 @@ class BandOut(BaseModel):
 @dataclass(frozen=True)
 class HeldOut(HeldMisconception):
     """A wrong choice still picked on the post-test with confidence, and by how many."""
+
+
+class ConceptBeforeOut(BaseModel):
+    concept: str
+    name: str
+    known: GainOut = Field(
+        description="Of the members who took the pre-test (n), the share who answered both of "
+        "the concept's questions right; null and too_few below the minimum"
+    )
 
 
 class ClassGainOut(BaseModel):
@@ -167,4 +190,7 @@ class ClassGainOut(BaseModel):
     no_gain: int = Field(description="Matched learners at 100 % before: no gain to compute")
     held: list[HeldOut] = Field(
         description="Post-test wrong choices picked as certain or fairly sure"
+    )
+    before: list[ConceptBeforeOut] = Field(
+        description="What the class knew before the path, concept by concept (the pre-test)"
     )

@@ -10,10 +10,11 @@ throwaway cookie away.
 The post-test opens when the path is finished, or when a teacher of one of the learner's
 classes opened it for the class (`gradlab class open-post-test`, the dashboard's button).
 "The path is finished" is the project's notion of a lesson done, for every lesson: each of its
-steps done (the catalog's "steps done of total"). The catalog's offer costs no query for a
-learner whose cookie says they took the post-test or said "not now"; after the pre-test, one
-query (has a teacher opened the post-test?) unless the path is finished; for another learner,
-one query of their phases.
+steps done (the catalog's "steps done of total"). The catalog's part (the offer, and after
+the pre-test its marks and suggested start, app/learning/inventory_guide.py) costs no query
+for a learner whose cookie says they said "not now"; for another learner, one query of their
+answers, and between the tests one more (has a teacher opened the post-test?) unless the path
+is finished.
 """
 
 from __future__ import annotations
@@ -38,9 +39,9 @@ from app.learning.inventory import (
     forms_for,
     learner_gain,
     learner_scores,
-    lessons_to_skip,
 )
 from app.learning.inventory_gain import ClassGain, class_gain
+from app.learning.inventory_guide import Guide, guide
 from app.learning.inventory_report import class_gain_out, gain_csv
 from app.learning.inventory_schemas import (
     ClassGainOut,
@@ -59,7 +60,7 @@ from app.learning.inventory_schemas import (
 from app.lessons.inventory import FORMS, Inventory
 from app.lessons.loader import Catalog
 from app.progress.classes_store import ClassInfo
-from app.progress.inventory_store import POST, PRE, InventoryRecord
+from app.progress.inventory_store import POST, PRE, InventoryRecord, StoredInventoryAnswer
 from app.progress.store import ProgressStore
 
 CLOSED = (
@@ -94,6 +95,14 @@ class Offer:
     items: int
 
 
+@dataclass(frozen=True)
+class CatalogInventory:
+    """The catalog's part of the inventory: the offer, and the pre-test's guide once taken."""
+
+    offer: Offer | None
+    guide: Guide | None
+
+
 class InventoryTests:
     def __init__(self, catalog: Catalog, store: ProgressStore) -> None:
         self.catalog = catalog
@@ -109,28 +118,42 @@ class InventoryTests:
     def path_finished(self, learner: str) -> bool:
         return finished(self.catalog, self.store.steps_done(learner))
 
-    def offer(
+    def catalog_view(
         self, learner: str | None, flag: object, done: Mapping[str, int], today: date
-    ) -> Offer | None:
-        """The catalog's offer: the pre-test to a learner who has not taken it (nor said "not
-        now" lately), the post-test to one who took the pre-test and for whom it is open.
-        `flag` is what the cookie says (the phase last taken, or "not now"), `done` the steps
-        done per lesson the catalog read anyway: a learner whose cookie tells costs no query."""
+    ) -> CatalogInventory:
+        """What the catalog shows of the inventory: the offer (the pre-test to a learner who
+        has not taken it nor said "not now" lately, the post-test to one who took the pre-test
+        and for whom it is open) and, once the pre-test is taken, its guide (the lessons
+        shown known, where to start). `flag` is what the cookie says (the phase last taken,
+        or "not now"), `done` the steps done per lesson the catalog read anyway. A learner who
+        said "not now" costs no query; one the cookie knows nothing of, or who took a test,
+        one query of their answers (and, between the tests, whether a teacher opened the
+        post-test)."""
         inventory = self.catalog.inventory
-        if inventory is None or flag == POST or skipped_lately(flag, today):
-            return None
-        if flag == PRE:
-            taken = {PRE}
-        elif learner is None:
-            taken = set()
+        if inventory is None or skipped_lately(flag, today):
+            return CatalogInventory(None, None)
+        if learner is None:  # no row: nothing taken, unless a cookie says otherwise
+            answers, taken = [], {PRE} if flag in PHASES else set()
         else:
-            taken = self.store.inventory_phases(learner)
+            answers = self.store.inventory_answers(learner)
+            taken = {a.phase for a in answers}
+        pre = self._pre_guide(answers, done)
         items = len(inventory.form(FORMS[0]))
         if PRE not in taken:
-            return Offer(PRE, inventory.minutes, items)
+            return CatalogInventory(Offer(PRE, inventory.minutes, items), pre)
         if POST not in taken and learner is not None and self._open(learner, done):
-            return Offer(POST, inventory.minutes, items)
-        return None
+            return CatalogInventory(Offer(POST, inventory.minutes, items), pre)
+        return CatalogInventory(None, pre)
+
+    def _pre_guide(
+        self, answers: list[StoredInventoryAnswer], done: Mapping[str, int]
+    ) -> Guide | None:
+        if not any(a.phase == PRE for a in answers):
+            return None
+        test = learner_scores(self.inventory, answers)[PRE]
+        return guide(
+            self.inventory, self.catalog.lessons, test, finished_lessons(self.catalog, done)
+        )
 
     def _open(self, learner: str, done: Mapping[str, int] | None = None) -> bool:
         """Is the post-test open for this learner: the path finished (`done`, when the caller
@@ -211,17 +234,24 @@ class InventoryTests:
 
     def result(self, learner: str, phase: str) -> InventoryResultOut:
         inventory = self.inventory
-        test = learner_scores(inventory, self.store.inventory_answers(learner))[phase]
+        answers = self.store.inventory_answers(learner)
+        test = learner_scores(inventory, answers)[phase]
+        pre = self._pre_guide(answers, self.store.steps_done(learner)) if phase == PRE else None
         return InventoryResultOut(
             phase=phase,  # type: ignore[arg-type]
             score=self._score_out(test),
-            skip=lessons_to_skip(inventory, test) if phase == PRE else [],
+            skip=[self._link(slug) for slug in pre.known] if pre else [],
+            start=self._link(pre.start.slug) if pre and pre.start else None,
             revisit=self._revisit(test),
         )
 
+    def _link(self, slug: str) -> LessonLinkOut:
+        """A lesson as the inventory's pages name it: by title (its slug only in the link)."""
+        lesson = self.catalog.get(slug)
+        return LessonLinkOut(slug=slug, title=lesson.title if lesson else slug)
+
     def _revisit(self, test: TestScore) -> list[RevisitOut]:
         """The concepts not all right: the idea in the inventory's words, and its lessons."""
-        titles = {lesson.slug: lesson.title for lesson in self.catalog.lessons}
         revisit = []
         for score in test.concepts:
             if score.right == score.asked:
@@ -234,10 +264,7 @@ class InventoryTests:
                     right=score.right,
                     asked=score.asked,
                     explanation_html=str(rendering.markdown_inline(concept.summary)),
-                    lessons=[
-                        LessonLinkOut(slug=slug, title=titles.get(slug, slug))
-                        for slug in concept.lessons
-                    ],
+                    lessons=[self._link(slug) for slug in concept.lessons],
                 )
             )
         return revisit
@@ -256,7 +283,7 @@ class InventoryTests:
                     right=c.right,
                     asked=c.asked,
                     percent=round(c.percent, 2),
-                    lessons=list(inventory.concept(c.concept).lessons),
+                    lessons=[self._link(slug) for slug in inventory.concept(c.concept).lessons],
                 )
                 for c in test.concepts
             ],
@@ -285,6 +312,7 @@ class InventoryTests:
             post=self._score_out(post) if post else None,
             gain=GainOut.of(learner_gain(pre, post)) if pre and post else None,
             concepts=concepts,
+            revisit=self._revisit(post or pre) if pre else [],
             next="pre" if pre is None else "post" if post is None else "done",
             path_finished=self.path_finished(learner) if learner else False,
             post_open=self._open(learner) if learner and pre and not post else False,
@@ -312,6 +340,13 @@ class InventoryTests:
         return gain_csv(self.class_gain(info))
 
 
+def finished_lessons(catalog: Catalog, done: Mapping[str, int]) -> set[str]:
+    """The lessons every step of which the learner has done (`done`: steps done per lesson)."""
+    return {
+        lesson.slug for lesson in catalog.lessons if done.get(lesson.slug, 0) >= len(lesson.steps)
+    }
+
+
 def finished(catalog: Catalog, done: Mapping[str, int]) -> bool:
     """Has the learner finished the path: every step of every lesson done?"""
-    return all(done.get(lesson.slug, 0) >= len(lesson.steps) for lesson in catalog.lessons)
+    return len(finished_lessons(catalog, done)) == len(catalog.lessons)

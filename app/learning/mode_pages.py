@@ -96,15 +96,18 @@ def _step_cells(request: ModeRequest) -> list[Cell]:
     for number, step in enumerate(request.lesson.steps, start=1):
         if step.snippet is None:
             continue
+        waiting = asks(step) and not request.disclosure.step_open(number)
+        # A question whose answer is the code itself (an ordering's lines) keeps the code
+        # back until it is answered; any other question locks the cell's Run.
+        withheld = waiting and any(question.withholds_code for _, question in step.questions())
         cells.append(
             Cell(
                 f"step-{number}",
                 f"Step {number}: {step.title}",
                 _about(request, number),
-                step.snippet.code,  # the learner's edits come back in the browser
+                None if withheld else step.snippet.code,  # edits come back in the browser
                 number,
-                unpredicted=step.prediction is not None
-                and not request.disclosure.step_open(number),
+                unpredicted=waiting,
             )
         )
     return cells

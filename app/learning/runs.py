@@ -11,7 +11,7 @@ from app.learning.known_runs import KnownRuns
 from app.lessons.format import Snippet, ValuePrediction
 from app.sandbox.fair import Who
 from app.sandbox.result import RunResult
-from app.sandbox.service import Sandbox
+from app.sandbox.service import SnippetRunner
 
 ORDERS_KEPT = 4096
 
@@ -19,7 +19,7 @@ __all__ = ["Runs", "Who"]  # Who: for the routes, which name no sandbox module
 
 
 class Runs:
-    def __init__(self, sandbox: Sandbox | None, known: KnownRuns | None = None) -> None:
+    def __init__(self, sandbox: SnippetRunner | None, known: KnownRuns | None = None) -> None:
         self.sandbox = sandbox
         self.known = known
         self.real_grads: dict[tuple[str, int], object] = {}

@@ -61,7 +61,7 @@ from app.progress.store import ProgressStore
 # The one way the core's writes leave the event loop; the routes' WriterDep hands it to them.
 from app.progress.writer import Writer
 from app.sandbox.result import RunResult
-from app.sandbox.service import Sandbox
+from app.sandbox.service import SnippetRunner
 
 PLAYGROUND_CODE = """import torch
 
@@ -85,7 +85,7 @@ class Learning:
         self,
         catalog: Catalog,
         store: ProgressStore,
-        sandbox: Sandbox | None,
+        sandbox: SnippetRunner | None,
         shares: Shares,
         public_url: str,
         secret: str,
@@ -128,7 +128,7 @@ class Learning:
         progress = catalog_progress(self.catalog, self.store, learner)
         due = self.practice(learner).due_total() if learner else 0
         done = {slug: summary.steps_done for slug, summary in progress.lessons.items()}
-        offer = self.inventory.offer(learner, inventory_flag, done, now().date())
+        inventory = self.inventory.catalog_view(learner, inventory_flag, done, now().date())
         return Page(
             "catalog.html",
             {
@@ -136,7 +136,8 @@ class Learning:
                 "progress": progress.lessons,
                 "due": due,
                 "broken": self.catalog.broken,  # empty unless `gradlab serve --reload`
-                "inventory_offer": offer,
+                "inventory_offer": inventory.offer,
+                "inventory_guide": inventory.guide,  # the pre-test's marks and start
             },
         )
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.lessons.format import Exercise, Lesson, Pitfall, Step
+from app.lessons.format import Exercise, Lesson, Pitfall, Question, Step
 
 # What a page says where the reference is withheld.
 REFERENCE_NOTICE = (
@@ -61,18 +61,25 @@ class Disclosure:
             return True
         return 1 <= number <= len(self.lesson.steps) and not asks(self.lesson.steps[number - 1])
 
+    def question_open(self, number: int, question: Question) -> bool:
+        """May this question of step `number` (its text and its form) be sent? A question that
+        comes after the others (`Question.after_others`, a typed value) waits for the commit
+        of the step's other question, where it has one; any other is sent at once."""
+        step = self.lesson.steps[number - 1]
+        others = [q for _, q in step.questions() if q is not question]
+        return not (question.after_others and others) or self.step_open(number)
+
     def value_open(self, number: int) -> bool:
         """May the step's typed-value question (its text and its form) be sent? On a step that
         also asks a choice, only once that choice is committed: a step whose code raises has no
         value to type, so the form's mere presence would say it does not raise, and the
         question's wording may hint at the choice's answer. A step that asks only the value
-        asks it at once."""
+        asks it at once. (The questions that wait so are those declaring `after_others`.)"""
         if not 1 <= number <= len(self.lesson.steps):
             return False
         step = self.lesson.steps[number - 1]
-        if step.value_prediction is None:
-            return False
-        return step.prediction is None or self.step_open(number)
+        waiting = [q for _, q in step.questions() if q.after_others]
+        return bool(waiting) and all(self.question_open(number, q) for q in waiting)
 
     @property
     def opened_through(self) -> int:

@@ -11,7 +11,7 @@ Text fields hold Markdown. Code fields hold Python source.
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal, get_args
 
 from pydantic import (
     Field,
@@ -127,12 +127,22 @@ class Step(Strict):
 
     # The fields that ask the learner something, each a `Question` declaring what of it a page
     # may send before the commit. A step that has one asks (app/lessons/disclosure.py); the
-    # public lesson and the disclosure iterate over these.
+    # disclosure, the public lesson, the minutes and leak lints and the class dashboard's first
+    # attempts iterate over these, and only the format and the kinds name one
+    # (tests/test_question_fields.py).
     QUESTIONS: ClassVar[tuple[str, ...]] = ("prediction", "value_prediction", "ordering")
 
     def questions(self) -> list[tuple[str, Question]]:
         """(field, question) for each question this step asks."""
         return [(name, q) for name in self.QUESTIONS if (q := getattr(self, name)) is not None]
+
+    @classmethod
+    def question_model(cls, name: str) -> type[Question]:
+        """The `Question` model the field `name` (one of `QUESTIONS`) holds."""
+        annotation = cls.model_fields[name].annotation
+        return next(
+            t for t in get_args(annotation) if isinstance(t, type) and issubclass(t, Question)
+        )
 
     @property
     def ordering_head(self) -> str:

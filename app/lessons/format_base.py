@@ -136,11 +136,35 @@ class Question(Strict):
     # Is its answer computed from the step's numbers, so that review asks it again on a variant
     # instance with other numbers (app/lessons/lint_variants.py)?
     computed: ClassVar[bool] = False
+    # Is it sent only once the step's other question is committed, when the step asks another
+    # (app/lessons/disclosure.py, `question_open`)?
+    after_others: ClassVar[bool] = False
+    # The fields holding its own text, sent before the commit, and what the leak lints call them
+    # (app/lessons/lint_visible.py: "step 3's value question").
+    asked: ClassVar[tuple[str, ...]] = ("question",)
+    called: ClassVar[str] = "question"
+    # The fields of prose that explain its answer, sent with the step's reveal.
+    explains: ClassVar[tuple[str, ...]] = ("explanation",)
+    # How long a learner takes to answer it (app/lessons/lint_minutes.py).
+    minutes: ClassVar[float] = 0.5
 
     def sent(self, snippet: Snippet | None) -> dict[str, object]:
         """What a page may send of this question before the commit, as JSON."""
         dumped = self.model_dump(mode="json")
         return {k: v for k, v in dumped.items() if k not in self.hidden}
+
+    def asked_texts(self) -> list[str]:
+        """Its own text, as sent before the commit (the fields `asked` names)."""
+        return [str(getattr(self, name)) for name in self.asked]
+
+    def explanations(self) -> list[str]:
+        """The prose its reveal explains the answer with (the fields `explains` names)."""
+        return [str(getattr(self, name)) for name in self.explains]
+
+    def outcome(self) -> tuple[str, str] | None:
+        """(what it is, its text): the answer as the reveal states it ("its answer", ...),
+        None when the step's own outcome (its output) is the answer's."""
+        return None
 
 
 class ChoicePrediction(Question):
@@ -154,6 +178,9 @@ class ChoicePrediction(Question):
     choices: Annotated[list[Choice], Field(min_length=2, max_length=6)]
     answer: Text
     explanation: Text
+
+    def outcome(self) -> tuple[str, str] | None:
+        return ("its answer", self.answer)
 
     @property
     def texts(self) -> list[str]:
@@ -191,12 +218,18 @@ class ValuePrediction(Question):
     # Named wrong values would narrow the answer down: they come only with a matching answer.
     hidden: ClassVar[frozenset[str]] = frozenset({"expected", "explanation", "misconceptions"})
     computed: ClassVar[bool] = True
+    # On a step that asks a choice, its mere presence would say the code does not raise.
+    after_others: ClassVar[bool] = True
+    called: ClassVar[str] = "value question"
 
     question: Text
     tensor: Annotated[str, StringConstraints(pattern=IDENTIFIER.pattern)]
     expected: GradValue
     explanation: Text
     misconceptions: list[ValueMisconception] = Field(default_factory=list)
+
+    def outcome(self) -> tuple[str, str] | None:
+        return ("its value", f"{self.tensor}.grad = {self.expected}")
 
     @model_validator(mode="after")
     def _misconceptions_are_wrong_and_distinct(self) -> ValuePrediction:
@@ -247,6 +280,7 @@ class Ordering(Question):
     withholds_code: ClassVar[bool] = True
     # With variants, review asks the order again on an instance whose numbers change it.
     computed: ClassVar[bool] = True
+    called: ClassVar[str] = "ordering question"
 
     question: Text
     lines: Annotated[list[Code], Field(min_length=2, max_length=8)]

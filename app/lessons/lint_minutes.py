@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from app.lessons.format import Lesson
 
 WORDS_PER_MINUTE = 200
-MINUTES_PER_ITEM = 0.5  # a prediction, value prediction, myth or pitfall
+MINUTES_PER_ITEM = 0.5  # a myth or a pitfall; a step's question declares its own (`minutes`)
 # `minutes` below this share of the estimate is "far below" the reading time.
 MINUTES_TOLERANCE = 0.6
 
@@ -31,15 +31,21 @@ def _texts(value: object) -> Iterator[str]:
 
 
 def interactive_items(lesson: Lesson) -> int:
-    steps = sum(
-        (step.prediction is not None) + (step.value_prediction is not None) for step in lesson.steps
-    )
-    return steps + len(lesson.myths) + len(lesson.pitfalls)
+    """Every question a learner answers: each step's (`Step.questions`), myths and pitfalls."""
+    asked = sum(len(step.questions()) for step in lesson.steps)
+    return asked + len(lesson.myths) + len(lesson.pitfalls)
+
+
+def answering_minutes(lesson: Lesson) -> float:
+    """The time a learner takes to answer the lesson's questions: what each step question
+    declares, and `MINUTES_PER_ITEM` for each myth and pitfall."""
+    asked = sum(q.minutes for step in lesson.steps for _, q in step.questions())
+    return asked + MINUTES_PER_ITEM * (len(lesson.myths) + len(lesson.pitfalls))
 
 
 def estimated_minutes(lesson: Lesson) -> float:
     words = sum(len(text.split()) for text in _texts(lesson))
-    return words / WORDS_PER_MINUTE + MINUTES_PER_ITEM * interactive_items(lesson)
+    return words / WORDS_PER_MINUTE + answering_minutes(lesson)
 
 
 def minutes_problem(lesson: Lesson) -> str | None:
@@ -50,6 +56,6 @@ def minutes_problem(lesson: Lesson) -> str | None:
     return (
         f"{lesson.minutes} minutes is far below the reading time, about "
         f"{round(estimate)} minutes ({WORDS_PER_MINUTE} words a minute and "
-        f"{MINUTES_PER_ITEM:g} a minute for each of {interactive_items(lesson)} "
+        f"{answering_minutes(lesson):g} to answer its {interactive_items(lesson)} "
         "interactive items)"
     )

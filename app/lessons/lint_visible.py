@@ -2,13 +2,15 @@
 decides which), as the texts the leak lints read.
 
 Before step N's commit a learner going through in order has the introduction, every step's
-title, setup and choice question, the value questions of steps that ask only a value and of
-steps 1..N-1, the myths' questions and their reveals (a myth may be answered at any time, so
-its belief, reality and why it matters, and its demo's output on the same computation, may come
-before any step), the reveals of steps 1..N-1 (concept, explanation, insight, the prediction's
-answer and explanation, what the code printed or raised, the typed value), the text of steps
-that ask nothing, and the pitfalls opened by `after_step` < N. The reference is never among it:
-it opens after the build-up.
+title, setup and the text of its questions (`Question.asked`; a question that waits for the
+step's other one, a typed value beside a choice, only on steps 1..N-1), the myths' questions
+and their reveals (a myth may be answered at any time, so its belief, reality and why it
+matters, and its demo's output on the same computation, may come before any step), the
+reveals of steps 1..N-1 (concept, explanation, insight, each question's explanation and
+answer as it declares them, what the code printed or raised), the text of steps that ask
+nothing, and the pitfalls opened by `after_step` < N. The reference is never among it: it
+opens after the build-up. Each step question is read through its declaration
+(`Step.questions`), never by its field's name.
 """
 
 from __future__ import annotations
@@ -82,10 +84,9 @@ def _step_front(number: int, step: Step, shown: Disclosure) -> list[Visible]:
     where = f"step {number}"
     title = " ".join(filter(None, [step.title, step.setup]))
     found = [Visible(f"{where}'s title or setup", title)]
-    if step.prediction is not None:
-        found.append(Visible(f"{where}'s question", step.prediction.question))
-    if step.value_prediction is not None and shown.value_open(number):
-        found.append(Visible(f"{where}'s value question", step.value_prediction.question))
+    for _, question in step.questions():
+        if shown.question_open(number, question):
+            found += [Visible(f"{where}'s {question.called}", t) for t in question.asked_texts()]
     return found
 
 
@@ -94,21 +95,17 @@ def _step_reveal(number: int, step: Step) -> list[Visible]:
     computation (another example may well give the same value)."""
     where = f"step {number}'s " + ("reveal" if asks(step) else "text")
     prose = [step.concept, step.explanation, step.insight, step.insight_question or ""]
-    if step.prediction is not None:
-        prose.append(step.prediction.explanation)
-    found = [Visible(where, " ".join(prose))]
-    if step.prediction is not None:
-        found.append(Visible(f"{where} (its answer)", step.prediction.answer, number))
+    questions = [question for _, question in step.questions()]
+    found = [Visible(where, " ".join(prose + [t for q in questions for t in q.explanations()]))]
     if step.snippet is not None:
         if step.snippet.output:
             found.append(Visible(f"{where} (its output)", step.snippet.output, number))
         if step.snippet.error is not None:
             error = f"{step.snippet.error.type} {step.snippet.error.message_contains}"
             found.append(Visible(f"{where} (its error)", error, number))
-    if step.value_prediction is not None:
-        guess = step.value_prediction
-        value = f"{guess.tensor}.grad = {guess.expected}"
-        found += [Visible(where, guess.explanation), Visible(f"{where} (its value)", value, number)]
+    for question in questions:
+        if (outcome := question.outcome()) is not None:
+            found.append(Visible(f"{where} ({outcome[0]})", outcome[1], number))
     return found
 
 

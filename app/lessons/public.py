@@ -168,11 +168,17 @@ def _public_step(number: int, raw_step: dict[str, Any], step: Step, shown: Discl
     """What of one step a learner is sent (in place, on the step's dump)."""
     raw_step.pop("variants", None)  # every instance's answers: practice asks one at a time
     raw_step.pop("no_variants", None)  # a note for authors
-    if not shown.value_open(number):
-        # Before the choice's commit its mere presence would say the code does not raise.
-        raw_step.pop("value_prediction", None)
+    for field in step.QUESTIONS:
+        # A question that may wait for another is absent, never null, on a step that does not
+        # ask it: null there and absent where it waits would tell the two apart.
+        if getattr(step, field) is None and step.question_model(field).after_others:
+            raw_step.pop(field, None)
     for field, question in step.questions():
-        if raw_step.get(field) is not None:  # a typed value may wait for the choice
+        if not shown.question_open(number, question):
+            # A typed value waits for the choice: its mere presence would say the code does
+            # not raise.
+            raw_step.pop(field, None)
+        else:
             raw_step[field] = question.sent(step.snippet)
         if question.withholds_code:
             raw_step.pop("snippet", None)  # the code is the answer

@@ -76,7 +76,7 @@ async def answer_inventory(
 ) -> InventoryResultOut:
     """Record a test once for good: its result by concept, never an item's answer."""
     result = await write(learning.inventory.submit, learner, phase, body)
-    request.session[INVENTORY_KEY] = phase  # the catalog knows what to offer, at no cost
+    request.session[INVENTORY_KEY] = phase  # what the cookie says was taken last
     return result
 
 

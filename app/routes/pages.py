@@ -23,7 +23,7 @@ router = APIRouter(include_in_schema=False)
 async def catalog_page(
     request: Request, learning: LearningDep, learner: MaybeLearnerDep
 ) -> HTMLResponse:
-    flag = request.session.get(INVENTORY_KEY)  # the pre-test taken or skipped: no query
+    flag = request.session.get(INVENTORY_KEY)  # "not now" said lately: no query
     page = await read(learning, learning.catalog_page, learner, flag)
     return render_page(request, page)
 

@@ -92,6 +92,7 @@ class Recorder:
         self.values_left = MAX_TOTAL_VALUES
         self.values_cut = False
         self.active = False
+        self.current: Call | None = None  # the recorded call running now
         self.named: list[tuple[str, torch.Tensor]] = []
         self.names: dict[int, list[str]] = {}
         self.originals: list[tuple[Any, str, Any]] = []
@@ -179,6 +180,13 @@ class Recorder:
             frame = frame.f_back  # type: ignore[assignment]
         return None
 
+    def where(self, node: Any) -> tuple[int, str] | None:
+        """The running recorded call's number and the id of `node` in it, if it has one (the
+        gradient doctor names the node of a finding by it, docs/doctor.md)."""
+        call = self.current
+        node_id = call.ids.get(id(node)) if call is not None else None
+        return None if call is None or node_id is None else (call.record["number"], node_id)
+
     def _name(self, tensor: Any) -> str | None:
         return next((name for name, t in self.named if t is tensor), None)
 
@@ -248,14 +256,14 @@ class Recorder:
                         call = self.begin(api, bound.arguments)
                     except Exception:  # noqa: BLE001 - unreadable arguments: no record
                         call = None
-            self.active = True
+            self.active, self.current = True, call
             try:
                 result = original(*args, **kwargs)
             except BaseException as exc:
-                self.active = False
+                self.active, self.current = False, None
                 self._keep(call, None, exc)
                 raise
-            self.active = False
+            self.active, self.current = False, None
             self._keep(call, result, None)
             return result
 

@@ -29,6 +29,8 @@ class RawFinding(TypedDict):
     line: int | None
     cause: str | None
     facts: dict[str, Fact]
+    call: int | None  # the backward call (its number in the run's backward record) ...
+    node: str | None  # ... and the id of the node in it the finding is about
 
 
 class ParameterTrace(TypedDict):
@@ -46,7 +48,22 @@ class DoctorRecord(TypedDict):
 def _finding(
     kind: str, tensor: str | None, line: int | None, cause: str | None = None, **facts: Fact
 ) -> RawFinding:
-    return {"kind": kind, "tensor": tensor, "line": line, "cause": cause, "facts": facts}
+    return {
+        "kind": kind,
+        "tensor": tensor,
+        "line": line,
+        "cause": cause,
+        "facts": facts,
+        "call": None,
+        "node": None,
+    }
+
+
+def _at(finding: RawFinding, where: tuple[int, str] | None) -> RawFinding:
+    """`finding` about the backward walk's node `where` (call number, node id), if known."""
+    if where is not None:
+        finding["call"], finding["node"] = where
+    return finding
 
 
 def diagnose(watch: Watch, failed: bool) -> DoctorRecord:
@@ -73,21 +90,21 @@ def _last(events: list[Event]) -> Event | None:
 def _errors(watch: Watch) -> list[RawFinding]:
     found: list[RawFinding] = []
     seen: set[str] = set()
-    for kind, line, root, _ in watch.errors:
+    for kind, line, root, _, where in watch.errors:
         if kind in seen:
             continue
         seen.add(kind)
         if kind == "inplace":
             modified = watch.modified
             if modified is None:
-                found.append(_finding(kind, root, line, backward_line=line))
+                found.append(_at(_finding(kind, root, line, backward_line=line), where))
             else:
                 op_line, name, op = modified
-                found.append(_finding(kind, name, op_line, op=op, backward_line=line))
+                found.append(_at(_finding(kind, name, op_line, op=op, backward_line=line), where))
         elif kind == "no-graph":
             found.append(_no_graph(watch, root, line))
         else:
-            found.append(_finding(kind, root, line))
+            found.append(_at(_finding(kind, root, line), where))
     return found
 
 
@@ -204,22 +221,20 @@ def _non_finite(watch: Watch) -> list[RawFinding]:
     node, node_line = watch.node_nonfinite or (None, None)
     forward = watch.forward_nonfinite
     if forward is not None:
-        return [
-            _finding(
-                "non-finite",
-                first.name,
-                forward.line,
-                "forward",
-                op=forward.op,
-                node=node,
-                call=first.nonfinite_call,
-            )
-        ]
-    return [
-        _finding(
+        found = _finding(
+            "non-finite",
+            first.name,
+            forward.line,
+            "forward",
+            op=forward.op,
+            node=node,
+            call=first.nonfinite_call,
+        )
+    else:
+        found = _finding(
             "non-finite", first.name, node_line, "backward", node=node, call=first.nonfinite_call
         )
-    ]
+    return [_at(found, watch.nonfinite_at)]
 
 
 def _exploding(watch: Watch) -> list[RawFinding]:

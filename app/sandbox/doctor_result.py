@@ -40,6 +40,8 @@ class RawFinding(_Strict):
     line: int | None
     cause: str | None = Field(max_length=32)
     facts: dict[Annotated[str, Field(max_length=32)], Fact] = Field(max_length=8)
+    call: int | None = Field(default=None, ge=1)
+    node: str | None = Field(default=None, pattern=r"^b\d{1,6}$")
 
 
 class ParameterTrace(_Strict):

@@ -50,6 +50,17 @@ class Event:
     name: str | None = None  # the target's name when the event happened
 
 
+WalkNode = tuple[int, str]  # a backward call's number and a node's id in the backward walk
+Where = Callable[[Any], WalkNode | None]  # a node of the running call -> its WalkNode
+# An error a backward call raised: kind, line, root, message, and the walk's node that raised.
+ErrorSeen = tuple[str, int | None, str | None, str, WalkNode | None]
+
+
+def nowhere(node: Any) -> WalkNode | None:
+    """No backward walk is recorded."""
+    return None
+
+
 def grad_of(tensor: torch.Tensor) -> torch.Tensor | None:
     grad = tensor.grad  # a leaf's: reading it never warns
     return grad if isinstance(grad, torch.Tensor) else None

@@ -30,8 +30,11 @@ from app.sandbox.doctor_state import (
     MAX_EVENTS,
     MAX_PARAMS,
     SNAPSHOT_NUMEL,
+    ErrorSeen,
     Event,
     Param,
+    WalkNode,
+    Where,
     all_zero,
     autograd_roots,
     error_kind,
@@ -41,6 +44,7 @@ from app.sandbox.doctor_state import (
     leaves_behind,
     modified_by,
     nonfinite,
+    nowhere,
     snippet_frames,
     snippet_line,
     tensor_roots,
@@ -49,10 +53,13 @@ from app.sandbox.doctor_state import (
 
 
 class Watch(TorchFunctionMode):  # type: ignore[misc]
-    def __init__(self, namespace: dict[str, Any], filename: str) -> None:
+    def __init__(self, namespace: dict[str, Any], filename: str, where: Where = nowhere) -> None:
         super().__init__()
         self.namespace = namespace
         self.filename = filename
+        self.where = where  # a node of the running backward call -> its place in the walk
+        self.running: WalkNode | None = None  # the walk's node the engine is running
+        self.nonfinite_at: WalkNode | None = None  # the walk's node of node_nonfinite
         self.busy = False
         self.calls = 0  # backward calls that ran to the end
         self.params: dict[int, Param] = {}
@@ -65,7 +72,7 @@ class Watch(TorchFunctionMode):  # type: ignore[misc]
         self.frozen_reads: list[Event] = []
         self.forward_nonfinite: Event | None = None
         self.node_nonfinite: tuple[str, int | None] | None = None
-        self.errors: list[tuple[str, int | None, str | None, str]] = []  # kind, line, root, message
+        self.errors: list[ErrorSeen] = []
         self.accumulating: list[tuple[int | None, int]] = []  # backward line, param id
         self.cleared: list[tuple[int | None, int, int | None]] = []  # line, param id, clear line
         self.last_clear: int | None = None
@@ -253,20 +260,27 @@ class Watch(TorchFunctionMode):  # type: ignore[misc]
                 param.snapshot = param.tensor.detach().clone()
 
     def _hook_nodes(self, roots: list[Any]) -> list[Any]:
-        if self.node_nonfinite is not None:
-            return []
-        roots = [r.grad_fn for r in roots if isinstance(r, torch.Tensor)]
-        return [
-            node.register_hook(functools.partial(self._node_ran, node))
-            for node in graph_nodes(roots)
-            if getattr(node, "variable", None) is None
-        ]
+        """A pre-hook on each node (the one running raises), a post-hook until a NaN is found."""
+        self.running, handles = None, []
+        for node in graph_nodes([r.grad_fn for r in roots if isinstance(r, torch.Tensor)]):
+            if getattr(node, "variable", None) is not None:
+                continue
+            handles.append(node.register_prehook(functools.partial(self._node_starts, node)))
+            if self.node_nonfinite is None:
+                handles.append(node.register_hook(functools.partial(self._node_ran, node)))
+        return handles
+
+    def _node_starts(self, node: Any, received: Any) -> None:
+        self.running = None
+        with contextlib.suppress(Exception):  # watching must never break the backward pass
+            self.running = self.where(node)
 
     def _node_ran(self, node: Any, sent: Any, received: Any) -> None:
         try:
             first = self.node_nonfinite is None and any(nonfinite(g) for g in sent)
             if first and not any(nonfinite(g) for g in received):
                 self.node_nonfinite = (type(node).__name__, node.metadata.get(LINE_KEY))
+                self.nonfinite_at = self.where(node)
         except Exception:  # noqa: BLE001, S110 - watching must never break the backward pass
             pass
 
@@ -292,7 +306,7 @@ class Watch(TorchFunctionMode):  # type: ignore[misc]
             kind = error_kind(message)
             if kind is not None and len(self.errors) < MAX_EVENTS:
                 root = self.name_of(roots[0]) if roots else None
-                self.errors.append((kind, line, root, message))
+                self.errors.append((kind, line, root, message, self.running))
                 if kind == "inplace":
                     self.modified = modified_by(self.inplace, message, self.name_of)
         except Exception:  # noqa: BLE001, S110

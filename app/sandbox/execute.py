@@ -103,7 +103,7 @@ def run_code(code: str, doctor: bool = False) -> Report:
     error: ErrorDescription | None = None
     code_at = time.monotonic()
     recorder = backward_record.install(namespace, SNIPPET_FILENAME)  # the backward walk
-    watch = doctor_watch.Watch(namespace, SNIPPET_FILENAME) if doctor else None
+    watch = doctor_watch.Watch(namespace, SNIPPET_FILENAME, recorder.where) if doctor else None
     if watch is not None:
         watch.install()
     started = time.perf_counter()

@@ -109,15 +109,23 @@ def named_tensors(namespace: dict[str, Any]) -> list[tuple[str, torch.Tensor]]:
     for name, value in list(namespace.items()):
         if name.startswith("__"):
             continue
-        if isinstance(value, torch.Tensor):
-            found.append((name, value))
-        elif isinstance(value, torch.nn.Module):
-            found.extend(
-                (f"{name}.{param_name}", param) for param_name, param in value.named_parameters()
-            )
+        try:
+            found.extend(_tensors_of(name, value))
+        except Exception:  # noqa: BLE001, S112 - the learner's object: a broken one shows none
+            continue
         if len(found) >= MAX_TENSORS:
             break
     return found[:MAX_TENSORS]
+
+
+def _tensors_of(name: str, value: object) -> list[tuple[str, torch.Tensor]]:
+    """A top-level name's tensor, or its module's parameters (which the learner's own module
+    may fail to list: the caller passes it over)."""
+    if isinstance(value, torch.Tensor):
+        return [(name, value)]
+    if isinstance(value, torch.nn.Module):
+        return [(f"{name}.{param_name}", param) for param_name, param in value.named_parameters()]
+    return []
 
 
 class _GraphBuilder:

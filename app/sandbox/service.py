@@ -21,7 +21,7 @@ import socket
 import subprocess
 import time
 from pathlib import Path
-from typing import Any, NotRequired, TypedDict
+from typing import Any, NotRequired, Protocol, TypedDict
 
 from app.config.settings import ISOLATION_LAYERS, Settings
 from app.errors import SandboxUnavailable, SnippetTooLarge
@@ -73,6 +73,20 @@ class SandboxHealth(TypedDict):
     queued: int
     isolation: dict[str, str]
     problem: NotRequired[str]
+
+
+class SnippetRunner(Protocol):
+    """What the server asks of a sandbox once it runs: a run, its health, its longest line.
+    A `Sandbox` is one; so is a wrapper around one (app/web/metrics.py's `MeteredSandbox`,
+    through which every sandbox an app runs on passes)."""
+
+    settings: Settings  # the limits it runs with
+
+    async def run(self, code: str, who: Who | None = None, doctor: bool = False) -> RunResult: ...
+
+    def health(self) -> SandboxHealth: ...
+
+    def longest_line(self) -> int: ...
 
 
 class Sandbox:

@@ -3,7 +3,8 @@ sandbox's gauges, the database's errors and readiness.
 
 Served at /metrics only when GRADLAB_METRICS_TOKEN is set, and only to a request that carries
 it (`Authorization: Bearer <token>`): queue depths and isolation layers are for the operator.
-Everything is observed from outside the sandbox: its `run()` is timed by `MeteredSandbox`, and
+Everything is observed from outside the sandbox: its `run()` is timed by `MeteredSandbox` (a
+wrapper every sandbox an app runs on passes through), and
 its gauges are read from `Sandbox.health()` (and /proc) when Prometheus scrapes.
 """
 
@@ -27,12 +28,11 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.config.settings import Settings
 from app.errors import LearnerLimit, SandboxBusy, SandboxUnavailable, SnippetTooLarge
 from app.processes import child_pids, is_zygote, sandbox_children
 from app.sandbox.fair import Who
 from app.sandbox.result import KILLED, RunResult
-from app.sandbox.service import Sandbox
+from app.sandbox.service import SandboxHealth, SnippetRunner
 from app.web.observed import Observed, call_observed
 
 # A run costs ~10 ms idle and up to the wall limit (5 s); refusals are instant.
@@ -178,18 +178,21 @@ def database_error_kind(context: ExceptionContext) -> str:
     return "other"
 
 
-class MeteredSandbox(Sandbox):
-    """The sandbox, its runs counted and timed (nothing inside the sandbox changes)."""
+class MeteredSandbox:
+    """A sandbox's runs counted and timed on their way through (nothing inside the sandbox
+    changes). Every sandbox an app runs on passes through one: its own, and one it was given
+    started (`create_app(started=)`); health and the longest line are the sandbox's own."""
 
-    def __init__(self, settings: Settings, metrics: Metrics) -> None:
-        super().__init__(settings)
+    def __init__(self, inner: SnippetRunner, metrics: Metrics) -> None:
+        self.inner = inner
         self.metrics = metrics
+        self.settings = inner.settings
 
     async def run(self, code: str, who: Who | None = None, doctor: bool = False) -> RunResult:
         started = time.perf_counter()
         outcome = "error"
         try:
-            result = await super().run(code, who, doctor)
+            result = await self.inner.run(code, who, doctor)
             outcome = result.status
             return result
         except SandboxBusy:
@@ -208,6 +211,12 @@ class MeteredSandbox(Sandbox):
             raise
         finally:
             self.metrics.count_run(outcome, time.perf_counter() - started)
+
+    def health(self) -> SandboxHealth:
+        return self.inner.health()
+
+    def longest_line(self) -> int:
+        return self.inner.longest_line()
 
 
 def zygote_children() -> int | None:
@@ -267,7 +276,7 @@ GAUGES = (
 )
 
 
-def read_gauges(sandbox: Sandbox | None, lessons: int) -> dict[str, dict[str, float]]:
+def read_gauges(sandbox: SnippetRunner | None, lessons: int) -> dict[str, dict[str, float]]:
     """Each gauge's values now, by label value ("" for a gauge without a label); a gauge that
     cannot be read is absent."""
     readings: dict[str, dict[str, float]] = {
@@ -295,7 +304,7 @@ def read_gauges(sandbox: Sandbox | None, lessons: int) -> dict[str, dict[str, fl
 class SandboxCollector(Collector):
     """Gauges read from the sandbox when Prometheus scrapes (one server process)."""
 
-    def __init__(self, sandbox: Sandbox | None, lessons: int) -> None:
+    def __init__(self, sandbox: SnippetRunner | None, lessons: int) -> None:
         self.sandbox = sandbox
         self.lessons = lessons
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from prometheus_client import CollectorRegistry, Gauge
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 
-from app.sandbox.service import Sandbox
+from app.sandbox.service import SnippetRunner
 from app.web.metrics import GAUGES, Metrics, SandboxCollector, read_gauges
 
 SHARED_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
@@ -54,7 +54,9 @@ def prepare_shared_dir() -> tuple[Path, Callable[[], None]]:
     return made, lambda: shutil.rmtree(made, ignore_errors=True)
 
 
-def watch_sandbox(metrics: Metrics, sandbox: Sandbox | None, lessons: int) -> ProcessGauges | None:
+def watch_sandbox(
+    metrics: Metrics, sandbox: SnippetRunner | None, lessons: int
+) -> ProcessGauges | None:
     """Show the sandbox's gauges in `metrics`: read at each scrape in a process of its own; or
     as this process's share, to publish (`ProcessGauges.keep_published`), in one of several."""
     folder = shared_dir()
@@ -81,7 +83,7 @@ def shared_registry(folder: Path) -> CollectorRegistry:
 class ProcessGauges:
     """This process's share of the sandbox's gauges, written to the shared folder."""
 
-    def __init__(self, folder: Path, sandbox: Sandbox | None, lessons: int) -> None:
+    def __init__(self, folder: Path, sandbox: SnippetRunner | None, lessons: int) -> None:
         self.folder = folder
         self.sandbox = sandbox
         self.lessons = lessons

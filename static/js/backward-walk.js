@@ -6,6 +6,9 @@
 // name the hook (function, line, tensor) and the gradient before and after.
 //
 //   renderBackwardWalk(container, backward)   fills `container` (or hides it)
+//   openBackwardWalk(container, backward, index, step, nodeId, why)
+//                                             opens it at a call and step, marks a node
+//                                             (a gradient check's finding, doctor.js)
 //
 // Keyboard: arrow keys step, Home/End jump; a live region reads every step.
 // Learner data is always text (textContent / SVG text nodes), never markup.
@@ -278,6 +281,20 @@ function renderCall(host, call, uid) {
     step = Math.max(0, Math.min(total, to));
     show();
   };
+  // A finding of the gradient check opens the walk here: its node is marked, and the stage
+  // (arrow keys step from there) takes the focus.
+  const openAt = (to, nodeId, why) => {
+    stop();
+    for (const [id, group] of drawn?.nodes ?? []) {
+      if (id === nodeId) group.setAttribute("data-finding", "true");
+      else group.removeAttribute("data-finding");
+    }
+    go(to);
+    const node = byId.get(nodeId);
+    const unfinished = node?.step === null ? ", which did not finish" : "";
+    if (node && why) live.textContent = `${why} ${nodeName(node)}${unfinished}. ${live.textContent}`;
+    stage.focus();
+  };
   const stop = () => {
     clearInterval(timer);
     timer = null;
@@ -304,7 +321,21 @@ function renderCall(host, call, uid) {
   host.replaceChildren(controls, stage, live, detail, call.grads.length ? table : "", notes);
   host.onkeydown = onKey;
   go(0);
-  return stop;
+  return {stop, openAt};
+}
+
+// Each rendered walk's opener, by its container (openBackwardWalk).
+const opened = new WeakMap();
+
+/**
+ * Open the walk of `backward` rendered in `container` at call `index` (0-based among its
+ * calls) and `step` (as stepText counts them), mark node `nodeId` in its graph, say `why`
+ * there and move the focus to it. False when the container shows no walk of that `backward`
+ * (another run's since) or it has no such call.
+ */
+export function openBackwardWalk(container, backward, index, step, nodeId, why = "") {
+  const shown = opened.get(container);
+  return shown?.backward === backward ? shown.open(index, step, nodeId, why) : false;
 }
 
 /**
@@ -315,6 +346,7 @@ export function renderBackwardWalk(container, backward) {
   const calls = Array.isArray(backward?.calls) ? backward.calls : [];
   container.replaceChildren();
   container.hidden = calls.length === 0;
+  opened.delete(container);
   if (!calls.length) return;
   const uid = `bw-${++instances}`;
   const count = calls.length === 1 ? "one call" : `${backward.total_calls} calls`;
@@ -323,15 +355,24 @@ export function renderBackwardWalk(container, backward) {
   const section = el("details", {class: "bw", open: container.dataset.open !== "false"}, heading);
   const summary = el("p", {class: "bw-summary"});
   const host = el("div", {class: "bw-call"});
-  let stopPlaying = () => {};
+  let current = {stop: () => {}, openAt: () => {}};
+  let select = null;
   const pick = (index) => {
-    stopPlaying();
+    current.stop();
     const call = calls[index];
     summary.textContent = calls.length > 1 ? "" : `Call ${callTitle(call)}.`;
-    stopPlaying = renderCall(host, call, `${uid}-${index}`);
+    current = renderCall(host, call, `${uid}-${index}`);
   };
+  opened.set(container, {backward, open: (index, step, nodeId, why) => {
+    if (!calls[index]) return false;
+    section.open = true;
+    if (select) select.value = String(index);
+    pick(index);
+    current.openAt(step, nodeId, why);
+    return true;
+  }});
   if (calls.length > 1) {
-    const select = el("select", {class: "bw-select", id: `${uid}-select`});
+    select = el("select", {class: "bw-select", id: `${uid}-select`});
     calls.forEach((call, index) => select.append(el("option", {value: String(index)}, callTitle(call))));
     select.addEventListener("change", () => pick(Number(select.value)));
     section.append(el("p", {class: "bw-pick"}, el("label", {for: `${uid}-select`}, `Backward call (${calls.length} in this run) `), select));

@@ -8,9 +8,13 @@
 //     controller: what mountRunnable returned; heading: the panel's heading element ("h2",
 //     or "h3" where the cell sits under an h2)
 //
+// A finding that names a node of the run's backward record (its `call` and `node`) gets a
+// button that opens the backward walk at that node, with the focus on the walk.
+//
 // The only server HTML is a finding's message_html (the server escapes the learner's text in
 // it); everything else goes in as text.
 
+import {openBackwardWalk} from "./backward-walk.js";
 import {runFailureText} from "./run-request.js";
 import {el, focusTarget, plural, postJson, setServerHtml, svg} from "./util.js";
 
@@ -49,6 +53,28 @@ export function sparkSegments(norms, width = SPARK_WIDTH, height = SPARK_HEIGHT)
   });
   if (current.length) segments.push(current);
   return segments;
+}
+
+/**
+ * Where the backward walk opens for `finding` (its `call` and `node`) in a run's `backward`
+ * record: {index} of the call among the recorded ones, the walk's {step} (the node's own: it
+ * ran there; or the call's end, for a node that raised before it finished), the {node} id and
+ * whether it {ran}. null when the finding names no node, or the record has not got it.
+ */
+export function walkStepFor(finding, backward) {
+  if (!Number.isInteger(finding?.call) || typeof finding?.node !== "string") return null;
+  const calls = Array.isArray(backward?.calls) ? backward.calls : [];
+  const index = calls.findIndex((call) => call.number === finding.call);
+  const node = index < 0 ? null : calls[index].nodes.find((n) => n.id === finding.node);
+  if (!node) return null;
+  const ran = Number.isInteger(node.step);
+  return {index, step: ran ? node.step + 1 : calls[index].order.length, node: node.id, ran};
+}
+
+/** What the walk says at the finding's node. */
+function walkReason(finding, ran) {
+  if (finding.kind === "non-finite") return "The gradient check: the first NaN or infinite gradient was sent by";
+  return ran ? "The gradient check's finding is about" : "The gradient check: the error was raised by";
 }
 
 function sparkline(parameter) {
@@ -96,7 +122,7 @@ function parametersTable(parameters) {
   return el("div", {class: "doctor-scroll", tabindex: "0", role: "region", "aria-label": "Parameters and their gradient norms"}, table);
 }
 
-function findingItem(finding, controller) {
+function findingItem(finding, controller, backward) {
   const item = el("li", {class: "doctor-finding", "data-kind": finding.kind});
   item.append(el("p", {class: "doctor-kind"}, el("code", {}, finding.kind)));
   item.append(setServerHtml(el("p", {class: "doctor-message"}), finding.message_html));
@@ -108,6 +134,17 @@ function findingItem(finding, controller) {
       if (editor) editor.highlightLine(finding.line);
     });
     actions.append(show, " ");
+  }
+  const at = walkStepFor(finding, backward);
+  const walk = controller.section.querySelector(".backward-walk");
+  if (at && walk) {
+    const open = el("button", {type: "button", class: "btn btn-small doctor-walk"}, "Show in the backward walk");
+    open.addEventListener("click", () => {
+      if (!openBackwardWalk(walk, backward, at.index, at.step, at.node, walkReason(finding, at.ran))) {
+        open.textContent = "The backward walk now shows another run: check again";
+      }
+    });
+    actions.append(open, " ");
   }
   const lesson = el("a", {href: `/lessons/${encodeURIComponent(finding.lesson)}`, class: "doctor-lesson"},
     "Lesson: ", el("code", {}, finding.lesson));
@@ -124,7 +161,7 @@ function render(panel, answer, controller, level) {
     : "No problem found with the gradients.";
   panel.replaceChildren(heading, el("p", {class: "doctor-summary"}, summary));
   if (findings.length) {
-    panel.append(el("ol", {class: "doctor-findings"}, ...findings.map((f) => findingItem(f, controller))));
+    panel.append(el("ol", {class: "doctor-findings"}, ...findings.map((f) => findingItem(f, controller, answer.result?.backward))));
   }
   if (parameters.length) panel.append(parametersTable(parameters));
   panel.hidden = false;

@@ -8,6 +8,7 @@ import typing
 from app.config.paths import BUNDLED_LESSONS
 from app.learning.doctor import LESSONS, WORDS, finding
 from app.lessons.loader import load_catalog
+from app.sandbox.backward_result import BackwardWalk
 from app.sandbox.doctor_result import Kind, RawFinding
 
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -35,3 +36,24 @@ def test_every_kind_and_cause_escapes_the_learner_s_text() -> None:
             assert "<img" not in said.message_html, (kind, cause)
             assert "&lt;img" in said.message_html, (kind, cause)
             assert said.message_html.count("<") == said.message_html.count("<code>") * 2
+
+
+def test_a_walk_node_is_kept_only_when_the_run_s_backward_record_has_it() -> None:
+    node = {"id": "b0", "label": "SqrtBackward0", "kind": "function", "names": [], "saved": []}
+    node |= {"step": 0, "received": [], "sent": [], "hooks": []}
+    call = {"number": 1, "api": "Tensor.backward", "line": 4, "roots": [], "inputs": []}
+    call |= {"retain_graph": False, "create_graph": False, "nodes": [node], "edges": []}
+    call |= {"order": ["b0"], "grads": [], "unreached": [], "error": None, "truncated": False}
+    backward = BackwardWalk.model_validate({"calls": [call | {"note": None}], "total_calls": 1})
+    raw = {"kind": "non-finite", "tensor": "w", "line": 4, "cause": "backward", "facts": {}}
+    for claimed, kept in [
+        ((1, "b0"), (1, "b0")),
+        ((1, "b7"), (None, None)),
+        ((2, "b0"), (None, None)),
+    ]:
+        said = finding(
+            RawFinding.model_validate(raw | dict(zip(("call", "node"), claimed, strict=True))),
+            backward,
+        )
+        assert (said.call, said.node) == kept
+    assert (finding(RawFinding.model_validate(raw)).node) is None

@@ -252,7 +252,10 @@ def test_three_learners_are_too_few_to_say_everywhere(
     assert all(c["gain"]["too_few"] and c["gain"]["value"] is None for c in gain["concepts"])
     section = client.get(f"/classes/{links.info.id}").text.split('id="gain"')[1]
     section = section.split("</section>")[0]
-    assert section.count('<td class="num">too few to say</td>') == len(INVENTORY.concepts)
+    concepts = section.split('class="data-table gain-concepts"')[1].split("</table>")[0]
+    assert concepts.count('<td class="num">too few to say</td>') == len(INVENTORY.concepts)
+    before = section.split('class="data-table gain-before"')[1].split("</table>")[0]
+    assert before.count('<td class="num">too few to say</td>') == len(INVENTORY.concepts)
     assert "n = 3: a class gain needs 5 learners with both tests" in section
     rows = list(csv.DictReader(io.StringIO(client.get(f"/classes/{links.info.id}/gain.csv").text)))
     for row in rows:
@@ -565,7 +568,7 @@ def _queries_of_catalog(client: TestClient) -> int:
     return len(seen)
 
 
-def test_the_offer_costs_no_query_once_decided(tmp_path: Path) -> None:
+def test_the_offer_and_the_marks_cost_one_query_or_two(tmp_path: Path) -> None:
     without = tmp_path / "lessons"
     shutil.copytree(BUNDLED_LESSONS, without, ignore=shutil.ignore_patterns("inventory.yaml"))
     with TestClient(create_app(make_settings(lessons_dir=without))) as plain:
@@ -573,10 +576,10 @@ def test_the_offer_costs_no_query_once_decided(tmp_path: Path) -> None:
         plain.post("/api/lessons/what-is-grad/mode", json={"mode": "deep-dive"})
         baseline = _queries_of_catalog(plain)
     with TestClient(create_app(make_settings(lessons_dir=BUNDLED_LESSONS))) as client:
-        take(client, "pre", 3)  # the cookie says so; has a teacher opened the post-test?
+        take(client, "pre", 3)  # their answers (the marks), and has a teacher opened the post-test?
         client.post("/api/lessons/what-is-grad/mode", json={"mode": "deep-dive"})
-        assert _queries_of_catalog(client) == baseline + 1
-        client.cookies.clear()  # undecided, with a row: one query of their phases
+        assert _queries_of_catalog(client) == baseline + 2
+        client.cookies.clear()  # undecided, with a row: one query of their answers
         client_learner(client)
         client.post("/api/lessons/what-is-grad/mode", json={"mode": "deep-dive"})
         assert _queries_of_catalog(client) == baseline + 1
@@ -622,3 +625,31 @@ def test_no_inventory_request_writes_on_the_loop(
         assert calls_on_loop == []  # PostgreSQL: not a single call on the loop
     else:
         assert "inventory_answers_of" in calls_on_loop  # SQLite reads in place
+
+
+def test_the_dashboard_says_what_the_class_knew_before_the_path(both: TestClient) -> None:
+    """The pre-test, concept by concept: of the members who took it, the share who answered
+    both of a concept's questions right, with its n; "too few to say" below the minimum."""
+    client = both
+    store = client.app.state.store  # type: ignore[attr-defined]
+    links = store.create_class("Before")
+    for n in range(12):  # half knew everything, half nothing; nobody took the post-test yet
+        client.cookies.clear()
+        client.post(f"/api/join/{links.join_token}", json={"display_name": f"B{n}"})
+        take(client, "pre", 20 if n % 2 else 0)
+        if n == 2:  # three learners: too few to say
+            client.cookies.clear()
+            client.get(f"/teach/{links.instructor_token}")
+            few = client.get(f"/api/classes/{links.info.id}/gain").json()["before"]
+            assert [c["known"]["shown"] for c in few] == ["too few to say"] * len(few)
+            assert {c["known"]["n"] for c in few} == {3}
+    client.cookies.clear()
+    client.get(f"/teach/{links.instructor_token}")
+    before = client.get(f"/api/classes/{links.info.id}/gain").json()["before"]
+    assert [c["concept"] for c in before] == [c.id for c in INVENTORY.concepts]
+    assert all(c["known"]["value"] == 0.5 and c["known"]["n"] == 12 for c in before)
+    page = client.get(f"/classes/{links.info.id}").text
+    table = page.split('class="data-table gain-before"')[1].split("</table>")[0]
+    assert table.count("50&nbsp;%") == len(INVENTORY.concepts)
+    assert "of the 12 learners who took the pre-test" in page
+    assert "Nobody has taken both tests yet" in page

@@ -162,6 +162,7 @@ NOT_KINDS = {
     ("app/lessons/format.py", "prediction"): "a step's `prediction` field (Step.QUESTIONS)",
     ("app/lessons/format.py", "ordering"): "a step's `ordering` field (Step.QUESTIONS)",
     ("app/lessons/prose_check.py", "value"): "a misconception's `value` field of the lesson format",
+    ("app/inventory_cli.py", "value"): "a gain's `value` in the dashboard's JSON (GainOut)",
     ("app/progress/base.py", "value"): "the app_secret table's `value` column",
     ("app/progress/store.py", "myth"): "a row's part in the one lesson-state query",
     ("app/progress/store.py", "prediction"): "a row's part in the one lesson-state query",

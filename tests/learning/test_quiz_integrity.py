@@ -4,6 +4,7 @@ and saved answers to a rewritten question retired."""
 
 from __future__ import annotations
 
+import html
 import re
 from collections import Counter
 
@@ -11,10 +12,13 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 
+from app.config.paths import BUNDLED_LESSONS
 from app.learning.kinds import choice_order
+from app.main import create_app
 from app.progress.models.learners import MythAnswer, PredictionAttempt
-from tests.catalogs import LESSON, page_text
+from tests.catalogs import BUNDLED, LESSON, page_text
 from tests.clock import time_passes
+from tests.conftest import make_settings
 
 EXPLAINS = ["d(x²)/dx = 2x", "Backward fills leaves.", "Run it.", "2x at [2, 3]", "A fresh tensor"]
 
@@ -180,3 +184,27 @@ def test_on_the_real_curriculum_no_position_holds_the_answer_often(learner: str)
         for slug, number, p in questions
     )
     assert max(positions.values()) / len(questions) <= 0.4, positions
+
+
+def test_the_code_lab_keeps_an_ordering_s_code_back_until_it_is_answered() -> None:
+    """An ordering's answer is its code in order: the code lab does not show that cell's code
+    before the step is answered (it did, in order, while every other cell was only locked)."""
+    with TestClient(create_app(make_settings(lessons_dir=BUNDLED_LESSONS))) as client:
+        _ordering_cell_waits(client)
+
+
+def _ordering_cell_waits(bundled_sqlite: TestClient) -> None:
+    lesson = BUNDLED.get("what-is-grad")
+    assert lesson is not None
+    number, step = next(
+        (n, s) for n, s in enumerate(lesson.steps, start=1) if s.ordering is not None
+    )
+    assert step.snippet is not None
+    ordered = step.snippet.code.strip()
+    page = bundled_sqlite.get("/lessons/what-is-grad/code-lab").text
+    cell = page.split(f'id="step-{number}"')[1].split("</li>")[0]
+    assert html.escape(ordered.splitlines()[-1]) not in cell  # no line of it, in any order
+    assert "its code is the answer" in cell
+    bundled_sqlite.post("/lessons/what-is-grad/read-ahead", follow_redirects=False)
+    page = bundled_sqlite.get("/lessons/what-is-grad/code-lab").text
+    assert html.escape(ordered.splitlines()[-1]) in page.split(f'id="step-{number}"')[1]

@@ -21,7 +21,7 @@ def test_lesson_page_shows_every_section(sqlite_client: TestClient) -> None:
         "/api/lessons/first-steps/steps/1/prediction",
         json={"choice": "None", "confidence": "fairly_sure"},
     )
-    page = sqlite_client.get("/lessons/first-steps")
+    page = sqlite_client.get("/lessons/first-steps/deep-dive")  # the whole lesson
     assert page.status_code == 200
     html = page.text
     for anchor in ("overview", "mental-model", "build-up", "myths", "pitfalls", "takeaways"):

@@ -113,3 +113,28 @@ def test_a_forged_kind_is_refused_with_the_report(sandbox_client: TestClient) ->
     body = sandbox_client.post("/api/doctor", json={"code": code}).json()
     assert body["result"]["status"] == "killed"
     assert body["findings"] == []
+
+
+def _forged(finding: dict[str, object]) -> str:
+    report = {
+        "error": None,
+        "tensors": [],
+        "graph": {"nodes": [], "edges": []},
+        "exec_ms": 1.0,
+        "doctor": {"findings": [finding], "parameters": [], "calls": 1},
+    }
+    return f"import os\nos.write(3, {json.dumps(report).encode()!r})\nos._exit(0)\n"
+
+
+def test_a_forged_walk_node_is_dropped_or_refused(sandbox_client: TestClient) -> None:
+    finding = {"kind": "non-finite", "tensor": "w", "line": 1, "cause": "backward", "facts": {}}
+    # A node the run's backward record does not hold: the finding stays, without it.
+    code = _forged(finding | {"call": 1, "node": "b0"})
+    body = sandbox_client.post("/api/doctor", json={"code": code}).json()
+    [kept] = body["findings"]
+    assert (kept["kind"], kept["call"], kept["node"]) == ("non-finite", None, None)
+    # A node id that is not one: the report is refused as any malformed report is.
+    code = _forged(finding | {"call": 1, "node": "<b>x</b>"})
+    body = sandbox_client.post("/api/doctor", json={"code": code}).json()
+    assert body["result"]["status"] == "killed"
+    assert body["findings"] == []

@@ -334,3 +334,24 @@ def test_tracebacks_show_the_learners_frames_and_no_server_paths(sandbox: Sandbo
     assert '  File "snippet.py", line 3, in <module>\n' in result.stderr
     assert "frames inside torch or Python hidden" in result.stderr
     assert "site-packages" not in result.stderr and "/root" not in result.stderr
+
+
+def test_a_module_that_cannot_list_its_parameters_leaves_the_rest_of_the_report(
+    sandbox: SandboxHarness,
+) -> None:
+    # The learner's own module may break named_parameters(); the run is still reported, with
+    # every other tensor, and never as a sandbox that could not confine it.
+    code = (
+        "import torch\n"
+        "class Broken(torch.nn.Module):\n"
+        "    def named_parameters(self, *args, **kwargs):\n"
+        "        raise RuntimeError('no parameters today')\n"
+        "model = Broken()\n"
+        "w = torch.tensor(2.0, requires_grad=True)\n"
+        "(w * w).backward()\n"
+        "print('ran')\n"
+    )
+    result = sandbox.run(code)
+    assert result.status == "ok", result
+    assert result.stdout == "ran\n"
+    assert [tensor.name for tensor in result.tensors] == ["w"]

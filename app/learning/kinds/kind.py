@@ -74,6 +74,18 @@ class OrderingCard:
 
 
 @dataclass(frozen=True)
+class StepItem:
+    """A step's question as item analysis (the class dashboard's first attempts) sees it."""
+
+    text: str
+    answer: str  # as the step's committed answer keeps it
+    whys: dict[str, str]  # wrong choice -> the misconception it stands for
+    # Every answer a learner could give, in the question's order; empty where the answers are
+    # whatever learners sent (an ordering's: any of several orders may be right).
+    choices: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Prompt:
     """What the review queue shows for one item. It never carries the answer, nor what
     explains it: grading returns them with the verdict."""
@@ -169,6 +181,9 @@ class QuestionKind:
     # A kind whose other forms are a step's variant instances: the step (numbered from 1) whose
     # instance an item `key` asks, so that the code a form showed can be named (seen.py).
     form_step: Callable[[Lesson, str], int | None] | None = None
+    # Such a kind's question as item analysis sees it (app/learning/first_attempts.py), None
+    # when the step does not ask it.
+    step_item: Callable[[Step], StepItem | None] | None = None
 
     def link(self, lesson: str, key: str) -> str:
         page = f"/lessons/{lesson}/{self.page}"

@@ -18,6 +18,7 @@ from app.learning.kinds.kind import (
     QuestionKind,
     Review,
     ReviewAnswer,
+    StepItem,
     item_number,
 )
 from app.lessons.format import Lesson, Ordering, Step
@@ -101,6 +102,13 @@ def _committed(step: Step, record: StepRecord) -> bool:
     return saved is not None and saved.fingerprint == step_ordering_fingerprint(step)
 
 
+def _item(step: Step) -> StepItem | None:
+    # Its answers are the orders learners sent (any of several may be right): no choices.
+    if (ordering := step.ordering) is None:
+        return None
+    return StepItem(ordering.question, stored_order(ordering.texts), {}, ())
+
+
 ORDERING = QuestionKind(
     name="ordering",
     label="Ordering",
@@ -115,4 +123,5 @@ ORDERING = QuestionKind(
     committed=_committed,
     step_answer=step_ordering_fingerprint,
     form_step=lambda lesson, key: item_number(key, len(lesson.steps)),
+    step_item=_item,
 )

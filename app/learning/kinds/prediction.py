@@ -12,7 +12,14 @@ from pydantic import Field
 
 from app.learning import grader
 from app.learning.grader import Graded
-from app.learning.kinds.kind import Prompt, QuestionKind, Review, ReviewAnswer, item_number
+from app.learning.kinds.kind import (
+    Prompt,
+    QuestionKind,
+    Review,
+    ReviewAnswer,
+    StepItem,
+    item_number,
+)
 from app.lessons.format import ChoicePrediction, Lesson, Step
 from app.lessons.memo import per_object
 from app.lessons.variants import pick
@@ -96,6 +103,13 @@ def _committed(step: Step, record: StepRecord) -> bool:
     )
 
 
+def _item(step: Step) -> StepItem | None:
+    if (prediction := step.prediction) is None:
+        return None
+    whys = {c.text: c.why for c in prediction.choices if c.why}
+    return StepItem(prediction.question, prediction.answer, whys, tuple(prediction.texts))
+
+
 PREDICTION = QuestionKind(
     name="prediction",
     label="Prediction",
@@ -110,4 +124,5 @@ PREDICTION = QuestionKind(
     committed=_committed,
     step_answer=lambda step: prediction_fingerprint(step.prediction) if step.prediction else None,
     form_step=lambda lesson, key: item_number(key, len(lesson.steps)),
+    step_item=_item,
 )

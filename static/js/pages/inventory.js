@@ -1,5 +1,6 @@
 // The concept inventory's test page: pick a choice and say how sure you are for each question
-// (no verdict yet), then send the whole test at once; the result by concept comes back, with
+// (no verdict yet), then send the whole test at once (a question answered without a confidence
+// says so beside it, and takes the focus); the result by concept comes back, with
 // the concepts to revisit explained and their lessons (never a question's answer: each test is
 // taken once, and its key must not travel). The markup of the result mirrors
 // templates/inventory/_result.html.
@@ -23,6 +24,11 @@ function standing(concept) {
   return concept.right ? "partly" : "not yet";
 }
 
+/** A lesson as the inventory names it: by its title, the slug only in the address. */
+function lessonLink(lesson) {
+  return el("a", {href: `/lessons/${encodeURIComponent(lesson.slug)}`}, lesson.title);
+}
+
 function renderResult(box, result) {
   const score = result.score;
   const section = el("section", {class: "inventory-score", "aria-labelledby": "score-title"});
@@ -35,15 +41,19 @@ function renderResult(box, result) {
     el("th", {scope: "col"}, "Concept"), el("th", {scope: "col", class: "num"}, "Right"), el("th", {scope: "col"}, "Where you stand")));
   section.append(el("table", {class: "data-table inventory-concepts"}, el("caption", {}, "By concept"), head, body));
   if (result.skip.length) {
-    const line = el("p", {}, "Lessons you may skip: ");
-    result.skip.forEach((slug, index) => {
+    const line = el("p", {class: "inventory-skip-list"},
+      "Lessons you may skip (you answered both questions on each of their ideas right; two questions are a hint, not proof): ");
+    result.skip.forEach((lesson, index) => {
       if (index) line.append(", ");
-      line.append(el("a", {href: `/lessons/${encodeURIComponent(slug)}`}, slug));
+      line.append(lessonLink(lesson));
     });
     line.append(".");
     section.append(line);
   } else if (result.phase === "pre") {
     section.append(el("p", {}, "Every lesson of the path has something for you."));
+  }
+  if (result.start) {
+    section.append(el("p", {class: "inventory-start"}, "Where to start: ", lessonLink(result.start), "."));
   }
   if (result.revisit.length) {
     section.append(el("h2", {}, "Ideas to revisit"));
@@ -54,7 +64,7 @@ function renderResult(box, result) {
       const lessons = el("span", {}, " Lessons: ");
       r.lessons.forEach((lesson, index) => {
         if (index) lessons.append(", ");
-        lessons.append(el("a", {href: `/lessons/${encodeURIComponent(lesson.slug)}`}, lesson.title));
+        lessons.append(lessonLink(lesson));
       });
       lessons.append(".");
       item.append(lessons);
@@ -64,6 +74,33 @@ function renderResult(box, result) {
   }
   section.append(el("p", {}, el("a", {href: "/progress"}, "See it on your progress page"), "."));
   box.replaceChildren(section);
+}
+
+const ASK = "Say how sure you are for this question (Guess, Fairly sure or Certain): you answered it without.";
+
+/** A question answered without a confidence: say so beside its confidence, which reads it
+ *  (aria-describedby) and is marked invalid until one is chosen. */
+function askBeside(item) {
+  const fieldset = item.querySelector("fieldset.confidence");
+  if (!fieldset || fieldset.querySelector(".confidence-problem")) return;
+  const id = `confidence-problem-${item.dataset.item}`;
+  fieldset.querySelector("legend").after(el("p", {class: "confidence-problem", id}, ASK));
+  fieldset.classList.add("confidence-missing");
+  for (const radio of fieldset.querySelectorAll("input[type='radio']")) {
+    radio.setAttribute("aria-invalid", "true");
+    radio.setAttribute("aria-describedby", id);
+  }
+}
+
+function settle(item) {
+  const fieldset = item.querySelector("fieldset.confidence");
+  if (!fieldset) return;
+  fieldset.querySelector(".confidence-problem")?.remove();
+  fieldset.classList.remove("confidence-missing");
+  for (const radio of fieldset.querySelectorAll("input[type='radio']")) {
+    radio.removeAttribute("aria-invalid");
+    radio.removeAttribute("aria-describedby");
+  }
 }
 
 if (root && form) {
@@ -84,13 +121,19 @@ if (root && form) {
       });
     }
   }
+  for (const item of items) item.querySelector("fieldset.confidence")?.addEventListener("change", () => settle(item));
   update();
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    const unsure = items.find((item) => chosen(item) && !confidence(item));
-    if (unsure) {
-      showProblem(box, "Say how sure you are (Guess, Fairly sure or Certain) for every question you answered.");
-      unsure.querySelector("fieldset.confidence input")?.focus();
+    const unsure = items.filter((item) => chosen(item) && !confidence(item));
+    for (const item of items) {
+      if (unsure.includes(item)) askBeside(item);
+      else settle(item);
+    }
+    if (unsure.length) {
+      const where = unsure.length === 1 ? "its question: it is marked there" : "their questions: each is marked there";
+      showProblem(box, `Say how sure you are (Guess, Fairly sure or Certain) for ${plural(unsure.length, "question")} you answered, beside ${where}.`);
+      unsure[0].querySelector("fieldset.confidence input")?.focus();
       return;
     }
     const answers = items.filter((item) => chosen(item)).map((item) => (
