@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from app.errors import PredictionNotCommitted, UnknownStep
+from app.errors import AnswerError, PredictionNotCommitted, UnknownStep
 from app.learning import grader
 from app.learning.kinds import (
     DRILL,
@@ -211,10 +211,17 @@ class LessonAnswers:
                 self._queue().note_miss(slug, DRILL, drill, datetime.now(UTC))
         return grader.value_feedback(feedback)
 
-    def answer_myth(self, slug: str, number: int, answer: str) -> MythReveal:
+    def answer_myth(
+        self, slug: str, number: int, answer: str, form: int | None = None
+    ) -> MythReveal:
+        """`form`: the myth was asked as that other form of it (a fresh round of myth busters),
+        graded and revealed as that form; kept as the myth's answer."""
         lesson = find_lesson(self.catalog, slug)
         myth = find_myth(lesson, number)
-        correct = grader.grade_myth(myth, answer)
+        if form is not None and form >= len(myth.forms):
+            raise AnswerError(f"Myth {number} has no form {form}")
+        asked = myth.forms[form] if form is not None else None
+        correct = grader.grade_myth(myth, answer) if asked is None else answer == asked.answer
         with self.store.together():
             kept = MythRecord(answer, correct, myth_fingerprint(myth), self._seen_answers(slug))
             self.store.record_myth(self.learner, slug, number, kept)
@@ -222,7 +229,7 @@ class LessonAnswers:
                 self._queue().note_miss(slug, MYTH, str(number), datetime.now(UTC))
             queue_lesson_score(self.store, self.learner, lesson)
             myths = self.store.lesson_myths(self.learner, slug)
-        return grader.myth_reveal(myth, correct, myth_score(lesson, myths))
+        return grader.myth_reveal(myth, correct, myth_score(lesson, myths), form=asked)
 
     def save_code(self, slug: str, number: int, code: str | None) -> None:
         """Keep (or, with None, forget) the learner's edited version of a step's code."""

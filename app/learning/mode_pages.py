@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from app.learning.exercises import exercise_views
+from app.learning.kinds.myth import myth_round_form
 from app.learning.questions import disclosure_of
 from app.learning.recall import asks_recall, build_up_committed, recall_items
 from app.lessons.disclosure import Disclosure, asks
@@ -130,9 +131,16 @@ def code_lab(request: ModeRequest) -> dict[str, object]:
 
 
 def myth_busters(request: ModeRequest) -> dict[str, object]:
+    """Once the learner has played a round, a fresh one asks each myth with other forms as
+    one of them (`myth_round_form`), never the four questions they answered."""
     myths = request.records.myths
     scored = [record for record in myths.values() if not record.seen_answers]
-    return {"saved_right": sum(1 for record in scored if record.correct)}
+    forms = {
+        number: myth_round_form(request.lesson, number, request.learner)
+        for number, myth in enumerate(request.lesson.myths, start=1)
+        if myths and myth.forms
+    }
+    return {"saved_right": sum(1 for record in scored if record.correct), "forms": forms}
 
 
 def _exercises(request: ModeRequest) -> dict[str, object]:

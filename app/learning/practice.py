@@ -268,6 +268,7 @@ class Practice:
             next_due=memory.due,
             comes_back=describe_wait(memory.due, moment),
             due_count=self.queue.due_count(moment),
+            left=self.queue.left(card_id),
         )
 
     def answer_recall(

@@ -25,10 +25,12 @@ from datetime import datetime
 from app.errors import NotDue, NotTheFormAsked
 from app.learning.grader import Graded
 from app.learning.kinds import FLASHCARD, Prompt, QuestionKind, find_kind
+from app.learning.seen import shown
 from app.lessons.loader import Catalog
+from app.lessons.variants import code_print
 from app.pedagogy import sitting
 from app.pedagogy.scheduler import Grade, Memory, new_memory, review, utc, with_confidence
-from app.progress.records import CardMemory
+from app.progress.records import LEFT_REVIEW, CardMemory
 from app.progress.store import ProgressStore, StoredCard
 
 
@@ -70,6 +72,15 @@ def _slot(item: QueueItem) -> sitting.Slot:
     return sitting.Slot(
         card.lesson, card.kind, card.memory.urgent, utc(card.memory.due), _token(card)
     )
+
+
+def _asked_after(form: int | None, grade: Grade) -> int | None:
+    """What a card keeps as asked after a review answer: the form asked; on a question with a
+    single version (no form), answered right, `LEFT_REVIEW`: it leaves the queue rather than
+    come back word for word, until it is missed again."""
+    if form is None and grade is Grade.good:
+        return LEFT_REVIEW
+    return form
 
 
 def _token(card: StoredCard) -> str:
@@ -160,7 +171,8 @@ class ReviewQueue:
             and card.fingerprint == prompt.fingerprint
             and utc(card.memory.due) <= at
         ):
-            return self._review_check(card, passed, at, confidence, card.asked)
+            asked = card.asked if prompt.form is not None else None
+            return self._review_check(card, passed, at, confidence, asked)
         if not passed:
             self.note_miss(lesson, kind, key, at, urgent=confidence == "certain")
         return None
@@ -172,7 +184,7 @@ class ReviewQueue:
         memory = review(_memory(card), grade, at)
         missed = card.memory.last_miss_at if passed else at
         stored = _stored(memory, missed, urgent=urgent)
-        self.store.update_review_card(card.id, stored, asked=form)
+        self.store.update_review_card(card.id, stored, asked=_asked_after(form, grade))
         self.store.record_review_answer(self.learner, card.id, grade.value)
         return memory
 
@@ -184,8 +196,9 @@ class ReviewQueue:
         its own route. NotDue without a due card of it (answered already), NotTheFormAsked
         when the return asks another form; reads only."""
         card = self._card(lesson, kind, key)
-        prompt = self._prompt(card) if card is not None else None
-        if card is None or prompt is None or utc(card.memory.due) > utc(at):
+        due = card is not None and utc(card.memory.due) <= utc(at)
+        prompt = self._asked_now(card, at) if card is not None and due else None
+        if card is None or prompt is None or not due:
             raise NotDue(f"No review item of {lesson!r} {key} is due: answered already?")
         if prompt.form != form:
             raise NotTheFormAsked(
@@ -265,14 +278,44 @@ class ReviewQueue:
         for card in self.store.review_cards(self.learner):
             if not self._current(card.lesson, card.kind, card.key, card.fingerprint):
                 continue  # the lesson no longer has this item, or asks it differently now
+            if card.left:
+                continue  # answered right on its only version: asked again word for word
             when = utc(card.memory.due)
             prompt = self._prompt(card) if when <= now else None
             if prompt is not None:
                 due.append(QueueItem(card, prompt))
             elif when > now:
                 later.append(when)
-        planned = sitting.plan(due, _slot, self.sitting_size)
+        planned = self._unseen(sitting.plan(due, _slot, self.sitting_size))
         return QueueView(planned, len(later), min(later) if later else None, len(due))
+
+    def _unseen(self, planned: list[QueueItem]) -> list[QueueItem]:
+        """The sitting's items asked on code and numbers the learner was not shown (seen.py),
+        nor an item before it in this sitting, while another form remains. A form is the first
+        unseen one in an order of the return's own, so answering one item of the sitting never
+        changes what another asks."""
+        cards = self.store.review_cards(self.learner) if planned else []
+        before: dict[str, frozenset[str]] = {}
+        drawn: list[QueueItem] = []
+        for item in planned:
+            lesson = item.prompt.lesson
+            if lesson.slug not in before:
+                before[lesson.slug] = shown(self.store, self.learner, lesson, cards)
+            prompt = self._prompt(item.card, before[lesson.slug]) or item.prompt
+            code = prompt.instance.code if prompt.instance is not None else prompt.code
+            if prompt.form is not None and code:
+                before[lesson.slug] |= {code_print(code)}
+            drawn.append(QueueItem(item.card, prompt))
+        return drawn
+
+    def _asked_now(self, card: StoredCard, now: datetime) -> Prompt | None:
+        """What this return of a due card asks: as the sitting draws it (`view`)."""
+        drawn = next((item for item in self.view(now).due if item.card.id == card.id), None)
+        if drawn is not None:
+            return drawn.prompt
+        found = self.catalog.get(card.lesson)
+        cards = self.store.review_cards(self.learner)
+        return self._prompt(card, shown(self.store, self.learner, found, cards) if found else None)
 
     def due_count(self, now: datetime) -> int:
         """`view(now).due_total` without drawing the items that are not due, nor planning the
@@ -299,6 +342,7 @@ class ReviewQueue:
         memory = _memory(card)
         if memory.due > utc(now):
             raise NotDue
+        prompt = self._asked_now(card, now) or prompt
         if form is not None and form != prompt.form:
             raise NotTheFormAsked(
                 f"Review item {card_id} is not asked as form {form} now: reload the review "
@@ -310,9 +354,16 @@ class ReviewQueue:
             memory = review(memory, counted, now)
             stored = _stored(memory, urgent=urgent)
             with self.store.together():
-                self.store.update_review_card(card.id, stored, asked=prompt.form)
+                # A flashcard is a card to see again: it stays, spaced by FSRS.
+                asked = prompt.form if prompt.card else _asked_after(prompt.form, counted)
+                self.store.update_review_card(card.id, stored, asked=asked)
                 self.store.record_review_answer(self.learner, card.id, counted.value)
         return outcome, memory
+
+    def left(self, card_id: int) -> bool:
+        """Has this item left review (answered right on its only version, `StoredCard.left`)?"""
+        card = self.store.review_card(self.learner, card_id)
+        return card is not None and card.left
 
     def _prompt_of(self, lesson: str, kind: QuestionKind, key: str) -> Prompt | None:
         found = self.catalog.get(lesson)
@@ -327,19 +378,20 @@ class ReviewQueue:
             return False
         return kind.asked_fingerprint(found, key) == fingerprint
 
-    def _prompt(self, card: StoredCard) -> Prompt | None:
+    def _prompt(self, card: StoredCard, seen: frozenset[str] | None = None) -> Prompt | None:
         """The card's question, its choices in an order of this return's own (a per-learner
         order would ask a returning item exactly as it was asked before), and on an item with
         other forms (a step's variants, a myth's forms) a form of this return's own: never the
         lesson page's, nor the one the card's latest review asked while another remains. The
         return's token keys it, so every read of one return (the page, its answer) asks the
-        same."""
+        same. With `seen` (what the learner was shown, seen.py), not a form whose code is in
+        it while another remains."""
         found = self.catalog.get(card.lesson)
         kind = find_kind(card.kind)
         if found is None or kind is None:
             return None  # the lesson, or the kind of question, is gone
         order = f"{self.learner}/{_token(card)}"
-        prompt = kind.prompt(found, card.key, order, self.learner, card.asked)
+        prompt = kind.prompt(found, card.key, order, self.learner, card.asked, seen or frozenset())
         return prompt if prompt is not None and prompt.fingerprint == card.fingerprint else None
 
     def _card(self, lesson: str, kind: QuestionKind, key: str) -> StoredCard | None:

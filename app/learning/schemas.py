@@ -341,6 +341,10 @@ class ReviewResult(BaseModel):
     next_due: datetime
     comes_back: str = Field(description="When the item is due again, in words")
     due_count: int
+    left: bool = Field(
+        default=False,
+        description="Answered right on its only version: it leaves review (until missed again)",
+    )
 
 
 class RecallResult(BaseModel):

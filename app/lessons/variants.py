@@ -181,13 +181,35 @@ def _rank(key: str) -> int:
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
 
 
-def choose(count: int, key: str, *, never: int | None = None, previous: int | None = None) -> int:
+def choose(
+    count: int,
+    key: str,
+    *,
+    never: int | None = None,
+    previous: int | None = None,
+    seen: int | None = None,
+) -> int:
     """Which of `count` forms of a question to ask under `key`: never `never` (the one the
     learner meets on the lesson page) and not `previous` (the one asked the time before), as
-    long as another remains; the same for the same key."""
+    long as another remains, nor `seen` (one the learner was shown elsewhere) while another of
+    those remains; the same for the same key."""
     allowed = [index for index in range(count) if index != never] or list(range(count))
     fresh = [index for index in allowed if index != previous] or allowed
-    return fresh[_rank(key) % len(fresh)]
+    unseen = [index for index in fresh if index != seen] or fresh
+    return unseen[_rank(key) % len(unseen)]
+
+
+def code_print(code: str) -> str:
+    """Names code as a learner reads it (its text and so its numbers), whatever page showed
+    it: what the record of what a learner was shown (app/learning/seen.py) holds."""
+    return hashlib.sha256(code.strip().encode()).hexdigest()[:24]
+
+
+def _unseen_first(found: list[Instance], key: str, seen: frozenset[str]) -> Instance:
+    """Of `found`, one whose code is not in `seen` while one remains: the first in an order
+    of `key`'s own, so that seeing another instance never changes which one is asked."""
+    unseen = [instance for instance in found if code_print(instance.code) not in seen] or found
+    return min(unseen, key=lambda instance: _rank(f"{key}\0{instance.index}"))
 
 
 def _not_shown(step: Step, found: tuple[Instance, ...]) -> list[Instance]:
@@ -204,18 +226,24 @@ def pick(
     avoid: str | None = None,
     previous: int | None = None,
     ran: bool = False,
+    seen: frozenset[str] | None = None,
 ) -> Instance | None:
     """The instance asked under `key` (e.g. learner/lesson/step). With `avoid`, never the one
     the typed value asks under that key, so that a review asks other numbers than the lesson
     page did; with `previous`, not that instance (the one asked the time before) while
     another remains; with `ran`, only an instance whose code ran to the end (a typed value, a
-    drill: an instance that raised has no `.grad` to ask)."""
+    drill: an instance that raised has no `.grad` to ask). With `seen` (code this learner was
+    shown, by `code_print`), not an instance whose code is in it while another remains."""
     found = _not_shown(step, finished(step) if ran else instances(step))
     if not found:
         return None
     never = None
     if avoid is not None and (typed := _not_shown(step, finished(step))):
         never = typed[_rank(avoid) % len(typed)].index
+    if seen is not None:
+        allowed = [instance for instance in found if instance.index != never] or found
+        fresh = [instance for instance in allowed if instance.index != previous] or allowed
+        return _unseen_first(fresh, key, seen)
     position = {instance.index: at for at, instance in enumerate(found)}
     chosen = choose(
         len(found),

@@ -124,18 +124,25 @@ def drills_page_key(drill: Drill) -> str:
 
 
 def for_learner(
-    lesson: Lesson, drill: Drill, learner: str, asked: str, previous: int | None = None
+    lesson: Lesson,
+    drill: Drill,
+    learner: str,
+    asked: str,
+    previous: int | None = None,
+    seen: frozenset[str] | None = None,
 ) -> Drill:
     """`drill` as `learner` is asked it `asked` (the drills page, a return of a review card):
     on a step with variants, an instance other than the one the typed value asks and, while
-    another remains, than `previous` (the instance the previous return asked)."""
+    another remains, than `previous` (the instance the previous return asked) and than an
+    instance whose code is in `seen` (what the learner was shown, app/learning/seen.py)."""
     if not drill.step:
         return drill
     step = lesson.steps[drill.step - 1]
     # A step without a typed value asks no instance on its lesson page: none to avoid.
     asks_value = step.value_prediction is not None
     avoid = value_key(learner, lesson.slug, drill.step) if asks_value else None
-    instance = pick(step, f"{learner}/{asked}", avoid=avoid, previous=previous, ran=True)
+    key = f"{learner}/{asked}"
+    instance = pick(step, key, avoid=avoid, previous=previous, ran=True, seen=seen)
     return on_instance(lesson, drill, instance) if instance is not None else drill
 
 

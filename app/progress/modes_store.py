@@ -6,7 +6,17 @@ from dataclasses import asdict, fields
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import BindParameter, Table, bindparam, case, delete, func, select, update
+from sqlalchemy import (
+    BindParameter,
+    Table,
+    bindparam,
+    case,
+    delete,
+    func,
+    or_,
+    select,
+    update,
+)
 
 from app.progress.base import StoreBase
 from app.progress.models.learners import PredictionAttempt
@@ -21,6 +31,7 @@ from app.progress.models.modes import (
     ReviewCard,
 )
 from app.progress.records import (
+    LEFT_REVIEW,
     CardMemory,
     DrillRecord,
     FirstPrediction,
@@ -44,10 +55,20 @@ _CARDS = select(
     *(getattr(ReviewCard, name) for name in _MEMORY),
 )
 _LEARNER_CARDS = _CARDS.where(ReviewCard.learner_id == _LEARNER).order_by(ReviewCard.id)
-# Which items are due: what each names, not its memory (the "due" counts of every answer).
+# Which items are due: what each names, not its memory (the "due" counts of every answer);
+# a card that left review (records.LEFT_REVIEW, `StoredCard.left`) is not.
 _DUE_ITEMS = select(
     ReviewCard.lesson, ReviewCard.kind, ReviewCard.key, ReviewCard.fingerprint
-).where(ReviewCard.learner_id == _LEARNER, ReviewCard.due <= bindparam("now"))
+).where(
+    ReviewCard.learner_id == _LEARNER,
+    ReviewCard.due <= bindparam("now"),
+    or_(
+        ReviewCard.asked.is_(None),
+        ReviewCard.asked != LEFT_REVIEW,
+        ReviewCard.last_review.is_(None),
+        ReviewCard.last_miss_at >= ReviewCard.last_review,
+    ),
+)
 _CARD_OF_ITEM = _CARDS.where(
     ReviewCard.learner_id == _LEARNER,
     ReviewCard.lesson == bindparam("lesson"),

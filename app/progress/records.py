@@ -5,6 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+# A review card's `asked` once its question, which has a single version, was answered right in
+# review: asked again it would come back word for word, so it leaves the queue until missed
+# again (a miss after its last review brings it back).
+LEFT_REVIEW = -1
+
 
 @dataclass(frozen=True)
 class PredictionRecord:
@@ -137,6 +142,17 @@ class StoredCard:
     fingerprint: str | None
     memory: CardMemory
     asked: int | None = None  # the other form of its question its latest review asked
+
+    @property
+    def left(self) -> bool:
+        """Answered right on its only version and not missed since: out of the queue."""
+        kept = self.memory
+        missed = kept.last_miss_at
+        return (
+            self.asked == LEFT_REVIEW
+            and kept.last_review is not None
+            and (missed is None or missed < kept.last_review)
+        )
 
 
 @dataclass(frozen=True)

@@ -127,10 +127,16 @@ async def answer_recall(
     responses=responses(UnknownLesson, UnknownMyth, AnswerError, *STORE),
 )
 async def answer_myth(
-    slug: str, number: int, body: MythBody, answers: AnswersDep, write: WriterDep
+    slug: str,
+    number: int,
+    body: MythBody,
+    answers: AnswersDep,
+    write: WriterDep,
+    form: Annotated[int | None, Query(ge=0, le=2**31 - 1)] = None,
 ) -> MythReveal:
-    """Answer a myth buster yes or no; the verdict, the belief and the reasons come back."""
-    return await write(answers.answer_myth, slug, number, body.answer)
+    """Answer a myth buster yes or no (asked as its other `form`, in a fresh round); the
+    verdict, the belief and the reasons come back."""
+    return await write(answers.answer_myth, slug, number, body.answer, form)
 
 
 @router.put(

@@ -23,13 +23,20 @@ def drill_fingerprint(drill: Drill) -> str:
 
 
 def _prompt(
-    lesson: Lesson, key: str, order: str, learner: str | None, asked: int | None
+    lesson: Lesson,
+    key: str,
+    order: str,
+    learner: str | None,
+    asked: int | None,
+    seen: frozenset[str] = frozenset(),
 ) -> Prompt | None:
     if (drill := find_drill(lesson, key)) is None:
         return None
     asks = f"After this code runs, what is `{drill.tensor}.grad`?"
     # The drill as the lesson declares it names the question; the instance asked varies.
-    shown = for_learner(lesson, drill, learner, f"review/{order}", asked) if learner else drill
+    shown = (
+        for_learner(lesson, drill, learner, f"review/{order}", asked, seen) if learner else drill
+    )
     return Prompt(
         lesson,
         DRILL,
@@ -68,4 +75,5 @@ DRILL = QuestionKind(
     confidence=True,
     count_in=lambda lesson: len(lesson_drills(lesson)),
     review=Review(_prompt, TypedAnswer, _grade),
+    form_step=lambda lesson, key: drill.step if (drill := find_drill(lesson, key)) else None,
 )

@@ -28,7 +28,12 @@ def exercise_fingerprint(exercise: Exercise) -> str:
 
 
 def _prompt(
-    lesson: Lesson, key: str, order: str, learner: str | None, asked: int | None
+    lesson: Lesson,
+    key: str,
+    order: str,
+    learner: str | None,
+    asked: int | None,
+    seen: frozenset[str] = frozenset(),
 ) -> Prompt | None:
     number = item_number(key, len(lesson.exercises))
     if number is None:

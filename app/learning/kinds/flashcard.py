@@ -19,7 +19,12 @@ def flashcard_fingerprint(card: Flashcard) -> str:
 
 
 def _prompt(
-    lesson: Lesson, key: str, order: str, learner: str | None, asked: int | None
+    lesson: Lesson,
+    key: str,
+    order: str,
+    learner: str | None,
+    asked: int | None,
+    seen: frozenset[str] = frozenset(),
 ) -> Prompt | None:
     if (card := find_flashcard(lesson, key)) is None:
         return None

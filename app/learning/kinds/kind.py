@@ -135,8 +135,10 @@ def item_number(key: str, count: int) -> int | None:
 # item; `order` keys the order of its choices (see `choice_order`) and, on an item with other
 # forms (a step's variants, a myth's forms), the form asked; `learner` (when known) is who is
 # asked, whose lesson-page form a review never repeats; `asked` is the form asked the time
-# before, which the next return does not ask again while another remains.
-PromptBuilder = Callable[[Lesson, str, str, str | None, int | None], Prompt | None]
+# before, which the next return does not ask again while another remains; `seen` is what the
+# learner was shown (code fingerprints, app/learning/seen.py), which a return does not ask
+# while another form remains.
+PromptBuilder = Callable[[Lesson, str, str, str | None, int | None, frozenset[str]], Prompt | None]
 A = TypeVar("A", bound=ReviewAnswer)
 
 
@@ -176,6 +178,9 @@ class QuestionKind:
     # choice, an order): the fingerprint that answer carries for the step as it is today, None
     # when the step does not ask it. Completion and calibration count these answers.
     step_answer: Callable[[Step], str | None] | None = None
+    # A kind whose other forms are a step's variant instances: the step (numbered from 1) whose
+    # instance an item `key` asks, so that the code a form showed can be named (seen.py).
+    form_step: Callable[[Lesson, str], int | None] | None = None
     # Such a kind's question as item analysis sees it (app/learning/first_attempts.py), None
     # when the step does not ask it.
     step_item: Callable[[Step], StepItem | None] | None = None
@@ -214,10 +219,13 @@ class QuestionKind:
         order: str,
         learner: str | None = None,
         asked: int | None = None,
+        seen: frozenset[str] = frozenset(),
     ) -> Prompt | None:
         """What the review queue shows for this item; None when the lesson no longer has it
         or the kind is never reviewed."""
-        return self.review.prompt(lesson, key, order, learner, asked) if self.review else None
+        if self.review is None:
+            return None
+        return self.review.prompt(lesson, key, order, learner, asked, seen)
 
     def read(self, body: Mapping[str, object]) -> ReviewAnswer:
         """A review answer's body read as this kind's answer; refused (AnswerError, a 422)

@@ -19,8 +19,21 @@ def myth_fingerprint(myth: Myth) -> str:
     return MYTH.fingerprint(myth.question, myth.answer)
 
 
+def myth_round_form(lesson: Lesson, number: int, learner: str) -> int:
+    """The form a fresh round of myth busters asks myth `number` as: one of its other forms,
+    the same for a learner on every visit (so that the page and its answer agree)."""
+    return choose(
+        len(lesson.myths[number - 1].forms), f"{learner}/myth-busters/{lesson.slug}/{number}"
+    )
+
+
 def _prompt(
-    lesson: Lesson, key: str, order: str, learner: str | None, asked: int | None
+    lesson: Lesson,
+    key: str,
+    order: str,
+    learner: str | None,
+    asked: int | None,
+    seen: frozenset[str] = frozenset(),
 ) -> Prompt | None:
     number = item_number(key, len(lesson.myths))
     if number is None:
@@ -28,7 +41,10 @@ def _prompt(
     myth = lesson.myths[number - 1]
     # The card names the myth (its fingerprint is the lesson's question): a form is how this
     # return asks it.
-    form = choose(len(myth.forms), order, previous=asked) if myth.forms else None
+    # Not the form the previous return asked, nor (while another remains) the one a fresh
+    # round of myth busters asks this learner.
+    shown = myth_round_form(lesson, number, learner) if learner and myth.forms else None
+    form = choose(len(myth.forms), order, previous=asked, seen=shown) if myth.forms else None
     question = myth.forms[form].question if form is not None else myth.question
     source = f"Myth {number}"
     return Prompt(lesson, MYTH, key, source, question, myth_fingerprint(myth), form=form)

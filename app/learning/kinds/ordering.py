@@ -55,7 +55,12 @@ def read_order(stored: str) -> list[str]:
 
 
 def _prompt(
-    lesson: Lesson, key: str, order: str, learner: str | None, asked: int | None
+    lesson: Lesson,
+    key: str,
+    order: str,
+    learner: str | None,
+    asked: int | None,
+    seen: frozenset[str] = frozenset(),
 ) -> Prompt | None:
     number = item_number(key, len(lesson.steps))
     step = lesson.steps[number - 1] if number else None
@@ -64,7 +69,7 @@ def _prompt(
         return None
     # On a step with variants, each return asks an instance whose numbers change the right
     # order: never the lesson page's code, nor the instance the previous return asked.
-    instance = pick(step, order, previous=asked)
+    instance = pick(step, order, previous=asked, seen=seen)
     if instance is not None:
         head, lines, output = instance.head, list(instance.lines), instance.output
     else:
@@ -117,5 +122,6 @@ ORDERING = QuestionKind(
     step_field="ordering",
     committed=_committed,
     step_answer=step_ordering_fingerprint,
+    form_step=lambda lesson, key: item_number(key, len(lesson.steps)),
     step_item=_item,
 )

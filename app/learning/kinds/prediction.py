@@ -47,7 +47,12 @@ def choice_order(learner: str, lesson: str, step: int, texts: list[str]) -> list
 
 
 def _prompt(
-    lesson: Lesson, key: str, order: str, learner: str | None, asked: int | None
+    lesson: Lesson,
+    key: str,
+    order: str,
+    learner: str | None,
+    asked: int | None,
+    seen: frozenset[str] = frozenset(),
 ) -> Prompt | None:
     number = item_number(key, len(lesson.steps))
     step = lesson.steps[number - 1] if number else None
@@ -58,7 +63,7 @@ def _prompt(
     # (A step without a typed value asks no instance on its lesson page: none to avoid.)
     asks_value = step.value_prediction is not None
     avoid = value_key(learner, lesson.slug, number) if learner and asks_value else None
-    instance = pick(step, order, avoid=avoid, previous=asked)
+    instance = pick(step, order, avoid=avoid, previous=asked, seen=seen)
     texts = instance.texts if instance else step.prediction.texts
     code = instance.code if instance else step.snippet.code if step.snippet else None
     return Prompt(
@@ -118,5 +123,6 @@ PREDICTION = QuestionKind(
     step_field="prediction",
     committed=_committed,
     step_answer=lambda step: prediction_fingerprint(step.prediction) if step.prediction else None,
+    form_step=lambda lesson, key: item_number(key, len(lesson.steps)),
     step_item=_item,
 )

@@ -56,7 +56,9 @@ export function initQuiz(quiz, slug) {
     const nextButton = myth.querySelector(".quiz-next");
     widgets.push(mountYesNo(myth, {
       feedback: myth.querySelector(".quiz-feedback"),
-      url: lessonUrl(slug, "myths", String(number), "answer"),
+      // A fresh round asks a myth as another form of it: the answer says which.
+      url: lessonUrl(slug, "myths", String(number), "answer")
+        + (myth.dataset.form === undefined ? "" : `?form=${myth.dataset.form}`),
       verdict: "brief",
       onAnswer: (reveal, {mine}) => {
         if (!reveal) return;

@@ -53,7 +53,9 @@ export function initReview(root) {
     const settle = (data) => {
       code?.setLocked(false);
       if (data) {
-        feedback.append(el("p", {class: "review-when"}, data.correct
+        feedback.append(el("p", {class: "review-when"}, data.left
+          ? "Well done: it has no other version to ask, so it leaves your review."
+          : data.correct
           ? `Well done: it comes back ${data.comes_back}.`
           : `It comes back ${data.comes_back}.`));
         dueCount = data.due_count;
