@@ -53,6 +53,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.processes import descendants
+from benchmarks._capacity_search import Probe, largest_class, probe
 from benchmarks.bench_sandbox import (
     ROOT,
     cold_runs,
@@ -64,7 +65,6 @@ from benchmarks.bench_sandbox import (
     pss_kib,
     start_server,
 )
-from benchmarks._capacity_search import Probe, largest_class, probe
 from benchmarks.revision import add_against_arguments, checked_against, checked_out, compared
 from benchmarks.simulated_learner import (
     ROUND_REQUESTS,
