@@ -381,11 +381,14 @@ class Sandbox:
             if report is not None and run.pipes.budget.flood_reason is None:
                 s = self.settings
                 reason = over_limit(run.scratch, s.scratch_bytes, s.scratch_entries)
+                # A dir already gone was the zygote's to judge: its account of the exit says.
+                # Looked at before the kill below, whose own exit (SIGKILL) would otherwise be
+                # that account when the zygote removes the dir first.
+                judged_here = reason is not None or run.scratch.exists()
                 # The run is over by its own word, and the answer frees its worker: whatever it
                 # still runs (a snippet that wrote a report itself and went on) is stopped.
                 run.kill(reason or "finished")
-                # A dir already gone was the zygote's to judge: its account of the exit says.
-                if reason is not None or run.scratch.exists():
+                if judged_here:
                     return Ending(status=0, reason=reason), report
         message, _ = await asyncio.wait_for(run.exit_event, remaining(deadline))
         await asyncio.wait_for(run.pipes.done, remaining(deadline))
