@@ -13,6 +13,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
+from tests.catalogs import BUNDLED
 from tests.doctor.corpus import HERE
 from tests.e2e.conftest import SCREENSHOTS, goto_ready
 from tests.e2e.test_lesson_pages import replace_code
@@ -85,7 +86,15 @@ def test_correct_code_gets_a_clean_bill(page: Page, bundled_server: LiveServer) 
 def test_the_code_lab_checks_a_cell_and_keeps_a_locked_one_locked(
     page: Page, bundled_server: LiveServer
 ) -> None:
-    goto_ready(page, f"{bundled_server.url}/lessons/grad-in-training-loops/code-lab")
+    slug = "grad-in-training-loops"
+    lesson = BUNDLED.get(slug)
+    assert lesson is not None and lesson.steps[0].prediction is not None
+    committed = page.request.post(  # step 1 answered: its cell opens, the others stay locked
+        f"{bundled_server.url}/api/lessons/{slug}/steps/1/prediction",
+        data={"choice": lesson.steps[0].prediction.texts[0], "confidence": "guess"},
+    )
+    assert committed.ok, committed.text()
+    goto_ready(page, f"{bundled_server.url}/lessons/{slug}/code-lab")
     unlocked = page.locator("section.runnable[data-locked='false']").first
     unlocked.get_by_role("button", name="Check my gradients").click()
     panel = unlocked.get_by_role("region", name="Gradient check")
