@@ -28,7 +28,8 @@ from app.lessons.check import Runner
 from app.main import create_app
 from app.sandbox.fair import Who
 from app.sandbox.result import RunResult
-from app.sandbox.service import Sandbox, SandboxHealth
+from app.sandbox.runner import SandboxHealth
+from app.sandbox.service import Sandbox
 
 T = TypeVar("T")
 

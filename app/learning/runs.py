@@ -11,7 +11,7 @@ from app.learning.known_runs import KnownRuns
 from app.lessons.format import Snippet, ValuePrediction
 from app.sandbox.fair import Who
 from app.sandbox.result import RunResult
-from app.sandbox.service import SnippetRunner
+from app.sandbox.runner import SnippetRunner
 
 ORDERS_KEPT = 4096
 

@@ -61,7 +61,7 @@ from app.progress.store import ProgressStore
 # The one way the core's writes leave the event loop; the routes' WriterDep hands it to them.
 from app.progress.writer import Writer
 from app.sandbox.result import RunResult
-from app.sandbox.service import SnippetRunner
+from app.sandbox.runner import SnippetRunner
 
 PLAYGROUND_CODE = """import torch
 

@@ -21,7 +21,7 @@ import socket
 import subprocess
 import time
 from pathlib import Path
-from typing import Any, NotRequired, Protocol, TypedDict
+from typing import Any
 
 from app.config.settings import ISOLATION_LAYERS, Settings
 from app.errors import SandboxUnavailable, SnippetTooLarge
@@ -44,6 +44,7 @@ from app.sandbox.protocol import (
     encode,
 )
 from app.sandbox.result import KILLED, ChildReport, RunResult
+from app.sandbox.runner import SandboxHealth
 from app.sandbox.scratch import over_limit
 from app.sandbox.timeline import PhaseLog, now
 from app.sandbox.tracking import Event, FollowedRun, Lost, never_started, remaining
@@ -64,29 +65,6 @@ def _reap(process: subprocess.Popen[bytes]) -> None:
     """Collect a killed zygote's exit status, so that it leaves no zombie."""
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout=5)
-
-
-class SandboxHealth(TypedDict):
-    ready: bool
-    workers: int
-    busy: int
-    queued: int
-    isolation: dict[str, str]
-    problem: NotRequired[str]
-
-
-class SnippetRunner(Protocol):
-    """What the server asks of a sandbox once it runs: a run, its health, its longest line.
-    A `Sandbox` is one; so is a wrapper around one (app/web/metrics.py's `MeteredSandbox`,
-    through which every sandbox an app runs on passes)."""
-
-    settings: Settings  # the limits it runs with
-
-    async def run(self, code: str, who: Who | None = None, doctor: bool = False) -> RunResult: ...
-
-    def health(self) -> SandboxHealth: ...
-
-    def longest_line(self) -> int: ...
 
 
 class Sandbox:

@@ -32,7 +32,7 @@ from app.errors import LearnerLimit, SandboxBusy, SandboxUnavailable, SnippetToo
 from app.processes import child_pids, is_zygote, sandbox_children
 from app.sandbox.fair import Who
 from app.sandbox.result import KILLED, RunResult
-from app.sandbox.service import SandboxHealth, SnippetRunner
+from app.sandbox.runner import SandboxHealth, SnippetRunner
 from app.web.observed import Observed, call_observed
 
 # A run costs ~10 ms idle and up to the wall limit (5 s); refusals are instant.

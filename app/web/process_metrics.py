@@ -25,7 +25,7 @@ from pathlib import Path
 from prometheus_client import CollectorRegistry, Gauge
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 
-from app.sandbox.service import SnippetRunner
+from app.sandbox.runner import SnippetRunner
 from app.web.metrics import GAUGES, Metrics, SandboxCollector, read_gauges
 
 SHARED_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
