@@ -117,6 +117,10 @@ class Choice(TextOrMapping):
     text: Text
     why: Text | None = None
     because: Code | None = None
+    # The belief behind a wrong choice, in a teacher's words ("Thinks `.grad` holds the
+    # tensor's own value."): shown on the class dashboard beside how many picked it, never to a
+    # learner. `why` is the rebuttal the learner reads; this is what they believed.
+    misconception: Text | None = None
 
     def __str__(self) -> str:
         return self.text
