@@ -39,7 +39,7 @@ from app.lessons.loader import Catalog
 from app.lessons.variants import Instance
 from app.modes.drills import value_drill_id
 from app.pedagogy.scheduler import describe_wait
-from app.progress.records import MythRecord, PredictionRecord, ValueRecord
+from app.progress.records import MythRecord, StepAnswerRecord, ValueRecord
 from app.progress.store import ProgressStore
 from app.sandbox.result import RunResult
 
@@ -72,8 +72,8 @@ class LessonAnswers:
         fingerprint = prediction_fingerprint(step.prediction)
         with self.store.together():  # the answer and its review card: one transaction
             seen = self._seen_answers(slug)
-            answer = PredictionRecord(body.choice, confidence, correct, fingerprint, seen)
-            attempt = self.store.record_prediction(self.learner, slug, number, answer)
+            answer = StepAnswerRecord(body.choice, confidence, correct, fingerprint, seen)
+            attempt = self.store.record_step_answer(self.learner, slug, number, answer)
             at = datetime.now(UTC)
             if not correct:
                 urgent = confidence == "certain"
@@ -126,8 +126,8 @@ class LessonAnswers:
         with self.store.together():
             seen = self._seen_answers(slug)
             order = stored_order(body.order)
-            kept = PredictionRecord(order, confidence, correct, fingerprint, seen)
-            attempt = self.store.record_prediction(self.learner, slug, number, kept)
+            kept = StepAnswerRecord(order, confidence, correct, fingerprint, seen)
+            attempt = self.store.record_step_answer(self.learner, slug, number, kept)
             at = datetime.now(UTC)
             queue = self._queue()
             # A due review item of it is answered by this order; a miss enters the queue.

@@ -97,7 +97,7 @@ def calibration_of(catalog: Catalog, store: ProgressStore, learner: str | None) 
         for number, step in enumerate(lesson.steps, start=1)
         if (asked := step_answer_of(step)) is not None
     }
-    firsts = store.first_predictions(learner) if learner else []
+    firsts = store.first_step_answers(learner) if learner else []
     kept = [
         first
         for first in firsts

@@ -98,7 +98,7 @@ def _grade(prompt: Prompt, answer: ReviewAnswer) -> Graded:
 def _committed(step: Step, record: StepRecord) -> bool:
     # An order commits its step once given, kept as the step's committed answer (told apart
     # from a choice by its fingerprint).
-    saved = record.prediction
+    saved = record.answer
     return saved is not None and saved.fingerprint == step_ordering_fingerprint(step)
 
 
