@@ -30,7 +30,7 @@ from app.learning.mode_pages import ModeRequest
 from app.learning.practice import Practice, calibration_of, now, queue_items
 from app.learning.questions import disclosure_of, find_lesson
 from app.learning.queue import QueueView
-from app.learning.readiness import DatabaseCheck, DatabaseState
+from app.learning.readiness import DatabaseProbe, DatabaseState
 from app.learning.registry import DEFAULT_MODE, MODES, find_mode
 from app.learning.runs import Runs, Who
 from app.learning.schemas import (
@@ -92,12 +92,12 @@ class Learning:
         sitting_size: int = 20,
         public_url_set: bool = True,
         known_meter: KnownRunsMeter | None = None,
-        database: DatabaseCheck | None = None,
+        database: DatabaseProbe | None = None,
     ) -> None:
         self.catalog = catalog
         self.store = store
         # Made once per app, like `shares`: a catalog reload keeps what it knows.
-        self.database = database or DatabaseCheck(store.ping)
+        self.database = database or DatabaseProbe(store.ping)
         # A lesson's own code is answered from its first run; kept per catalog, so a reload's
         # new core starts without the old lessons' answers.
         self.runs = Runs(sandbox, KnownRuns(catalog, known_meter))
@@ -244,7 +244,7 @@ class Learning:
     async def readiness(self) -> Health:
         """What /readyz says: the database checked now (or a second ago), the sandbox; NotReady
         naming what is not."""
-        health = self._health(await self.database.check())
+        health = self._health(await self.database.probe())
         if not health.ready:
             reasons = [f"database: {health.database.problem}"] if not health.database.ready else []
             if not health.sandbox.ready and self.runs.sandbox is not None:
