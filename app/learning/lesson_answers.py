@@ -187,19 +187,21 @@ class LessonAnswers:
             raise UnknownStep(f"Step {number} of {slug!r} asks for no value")
         return step, step.snippet, step.value_prediction
 
-    def check_value(self, slug: str, number: int, body: ValueBody, actual: object) -> ValueFeedback:
-        """Check a typed `.grad` against `actual`, the value the step's code really produces."""
+    def answer_value(
+        self, slug: str, number: int, body: ValueBody, actual: object
+    ) -> ValueFeedback:
+        """Grade a typed `.grad` against `actual`, the value the step's code really produces."""
         lesson = find_lesson(self.catalog, slug)
         step, _, guess = self.value_step(slug, number)
         self.require_choice(lesson, number)
         unlocks = step if step.prediction is None else None  # a choice's reveal explains it
         instance = asked_instance(lesson, number, self.learner)
-        check = (
-            grader.instance_check(step, instance)
+        rubric = (
+            grader.instance_rubric(step, instance)
             if instance is not None
-            else grader.ValueCheck(actual, guess.explanation, unlocks, guess.misconceptions)
+            else grader.ValueRubric(actual, guess.explanation, unlocks, guess.misconceptions)
         )
-        correct, feedback = grader.grade_typed(check, body.value, body.reveal)
+        correct, feedback = grader.grade_typed(rubric, body.value, body.reveal)
         if correct is None:
             return grader.value_feedback(feedback)
         drill = value_drill_id(lesson, number)

@@ -313,10 +313,10 @@ class Learning:
         if learner is not None:
             self.store.reset(learner)
 
-    async def check_value(
+    async def answer_value(
         self, learner: str, address: str, slug: str, number: int, body: ValueBody
     ) -> ValueFeedback:
-        """Check a typed value against the step's real run (made, once, in the line of
+        """Grade a typed value against the step's real run (made, once, in the line of
         `learner` at the client `address`)."""
         answers = self.answers(learner)
         _, snippet, guess = answers.value_step(slug, number)
@@ -326,7 +326,7 @@ class Learning:
         actual = None if stored else await self.runs.real_grad((slug, number), snippet, guess, who)
         # The store is synchronous: its writer runs the write off the event loop, so that a
         # write waiting for the database never holds up other requests and the runs in flight.
-        return await self.store.writer(answers.check_value, slug, number, body, actual)
+        return await self.store.writer(answers.answer_value, slug, number, body, actual)
 
     async def commit_ordering(
         self,
@@ -359,7 +359,7 @@ class Learning:
         result = await self.runs.run(code, who)
         answers = self.answers(learner) if learner is not None else None
         # Most runs complete nothing (their step asks for a prediction): no hop to the writer
-        # for them. The write is off the event loop, as in check_value.
+        # for them. The write is off the event loop, as in answer_value.
         if answers is not None and answers.completed_by_running(slug, step):
             await self.store.writer(answers.mark_run, slug, step)
         return result

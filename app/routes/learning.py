@@ -85,7 +85,7 @@ async def commit_ordering(
     "/api/lessons/{slug}/steps/{number}/value",
     responses=responses(UnknownLesson, UnknownStep, AnswerError, PredictionNotCommitted, *STORE),
 )
-async def check_value(
+async def answer_value(
     slug: str,
     number: int,
     body: ValueBody,
@@ -93,8 +93,8 @@ async def check_value(
     learner: LearnerDep,
     address: AddressDep,
 ) -> ValueFeedback:
-    """Check a typed `.grad` value numerically against the real run, element by element."""
-    return await learning.check_value(learner, address, slug, number, body)
+    """Grade a typed `.grad` value numerically against the real run, element by element."""
+    return await learning.answer_value(learner, address, slug, number, body)
 
 
 # The variant instance a recall question was asked as (its item's data-form): required, so an
