@@ -13,11 +13,11 @@ import json
 from app.errors import AnswerError
 from app.learning.grader import Graded
 from app.learning.kinds.kind import (
-    OrderingCard,
     Prompt,
     QuestionKind,
     Review,
     ReviewAnswer,
+    ReviewOrdering,
     StepItem,
     item_number,
 )
@@ -74,7 +74,7 @@ def _prompt(
         head, lines, output = instance.head, list(instance.lines), instance.output
     else:
         head, lines, output = step.ordering_head, step.ordering.texts, step.snippet.output
-    card = OrderingCard(head, shuffled(lines, f"{order}\0{key}"), output)
+    drawn = ReviewOrdering(head, shuffled(lines, f"{order}\0{key}"), output)
     return Prompt(
         lesson,
         ORDERING,
@@ -84,7 +84,7 @@ def _prompt(
         fingerprint,
         instance=instance,
         form=instance.index if instance is not None else None,
-        ordering=card,
+        ordering=drawn,
     )
 
 
