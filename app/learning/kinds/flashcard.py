@@ -28,7 +28,7 @@ def _prompt(
 ) -> Prompt | None:
     if (card := find_flashcard(lesson, key)) is None:
         return None
-    source = "Key insight" if card.kind == "insight" else "Takeaway"
+    source = "Key insight" if card.origin == "insight" else "Takeaway"
     return Prompt(
         lesson, FLASHCARD, key, source, card.prompt, flashcard_fingerprint(card), flashcard=card
     )
