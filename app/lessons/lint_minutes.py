@@ -15,12 +15,17 @@ MINUTES_PER_ITEM = 0.5  # a myth or a pitfall; a step's question declares its ow
 MINUTES_TOLERANCE = 0.6
 
 
+# Texts a learner never reads: `claims` are for the author, a wrong choice's `misconception`
+# for the teacher's dashboard.
+UNREAD = frozenset({"claims", "misconception"})
+
+
 def _texts(value: object) -> Iterator[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, BaseModel):
         for name, item in value.__dict__.items():
-            if name != "claims":  # for the author: a learner never reads them
+            if name not in UNREAD:
                 yield from _texts(item)
     elif isinstance(value, list | tuple):
         for item in value:
