@@ -17,6 +17,7 @@ from app.learning.kinds import (
     MYTH,
     ORDERING,
     PREDICTION,
+    SELECT_ALL,
     VALUE,
     QuestionKind,
 )
@@ -50,7 +51,7 @@ MODES: list[Mode] = [
         "The whole lesson: every step, myth and pitfall.",
         "lesson.html",
         mode_pages.deep_dive,
-        asks=(PREDICTION, VALUE, ORDERING, MYTH, EXERCISE),
+        asks=(PREDICTION, VALUE, ORDERING, SELECT_ALL, MYTH, EXERCISE),
         script="pages/deep-dive.js",
         editor=True,
     ),
@@ -69,7 +70,7 @@ MODES: list[Mode] = [
         "One step per screen; predict to unlock the next.",
         "modes/step_by_step.html",
         mode_pages.deep_dive,  # its exercises, each on the screen of the step it follows
-        asks=(PREDICTION, VALUE, ORDERING, EXERCISE),
+        asks=(PREDICTION, VALUE, ORDERING, SELECT_ALL, EXERCISE),
         script="pages/step-by-step.js",
         editor=True,
     ),
