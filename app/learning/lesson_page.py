@@ -96,13 +96,12 @@ def asked_instance(lesson: Lesson, number: int, learner: str | None) -> Instance
 
 
 def asked_order(lesson: Lesson, number: int, step: Step, learner: str) -> list[str]:
-    """The step's choices, or its lines to order, in this learner's order."""
+    """The step's choices, its lines to order or its statements, in this learner's order."""
     if step.prediction is not None:
         return choice_order(learner, lesson.slug, number, step.prediction.texts)
-    if step.ordering is not None:
-        return step.ordering.shuffled(f"{learner}\0{lesson.slug}\0{number}")
-    if step.select_all is not None:
-        return choice_order(learner, lesson.slug, number, step.select_all.texts)
+    for _, question in step.questions():
+        if question.in_learner_order:
+            return question.shuffled(f"{learner}\0{lesson.slug}\0{number}")
     return []
 
 

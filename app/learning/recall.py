@@ -29,9 +29,7 @@ from app.errors import AnswerError, NotDue, NotTheFormAsked, PredictionNotCommit
 from app.learning.kinds import Prompt, QuestionKind, step_answer_of
 from app.learning.queue import ReviewQueue
 from app.learning.schemas import (
-    PredictionReveal,
     RecallResult,
-    SelectAllReveal,
     StepQuestionReveal,
 )
 from app.lessons.disclosure import Disclosure
@@ -196,9 +194,7 @@ def _item(question: RecallQuestion, answers: list[RecallRecord]) -> RecallItem:
         graded = kind.grade(question.prompt, answer)
     except AnswerError:  # the instance's choices were rewritten since: ask it again
         return RecallItem(question)
-    reveal = (
-        graded.reveal if isinstance(graded.reveal, PredictionReveal | SelectAllReveal) else None
-    )
+    reveal = graded.reveal if isinstance(graded.reveal, StepQuestionReveal) else None
     return RecallItem(question, saved, reveal)
 
 

@@ -173,6 +173,15 @@ class Question(Strict):
         None when the step's own outcome (its output) is the answer's."""
         return None
 
+    @property
+    def texts(self) -> list[str]:
+        """The items a learner gets in an order of their own (`in_learner_order`), as text."""
+        return []
+
+    def shuffled(self, key: str) -> list[str]:
+        """Those items in the order of `key` (see `shuffled`), never the file's order."""
+        return shuffled(self.texts, key)
+
     def probes(self) -> dict[str, str]:
         """name -> a Python expression that a run of the step's code (and of each variant
         instance's) evaluates after it finishes, where the question's answer is what the run
@@ -324,10 +333,6 @@ class Ordering(Question):
             "lines": self.shuffled(""),
             "output": snippet.output if snippet is not None else "",
         }
-
-    def shuffled(self, key: str) -> list[str]:
-        """The lines in the order of `key` (see `shuffled`), never the author's order."""
-        return shuffled(self.texts, key)
 
     @property
     def shape(self) -> list[int]:

@@ -34,6 +34,7 @@ __all__ = [
     "ORDERING",
     "PREDICTION",
     "SELECT_ALL",
+    "STEP_KINDS",
     "VALUE",
     "Prompt",
     "QuestionKind",
@@ -69,6 +70,8 @@ KINDS: tuple[QuestionKind, ...] = (
     SELECT_ALL,
 )
 _BY_NAME = {kind.name: kind for kind in KINDS}
+# The kinds a step asks, in KINDS' order: the pages that draw a lesson's steps ask every one.
+STEP_KINDS: tuple[QuestionKind, ...] = tuple(kind for kind in KINDS if kind.step_field)
 
 
 def find_kind(name: str) -> QuestionKind | None:

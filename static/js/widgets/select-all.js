@@ -33,10 +33,12 @@ function statementList(root, statements) {
   const list = el("ul", {class: "select-all-verdicts"});
   for (const s of statements) {
     const right = Boolean(s.holds) === Boolean(s.ticked);
+    const applies = s.holds ? "applies" : "does not apply";
+    const you = s.ticked ? "ticked it" : "left it";
     const item = el("li", {class: `select-all-verdict select-all-verdict--${right ? "right" : "wrong"}`},
+      el("strong", {}, right ? "Right: " : "Not this one: "),
       statementContent(root, s.text),
-      el("span", {class: "select-all-says"},
-        ` ${s.holds ? "holds" : "does not hold"}; you ${s.ticked ? "ticked it" : "left it"}.`));
+      el("span", {class: "select-all-says"}, ` ${applies}, and you ${you}.`));
     if (s.why_html) item.append(" ", setServerHtml(el("span", {class: "feedback-why-wrong"}), s.why_html));
     list.append(item);
   }
