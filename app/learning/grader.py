@@ -46,7 +46,7 @@ class Graded:
     reveal: Reveal  # the one union of what a graded answer reveals (app/learning/schemas.py)
 
 
-def _schedule(correct: bool) -> Grade:
+def schedule(correct: bool) -> Grade:
     # Answers the server grades count as `good` when right, `again` when wrong.
     return Grade.good if correct else Grade.again
 
@@ -81,7 +81,7 @@ def grade_choice(step: Step, choice: str | None) -> bool:
     return choice == step.prediction.answer
 
 
-def _error(ran: Snippet | Instance | None) -> dict[str, str] | None:
+def snippet_error(ran: Snippet | Instance | None) -> dict[str, str] | None:
     """What a snippet or a variant instance raised, for its reveal."""
     if ran is None or ran.error is None:
         return None
@@ -103,7 +103,7 @@ def prediction_reveal(
         explanation_html=str(rendering.markdown(prediction.explanation)),
         why_html=str(rendering.markdown_inline(why)) if why else None,
         output=step.snippet.output if step.snippet is not None else None,
-        error=_error(step.snippet),
+        error=snippet_error(step.snippet),
         attempt=attempt,
         step=step_reveal(step),
         value=value_question(step, instance),
@@ -137,13 +137,13 @@ def instance_choice(step: Step, instance: Instance, choice: str | None) -> Grade
         explanation_html=str(rendering.markdown(instance.explanation)),
         why_html=str(rendering.markdown_inline(why)) if why else None,
         output=instance.output,
-        error=_error(instance),
+        error=snippet_error(instance),
         attempt=0,
         # The step's concept and insight hold for every instance; its explanation speaks of the
         # step's own numbers, so the instance's own (above) stands in for it.
         step=step_reveal(step).model_copy(update={"explanation_html": ""}),
     )
-    return Graded(correct, _schedule(correct), reveal)
+    return Graded(correct, schedule(correct), reveal)
 
 
 def instance_rubric(step: Step, instance: Instance, unlocks: Step | None = None) -> ValueRubric:
@@ -317,19 +317,19 @@ def fix_verdict(pitfall: Pitfall, result: RunResult) -> FixVerdict:
 # --- graded answers for the review queue (app/learning/kinds/ says which kind uses which) -----
 def graded_choice(step: Step, choice: str | None) -> Graded:
     correct = grade_choice(step, choice)
-    return Graded(correct, _schedule(correct), prediction_reveal(step, choice or "", correct, 0))
+    return Graded(correct, schedule(correct), prediction_reveal(step, choice or "", correct, 0))
 
 
 def graded_myth(myth: Myth, answer: str | None) -> Graded:
     correct = grade_myth(myth, answer)
-    return Graded(correct, _schedule(correct), myth_reveal(myth, correct))
+    return Graded(correct, schedule(correct), myth_reveal(myth, correct))
 
 
 def graded_myth_form(myth: Myth, form: MythForm, answer: str | None) -> Graded:
     if answer not in ("yes", "no"):
         raise AnswerError("Answer yes or no")
     correct = answer == form.answer
-    return Graded(correct, _schedule(correct), myth_reveal(myth, correct, form=form))
+    return Graded(correct, schedule(correct), myth_reveal(myth, correct, form=form))
 
 
 def graded_value(rubric: ValueRubric, typed: str | None) -> Graded:
@@ -339,4 +339,4 @@ def graded_value(rubric: ValueRubric, typed: str | None) -> Graded:
     if right is None:
         return Graded(False, None, feedback)  # unreadable: nothing graded, type again
     shown = feedback.model_copy(update={"expected": rubric.expected})
-    return Graded(right, _schedule(right), shown)
+    return Graded(right, schedule(right), shown)

@@ -5,6 +5,7 @@ app/learning/lesson_page.py's.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from app.errors import AnswerError, PredictionNotCommitted, UnknownStep
@@ -13,9 +14,9 @@ from app.learning.kinds import (
     DRILL,
     MYTH,
     ORDERING,
-    PREDICTION,
+    QuestionKind,
+    answered_at,
     myth_fingerprint,
-    prediction_fingerprint,
     step_answer_of,
     step_ordering_fingerprint,
     stored_order,
@@ -29,8 +30,7 @@ from app.learning.schemas import (
     MythReveal,
     OrderingBody,
     OrderingReveal,
-    PredictionBody,
-    PredictionReveal,
+    StepQuestionReveal,
     ValueBody,
     ValueFeedback,
 )
@@ -63,26 +63,52 @@ class LessonAnswers:
     def _seen_answers(self, slug: str) -> bool:
         return self.store.read_ahead(self.learner, slug)
 
-    def commit_prediction(self, slug: str, number: int, body: PredictionBody) -> PredictionReveal:
-        step = find_step(find_lesson(self.catalog, slug), number)
-        if step.prediction is None:
-            raise UnknownStep(f"Step {number} of {slug!r} asks for no prediction")
-        confidence = grader.require_confidence(body.confidence)
-        correct = grader.grade_choice(step, body.choice)
-        fingerprint = prediction_fingerprint(step.prediction)
-        with self.store.together():  # the answer and its review card: one transaction
+    def commit_step(
+        self, slug: str, number: int, path: str, body: Mapping[str, object]
+    ) -> StepQuestionReveal:
+        """Commit an answer to the step's question of the kind answered at `path` (a choice, a
+        select-all: every kind graded at once, by its declaration); what explains it comes
+        back. Refused before anything is kept: a step that asks no such question (404), a body
+        that does not fit the kind (422), no confidence (422), an answer not among the step's."""
+        lesson = find_lesson(self.catalog, slug)
+        step = find_step(lesson, number)
+        kind = answered_at(path)
+        asked = {name for name, _ in step.questions()}
+        if kind is None or kind.step is None or kind.step_field not in asked:
+            raise UnknownStep(f"Step {number} of {slug!r} asks no {path} question")
+        answer = kind.read(body)
+        confidence = grader.require_confidence(answer.confidence)
+        correct = kind.step.grade(step, answer)
+        kept = kind.step.keep(answer)
+        attempt = self._keep(lesson, number, kind, kept, confidence, correct)
+        instance = asked_instance(lesson, number, self.learner)
+        return kind.step.reveal(step, kept, correct, attempt, instance)
+
+    def _keep(
+        self,
+        lesson: Lesson,
+        number: int,
+        kind: QuestionKind,
+        kept: str,
+        confidence: str,
+        correct: bool,
+    ) -> int:
+        """Keep a step's committed answer and queue it (a miss; a right guess, the first
+        time); the attempt it was. One transaction with its review card and score."""
+        slug, step = lesson.slug, find_step(lesson, number)
+        fingerprint = kind.step_answer(step) if kind.step_answer is not None else None
+        with self.store.together():
             seen = self._seen_answers(slug)
-            answer = StepAnswerRecord(body.choice, confidence, correct, fingerprint, seen)
+            answer = StepAnswerRecord(kept, confidence, correct, fingerprint, seen)
             attempt = self.store.record_step_answer(self.learner, slug, number, answer)
             at = datetime.now(UTC)
             if not correct:
                 urgent = confidence == "certain"
-                self._queue().note_miss(slug, PREDICTION, str(number), at, urgent=urgent)
+                self._queue().note_miss(slug, kind, str(number), at, urgent=urgent)
             elif confidence == "guess" and attempt == 1:  # later attempts follow the reveal
-                self._queue().note_guess(slug, PREDICTION, str(number), at)
-            queue_lesson_score(self.store, self.learner, find_lesson(self.catalog, slug))
-        instance = asked_instance(find_lesson(self.catalog, slug), number, self.learner)
-        return grader.prediction_reveal(step, body.choice, correct, attempt, instance)
+                self._queue().note_guess(slug, kind, str(number), at)
+            queue_lesson_score(self.store, self.learner, lesson)
+        return attempt
 
     def ordering_program(
         self, slug: str, number: int, body: OrderingBody, form: int | None = None

@@ -5,6 +5,7 @@ are recorded, so reading the queue never writes."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 
 from app import rendering
@@ -30,7 +31,6 @@ from app.learning.schemas import (
     FixVerdict,
     FlashcardBack,
     HintOut,
-    PredictionBody,
     RatingResult,
     RecallResult,
     ReviewAnswerBody,
@@ -272,7 +272,7 @@ class Practice:
         )
 
     def answer_recall(
-        self, slug: str, number: int, body: PredictionBody, form: int | None
+        self, slug: str, number: int, body: Mapping[str, object], form: int | None
     ) -> RecallResult:
         """An answer to the lesson's recall question on step `number` (app/learning/recall.py):
         graded as review grades it, kept, and fed to the step's review card."""

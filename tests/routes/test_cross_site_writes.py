@@ -114,7 +114,7 @@ def _calls(client: TestClient) -> dict[str, Call]:
     calls = {
         "join_class": Call("POST", f"/api/join/{links.join_token}", {"display_name": "Ada"}),
         "read_ahead": Call("POST", f"/lessons/{SLUG}/read-ahead"),
-        "commit_prediction": Call(
+        "answer_step": Call(
             "POST",
             f"{API}/steps/1/prediction",
             {"choice": step.prediction.answer, "confidence": "certain"},

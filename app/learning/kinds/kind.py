@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field, ValidationError
 from app.errors import AnswerError
 from app.learning import grader
 from app.learning.grader import Graded
-from app.learning.schemas import Confidence
+from app.learning.schemas import Confidence, StepQuestionReveal
 from app.lessons.behaviour import GoalGrad
 from app.lessons.exercises import goal, parts
 from app.lessons.format import Exercise, Lesson, Step
@@ -152,6 +152,21 @@ class Review(Generic[A]):
     grade: Callable[[Prompt, A], Graded]
 
 
+@dataclass(frozen=True)
+class StepSide(Generic[A]):
+    """How a step asks a kind graded at once on the step's own page (its answer is read as the
+    kind's `Review.answer`): the answer as the step's committed answer keeps it (`keep`), the
+    body a kept answer was sent as (`sent`: a saved answer is re-graded and restored from it),
+    its grading on the step's own code, and its reveal (from the kept answer, so a restored
+    answer shows the same). `instance`: the variant instance the step's typed value asks this
+    learner, which a reveal may open."""
+
+    keep: Callable[[A], str]
+    sent: Callable[[str], dict[str, Any]]
+    grade: Callable[[Step, A], bool]
+    reveal: Callable[[Step, str, bool, int, Instance | None], StepQuestionReveal]
+
+
 def _problems(error: ValidationError) -> str:
     return "; ".join(
         f"{'.'.join(str(part) for part in problem['loc']) or 'the body'}: {problem['msg']}"
@@ -184,6 +199,16 @@ class QuestionKind:
     # Such a kind's question as item analysis sees it (app/learning/first_attempts.py), None
     # when the step does not ask it.
     step_item: Callable[[Step], StepItem | None] | None = None
+    # A step answer as a teacher reads it (the dashboard's answers; default: as kept).
+    shown: Callable[[str], str] = str
+    # A kind a step asks and grades at once through the one step route (app/routes/learning.py)
+    # and commit path (app/learning/lesson_answers.py, `commit_step`).
+    step: StepSide[Any] | None = None
+
+    @property
+    def path(self) -> str:
+        """The last segment of the step route that answers it: `select-all`."""
+        return self.name.replace("_", "-")
 
     def link(self, lesson: str, key: str) -> str:
         page = f"/lessons/{lesson}/{self.page}"
@@ -232,16 +257,8 @@ class QuestionKind:
         when it does not fit, naming the fields that do."""
         if self.review is None:
             raise AnswerError(f"{self.label}: never answered in review")
-        model: type[ReviewAnswer] = self.review.answer
-        try:
-            return model.model_validate(body)
-        except ValidationError as error:
-            own = [name for name in model.model_fields if name != "confidence"]
-            asked = own + (["confidence"] if self.confidence else [])
-            fields = " and ".join(f"`{name}`" for name in asked) or "nothing here"
-            raise AnswerError(
-                f"This item is a {self.label.lower()}, answered with {fields}: {_problems(error)}"
-            ) from None
+        found: ReviewAnswer = _read(self.review.answer, body, self.label, self.confidence)
+        return found
 
     def grade(self, prompt: Prompt, answer: ReviewAnswer) -> Graded:
         """Grade a review answer (read by `read`) as the kind's own page does. Right counts as
@@ -254,6 +271,21 @@ class QuestionKind:
         if not isinstance(answer, self.review.answer):
             raise AnswerError(f"This item is a {self.label.lower()}: not answered that way")
         return self.review.grade(prompt, answer)
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _read(model: type[M], body: Mapping[str, object], label: str, sure: bool = True) -> M:
+    try:
+        return model.model_validate(body)
+    except ValidationError as error:
+        own = [name for name in model.model_fields if name != "confidence"]
+        asked = own + (["confidence"] if sure else [])
+        fields = " and ".join(f"`{name}`" for name in asked) or "nothing here"
+        raise AnswerError(
+            f"This item is a {label.lower()}, answered with {fields}: {_problems(error)}"
+        ) from None
 
 
 class _AskedFingerprints:
