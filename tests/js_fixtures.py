@@ -27,7 +27,7 @@ CALLS = {
         '{{ w.ordering(1, "print the gradient of `x`", "import torch\\nx = torch.tensor(1.0, requires_grad=True)\\n",'
         ' lines, "tensor(2.)", "Lines to put in order") }}'
     ),
-    "card": '{{ w.card_item({"card": {"cloze": ["The gradient of a sum flows to ", "."]}}, 7) }}',
+    "card": '{{ w.card_item({"flashcard": {"cloze": ["The gradient of a sum flows to ", "."]}}, 7) }}',
 }
 
 
