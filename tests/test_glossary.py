@@ -29,6 +29,7 @@ NEW_NAMES = {
     "reports_without_item": "app/learning/classes.py",
     "shared_statement": "app/lessons/lint_examples.py",
     "LEVEL_RANGES": "app/pedagogy/calibration.py",
+    "stated": "app/lessons/format_base.py",
     "queue_lesson_score": "app/learning/lti/grades.py",
     "add_to_outbox": "app/progress/lti_store.py",
 }

@@ -154,20 +154,20 @@ async def _check_because(
 ) -> tuple[list[tuple[str, RunResult]], list[Failure]]:
     """A wrong choice that says it is what some code gives must be what that code prints.
     Also returns each `because` code with its run: what it printed is what the prose may cite."""
-    claims = [
+    becauses = [
         (step_label(number, step), choice.text, choice.because)
         for number, step in enumerate(lesson.steps, start=1)
         if step.prediction is not None
         for choice in step.prediction.choices
         if choice.because is not None
     ]
-    results = await asyncio.gather(*(run(code) for _, _, code in claims))
+    results = await asyncio.gather(*(run(code) for _, _, code in becauses))
     failures = []
-    for (where, text, _), result in zip(claims, results, strict=True):
+    for (where, text, _), result in zip(becauses, results, strict=True):
         printed = result.stdout.strip()
         if result.error is not None:
             problem = f"raised {result.error.type}: {result.error.message}"
-        # torch pads what it prints ("tensor([ 0.05, -0.3])"): white space is not a claim.
+        # torch pads what it prints ("tensor([ 0.05, -0.3])"): white space says nothing.
         elif "".join(printed.split()) != "".join(plain(text).split()):
             problem = f"prints {printed!r}"
         else:
@@ -175,7 +175,7 @@ async def _check_because(
         failures.append(
             Failure(lesson.slug, where, f"the `because` code of the choice {text!r} {problem}")
         )
-    runs = [(code, result) for (_, _, code), result in zip(claims, results, strict=True)]
+    runs = [(code, result) for (_, _, code), result in zip(becauses, results, strict=True)]
     return runs, failures
 
 

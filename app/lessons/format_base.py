@@ -185,11 +185,11 @@ class Question(Strict):
     def probes(self) -> dict[str, str]:
         """name -> a Python expression that a run of the step's code (and of each variant
         instance's) evaluates after it finishes, where the question's answer is what the run
-        says: `gradlab check` compares the step's with `claims()`, and `--update` keeps each
+        says: `gradlab check` compares the step's with `stated()`, and `--update` keeps each
         instance's (`VariantInstance.probes`)."""
         return {}
 
-    def claims(self) -> dict[str, Plain]:
+    def stated(self) -> dict[str, Plain]:
         """name -> what the lesson says each probe evaluates to on the step's own code."""
         return {}
 
@@ -431,7 +431,7 @@ class SelectAll(Question):
     def probes(self) -> dict[str, str]:
         return {f"option {n}": f"bool({o.holds})" for n, o in enumerate(self.options, 1)}
 
-    def claims(self) -> dict[str, Plain]:
+    def stated(self) -> dict[str, Plain]:
         return {f"option {n}": o.applies for n, o in enumerate(self.options, 1)}
 
     @model_validator(mode="after")

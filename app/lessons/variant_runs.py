@@ -99,16 +99,16 @@ async def claim_findings(lesson: Lesson, run: Runner) -> list[Finding]:
             failures.append(Finding(lesson.slug, where, f"the probes did not run{raised}"))
             continue
         computed = json.loads(found)
-        claims = {name: value for _, q in step.questions() for name, value in q.claims().items()}
+        stated = {name: value for _, q in step.questions() for name, value in q.stated().items()}
         failures += [
             Finding(
                 lesson.slug,
                 where,
-                f"{name} is claimed {claims.get(name)!r}, the run says "
+                f"{name} is claimed {stated.get(name)!r}, the run says "
                 f"{computed.get(name)!r} ({probes[name]})",
             )
             for name in probes
-            if claims.get(name) != computed.get(name)
+            if stated.get(name) != computed.get(name)
         ]
     return failures
 
