@@ -39,7 +39,7 @@ from app.lessons.loader import Catalog
 from app.lessons.variants import Instance
 from app.modes.drills import value_drill_id
 from app.pedagogy.scheduler import describe_wait
-from app.progress.records import MythRecord, PredictionRecord, ValueRecord
+from app.progress.records import MythRecord, StepAnswerRecord, ValueRecord
 from app.progress.store import ProgressStore
 from app.sandbox.result import RunResult
 
@@ -99,8 +99,8 @@ class LessonAnswers:
         fingerprint = kind.step_answer(step) if kind.step_answer is not None else None
         with self.store.together():
             seen = self._seen_answers(slug)
-            answer = PredictionRecord(kept, confidence, correct, fingerprint, seen)
-            attempt = self.store.record_prediction(self.learner, slug, number, answer)
+            answer = StepAnswerRecord(kept, confidence, correct, fingerprint, seen)
+            attempt = self.store.record_step_answer(self.learner, slug, number, answer)
             at = datetime.now(UTC)
             if not correct:
                 urgent = confidence == "certain"
@@ -152,8 +152,8 @@ class LessonAnswers:
         with self.store.together():
             seen = self._seen_answers(slug)
             order = stored_order(body.order)
-            kept = PredictionRecord(order, confidence, correct, fingerprint, seen)
-            attempt = self.store.record_prediction(self.learner, slug, number, kept)
+            kept = StepAnswerRecord(order, confidence, correct, fingerprint, seen)
+            attempt = self.store.record_step_answer(self.learner, slug, number, kept)
             at = datetime.now(UTC)
             queue = self._queue()
             # A due review item of it is answered by this order; a miss enters the queue.
@@ -213,19 +213,21 @@ class LessonAnswers:
             raise UnknownStep(f"Step {number} of {slug!r} asks for no value")
         return step, step.snippet, step.value_prediction
 
-    def check_value(self, slug: str, number: int, body: ValueBody, actual: object) -> ValueFeedback:
-        """Check a typed `.grad` against `actual`, the value the step's code really produces."""
+    def answer_value(
+        self, slug: str, number: int, body: ValueBody, actual: object
+    ) -> ValueFeedback:
+        """Grade a typed `.grad` against `actual`, the value the step's code really produces."""
         lesson = find_lesson(self.catalog, slug)
         step, _, guess = self.value_step(slug, number)
         self.require_choice(lesson, number)
         unlocks = step if step.prediction is None else None  # a choice's reveal explains it
         instance = asked_instance(lesson, number, self.learner)
-        check = (
-            grader.instance_check(step, instance)
+        rubric = (
+            grader.instance_rubric(step, instance)
             if instance is not None
-            else grader.ValueCheck(actual, guess.explanation, unlocks, guess.misconceptions)
+            else grader.ValueRubric(actual, guess.explanation, unlocks, guess.misconceptions)
         )
-        correct, feedback = grader.grade_typed(check, body.value, body.reveal)
+        correct, feedback = grader.grade_typed(rubric, body.value, body.reveal)
         if correct is None:
             return grader.value_feedback(feedback)
         drill = value_drill_id(lesson, number)

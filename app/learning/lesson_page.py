@@ -151,19 +151,19 @@ def myth_score(lesson: Lesson, myths: dict[int, MythRecord]) -> Score:
 
 
 def _saved_step(step: Step, record: StepRecord, instance: Instance | None) -> SavedStep:
-    prediction = record.prediction
+    answer = record.answer
     saved_prediction = None
     if (
-        prediction is not None
+        answer is not None
         and step.prediction is not None
         and step.ordering is None
-        and prediction.fingerprint == prediction_fingerprint(step.prediction)
+        and answer.fingerprint == prediction_fingerprint(step.prediction)
     ):
-        reveal = grader.prediction_reveal(step, prediction.choice, prediction.correct, 0, instance)
+        reveal = grader.prediction_reveal(step, answer.choice, answer.correct, 0, instance)
         saved_prediction = SavedPrediction(
-            choice=prediction.choice,
-            confidence=prediction.confidence,
-            correct=prediction.correct,
+            choice=answer.choice,
+            confidence=answer.confidence,
+            correct=answer.correct,
             reveal=reveal,
         )
     value = record.value
@@ -190,7 +190,7 @@ def _saved_step(step: Step, record: StepRecord, instance: Instance | None) -> Sa
 def _saved_answer(step: Step, record: StepRecord, instance: Instance | None) -> SavedAnswer | None:
     """The step's committed answer, for a kind graded at once (its declaration's step side):
     what was sent, and the reveal it got, so that its widget restores it."""
-    found, saved = step_answer_of(step), record.prediction
+    found, saved = step_answer_of(step), record.answer
     side = found[0].step if found is not None else None
     if found is None or saved is None or side is None or saved.fingerprint != found[1]:
         return None
@@ -206,7 +206,7 @@ def _saved_answer(step: Step, record: StepRecord, instance: Instance | None) -> 
 def _saved_ordering(step: Step, record: StepRecord) -> SavedOrdering | None:
     """An ordering's committed answer (kept as the step's committed answer, its own kind told
     by its fingerprint), with its reveal without the run of the learner's order."""
-    saved = record.prediction
+    saved = record.answer
     if saved is None or saved.fingerprint != step_ordering_fingerprint(step):
         return None
     return SavedOrdering(
@@ -267,7 +267,7 @@ def _summary(
 
 
 def _first_attempts(store: ProgressStore, learner: str) -> list[FirstAttempt]:
-    return store.first_attempts(None, prediction=PREDICTION.name, myth=MYTH.name, learner=learner)
+    return store.first_attempts(None, step_answer=PREDICTION.name, myth=MYTH.name, learner=learner)
 
 
 def _resume(lesson: Lesson, done: set[int]) -> int | None:
@@ -303,11 +303,11 @@ def lesson_summary(lesson: Lesson, records: LessonRecords) -> LessonSummary:
     the lesson is done by the one rule (`completion.py`), read from the latest answers (an
     answer to today's question is the latest one, since an older version cannot be answered
     after it)."""
-    done = sum(1 for step in records.steps.values() if step.done)
+    done = sum(1 for record in records.steps.values() if record.done)
     answers = [
-        (PREDICTION.name, number, step.prediction.fingerprint)
-        for number, step in records.steps.items()
-        if step.prediction is not None
+        (PREDICTION.name, number, record.answer.fingerprint)
+        for number, record in records.steps.items()
+        if record.answer is not None
     ]
     answers += [(MYTH.name, number, myth.fingerprint) for number, myth in records.myths.items()]
     return _summary(lesson, done, records.myths, lesson_done(lesson, answers))

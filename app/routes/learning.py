@@ -74,7 +74,7 @@ async def commit_ordering(
     "/api/lessons/{slug}/steps/{number}/value",
     responses=responses(UnknownLesson, UnknownStep, AnswerError, PredictionNotCommitted, *STORE),
 )
-async def check_value(
+async def answer_value(
     slug: str,
     number: int,
     body: ValueBody,
@@ -82,8 +82,8 @@ async def check_value(
     learner: LearnerDep,
     address: AddressDep,
 ) -> ValueFeedback:
-    """Check a typed `.grad` value numerically against the real run, element by element."""
-    return await learning.check_value(learner, address, slug, number, body)
+    """Grade a typed `.grad` value numerically against the real run, element by element."""
+    return await learning.answer_value(learner, address, slug, number, body)
 
 
 # The last segment of a step question's route: the kind's path (`prediction`, `select-all`).

@@ -64,8 +64,8 @@ function quietly(regions, fill) {
 /** Has the learner committed every question of the build-up, as the server counts it? */
 export function buildUpAnswered(article, progress) {
   const steps = progress.steps || {};
-  const choices = [...article.querySelectorAll('.prediction[data-kind="choice"]')];
-  const orderings = [...article.querySelectorAll('.ordering[data-kind="ordering"]')];
+  const choices = [...article.querySelectorAll('.prediction[data-widget="choice"]')];
+  const orderings = [...article.querySelectorAll('.ordering[data-widget="ordering"]')];
   const valuesOnly = [...article.querySelectorAll("form.value-prediction")]
     .filter((form) => !form.closest(".step")?.querySelector(".prediction"));
   const others = [...article.querySelectorAll(".step-question[data-widget]")];
@@ -180,7 +180,7 @@ export function initLesson(article) {
       },
     }));
   }
-  const predictions = [...article.querySelectorAll('.prediction[data-kind="choice"]')].map((root) => {
+  const predictions = [...article.querySelectorAll('.prediction[data-widget="choice"]')].map((root) => {
     const step = stepNumber(root);
     const widget = mountChoice(root, {
       url: lessonUrl(slug, "steps", step, "prediction"),
@@ -198,7 +198,7 @@ export function initLesson(article) {
     });
     return {step, widget};
   });
-  const orderings = [...article.querySelectorAll('.ordering[data-kind="ordering"]')].map((root) => {
+  const orderings = [...article.querySelectorAll('.ordering[data-widget="ordering"]')].map((root) => {
     const step = stepNumber(root);
     const widget = mountOrdering(root, {
       url: lessonUrl(slug, "steps", step, "ordering"),

@@ -125,7 +125,7 @@ def _calls(client: TestClient) -> dict[str, Call]:
             {"order": order.texts, "confidence": "certain"},
             writes=False,  # graded by a run: 503 here
         ),
-        "check_value": Call("POST", f"{API}/steps/2/value", {"value": "1"}),
+        "answer_value": Call("POST", f"{API}/steps/2/value", {"value": "1"}),
         "answer_recall": Call(
             "POST",
             f"{API}/recall/1",

@@ -38,8 +38,8 @@ Widget = str
 
 
 @dataclass(frozen=True)
-class ExerciseCard:
-    """Code to write as a review item draws it (the card of templates/_exercise.html):
+class ReviewExercise:
+    """Code to write as a review item draws it (the exercise box of templates/_exercise.html):
     the code to fix at once, its goal, and no record (it is written again from scratch)."""
 
     number: int
@@ -53,7 +53,7 @@ class ExerciseCard:
     choices: tuple[()] = ()
 
     @classmethod
-    def of(cls, exercise: Exercise, number: int) -> ExerciseCard:
+    def of(cls, exercise: Exercise, number: int) -> ReviewExercise:
         wanted = goal(exercise)
         drawn = [{"kind": p.kind, "text": p.text, "indent": p.indent} for p in parts(exercise)]
         return cls(number, exercise, wanted.output, wanted.wanted(), drawn)
@@ -64,7 +64,7 @@ class ExerciseCard:
 
 
 @dataclass(frozen=True)
-class OrderingCard:
+class ReviewOrdering:
     """An ordering as a review item draws it (templates/_widgets.html, the `ordering` macro): the
     code given first, the lines in this return's order, and the output they must print."""
 
@@ -99,15 +99,15 @@ class Prompt:
     code: str | None = None
     choices: list[str] = field(default_factory=list)
     tensor: str | None = None
-    card: Flashcard | None = None
+    flashcard: Flashcard | None = None
     instance: Instance | None = None  # a prediction or an ordering asked on a variant instance
     drill: Drill | None = None  # a drill as asked (on this return's instance, if any)
-    exercise: ExerciseCard | None = None  # code to write, drawn as its card
+    exercise: ReviewExercise | None = None  # code to write, as review draws it
     # Which of the item's other forms is asked (a step's variant instance, a myth's form);
     # None: the item as its lesson page asks it. The review queue keeps it with the card, so
     # that the next return asks another.
     form: int | None = None
-    ordering: OrderingCard | None = None  # lines to put in order
+    ordering: ReviewOrdering | None = None  # lines to put in order
 
     @property
     def link(self) -> str:

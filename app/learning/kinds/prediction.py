@@ -103,7 +103,7 @@ def _reveal_step(
 
 def _committed(step: Step, record: StepRecord) -> bool:
     # A choice commits its step once given (right or wrong).
-    saved = record.prediction
+    saved = record.answer
     return (
         step.prediction is not None
         and saved is not None

@@ -170,7 +170,7 @@ def _grade_review(prompt: Prompt, answer: PickedAnswer) -> Graded:
 
 
 def _committed(step: Step, record: StepRecord) -> bool:
-    saved = record.prediction
+    saved = record.answer
     return saved is not None and saved.fingerprint == select_all_fingerprint(step)
 
 
