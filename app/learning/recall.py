@@ -125,12 +125,12 @@ def _other_numbers(step: Step, instance: Instance) -> bool:
     return (
         instance.output != own_output
         or set(instance.texts) != own_texts
-        or any(instance.probes.get(name) != value for name, value in _claims(step).items())
+        or any(instance.readings.get(name) != value for name, value in _stated(step).items())
     )
 
 
-def _claims(step: Step) -> dict[str, object]:
-    return {name: value for _, q in step.questions() for name, value in q.claims().items()}
+def _stated(step: Step) -> dict[str, object]:
+    return {name: value for _, q in step.questions() for name, value in q.stated().items()}
 
 
 def _key(lesson: Lesson, learner: str) -> str:

@@ -50,7 +50,7 @@ def test_lessons_ask_select_all_with_instances_whose_answers_differ() -> None:
     assert found
     for slug, step in found:
         assert step.select_all is not None
-        held = [tuple(step.select_all.holding(i.probes)) for i in instances(step)]
+        held = [tuple(step.select_all.holding(i.readings)) for i in instances(step)]
         assert len(held) >= 2, slug
         # Other code, other statements holding: an instance never repeats the step's answer.
         assert tuple(step.select_all.right) not in held, slug
@@ -136,7 +136,7 @@ def test_a_miss_comes_back_in_review_on_an_instance(curriculum_learner: TestClie
     assert item["code"] == instance.code != step.snippet.code  # type: ignore[union-attr]
     page = curriculum_learner.get("/review").text
     assert 'data-widget="select-all"' in page
-    holding = question.holding(instance.probes)
+    holding = question.holding(instance.readings)
     answer = curriculum_learner.post(
         f"/api/review/{item['id']}/answer?form={item['form']}",
         json={"picked": holding, "confidence": "certain"},
