@@ -147,3 +147,30 @@ def test_a_miss_comes_back_in_review_on_an_instance(curriculum_learner: TestClie
     shown = result["reveal"]
     assert [s["text"] for s in shown["statements"] if s["holds"]] == holding
     assert shown["output"] == instance.output
+
+
+def test_the_class_dashboard_counts_each_set_ticked(curriculum_learner: TestClient) -> None:
+    store = curriculum_learner.app.state.store  # type: ignore[attr-defined]
+    links = store.create_class("Select all")
+    _, number, _, question = asking()
+    wrong = question.right[:1]
+    for n, picked in enumerate([question.right, wrong, list(reversed(question.right))]):
+        curriculum_learner.cookies.clear()
+        joined = curriculum_learner.post(
+            f"/api/join/{links.join_token}", json={"display_name": f"L{n}"}
+        )
+        assert joined.status_code == 200
+        assert commit(curriculum_learner, picked).status_code == 200
+        commit(curriculum_learner, question.right)  # a later attempt follows the reveal
+    curriculum_learner.cookies.clear()
+    curriculum_learner.get(f"/teach/{links.instructor_token}", follow_redirects=False)
+    items = curriculum_learner.get(f"/api/classes/{links.info.id}/items").json()["items"]
+    item = next(i for i in items if i["lesson"] == SLUG and i["number"] == number)
+    assert item["kind"] == SELECT_ALL.name and item["answered"] == 3
+    rows = {row["text"]: (row["picked"], row["correct"]) for row in item["choices"]}
+    assert rows == {
+        "ticked " + ", ".join(sorted(question.right)): (2, True),
+        "ticked " + wrong[0]: (1, False),
+    }
+    page = curriculum_learner.get(f"/classes/{links.info.id}").text
+    assert f'id="item-{SLUG}-{SELECT_ALL.name}-{number}"' in page
