@@ -125,7 +125,7 @@ def _other_numbers(step: Step, instance: Instance) -> bool:
     return (
         instance.output != own_output
         or set(instance.texts) != own_texts
-        or any(instance.probes.get(name) != value for name, value in _stated(step).items())
+        or any(instance.readings.get(name) != value for name, value in _stated(step).items())
     )
 
 

@@ -184,14 +184,14 @@ class Step(Strict):
         return self
 
     @model_validator(mode="after")
-    def _select_all_probes_the_snippet(self) -> Step:
+    def _select_all_reads_the_run(self) -> Step:
         if self.select_all is None:
             return self
         if self.prediction is not None or self.ordering is not None:
             raise ValueError("select_all: a step that asks a select-all asks no choice or order")
         if self.snippet is None or self.snippet.error is not None:
             raise ValueError(
-                "select_all: its statements are probed after the snippet runs to its end"
+                "select_all: its statements are read after the snippet runs to its end"
             )
         return self
 

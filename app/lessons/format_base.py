@@ -22,7 +22,7 @@ from typing_extensions import TypeAliasType
 
 from app.lessons.numeric import compare
 
-# A value a probe or a variant's computed value holds: a number, text, a truth value, a list.
+# A value a reading or a variant's computed value holds: a number, text, a truth value, a list.
 Plain = TypeAliasType("Plain", "bool | int | float | str | list[Plain] | None")
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=64)]
@@ -182,15 +182,15 @@ class Question(Strict):
         """Those items in the order of `key` (see `shuffled`), never the file's order."""
         return shuffled(self.texts, key)
 
-    def probes(self) -> dict[str, str]:
+    def readings(self) -> dict[str, str]:
         """name -> a Python expression that a run of the step's code (and of each variant
         instance's) evaluates after it finishes, where the question's answer is what the run
         says: `gradlab check` compares the step's with `stated()`, and `--update` keeps each
-        instance's (`VariantInstance.probes`)."""
+        instance's (`VariantInstance.readings`)."""
         return {}
 
     def stated(self) -> dict[str, Plain]:
-        """name -> what the lesson says each probe evaluates to on the step's own code."""
+        """name -> what the lesson states each reading evaluates to on the step's own code."""
         return {}
 
 
@@ -371,7 +371,7 @@ class Ordering(Question):
 class Option(Strict):
     """One statement of a "select all that apply" question. `holds` is a Python expression
     evaluated after the step's code runs (`a.grad is not None`); the statement applies when it
-    is true, and `applies` says what the lesson claims it is (`gradlab check` runs it)."""
+    is true, and `applies` says what the lesson states it is (`gradlab check` runs it)."""
 
     text: Text
     holds: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
@@ -414,9 +414,9 @@ class SelectAll(Question):
     def explanations(self) -> list[str]:
         return [self.explanation, *(option.why for option in self.options)]
 
-    def holding(self, probed: dict[str, Plain]) -> list[str]:
-        """The statements that hold on a run whose probes gave `probed`."""
-        return [o.text for n, o in enumerate(self.options, 1) if probed.get(f"option {n}")]
+    def holding(self, read: dict[str, Plain]) -> list[str]:
+        """The statements that hold on a run whose readings gave `read`."""
+        return [o.text for n, o in enumerate(self.options, 1) if read.get(f"option {n}")]
 
     def option(self, text: str) -> Option | None:
         return next((option for option in self.options if option.text == text), None)
@@ -428,7 +428,7 @@ class SelectAll(Question):
         # What holds (`applies`), how it is worked out (`holds`) and `why` would answer it.
         return {"question": self.question, "options": self.texts}
 
-    def probes(self) -> dict[str, str]:
+    def readings(self) -> dict[str, str]:
         return {f"option {n}": f"bool({o.holds})" for n, o in enumerate(self.options, 1)}
 
     def stated(self) -> dict[str, Plain]:

@@ -91,13 +91,13 @@ class VariantInstance(Strict):
     grads: dict[str, GradValue] = Field(default_factory=dict)
     # The value of each `misconceptions` rule, in order.
     misconceptions: list[GradValue] = Field(default_factory=list)
-    # What each of the step's question probes evaluated to (`Question.probes`).
-    probes: dict[str, Plain] = Field(default_factory=dict)
+    # What each of the step's question readings evaluated to (`Question.readings`).
+    readings: dict[str, Plain] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _a_raised_run_computed_nothing(self) -> VariantInstance:
         if self.error is not None and (
-            self.values or self.grads or self.misconceptions or self.probes
+            self.values or self.grads or self.misconceptions or self.readings
         ):
             raise ValueError(
                 "an instance that raised has no values, grads or misconceptions: "

@@ -118,7 +118,7 @@ def test_a_missed_select_all_comes_back_in_review_on_an_instance(
     lesson = load_catalog(BUNDLED_LESSONS).get(SLUG)
     assert lesson is not None
     instance = instances(lesson.steps[number - 1])[int(form)]
-    tick(page, item, question.holding(instance.probes))
+    tick(page, item, question.holding(instance.readings))
     item.get_by_label("Fairly sure").check()
     item.get_by_role("button", name="Check").click()
     expect(item.locator(".review-feedback")).to_contain_text("Right")

@@ -97,7 +97,7 @@ def test_new_writes_every_section_of_the_format(tmp_path: Path, capsys) -> None:
         "RaisedTexts.answer",
         "RaisedTexts.explanation",
         "VariantInstance.error",
-        "VariantInstance.probes",  # written by `gradlab check --update` for a select-all
+        "VariantInstance.readings",  # written by `gradlab check --update` for a select-all
         "Exercise.probe",
         "Hint.text",
         "Hint.when",

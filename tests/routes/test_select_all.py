@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import re
+from pathlib import Path
 
 from fastapi.testclient import TestClient
 
@@ -47,10 +48,15 @@ def test_lessons_ask_select_all_with_instances_whose_answers_differ() -> None:
         for step in lesson.steps
         if step.select_all is not None
     ]
-    assert found
+    # At least six lessons, and docs/learning.md says how many.
+    words = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+    lessons = len({slug for slug, _ in found})
+    assert lessons >= 6
+    learning = (Path(__file__).parents[2] / "docs" / "learning.md").read_text()
+    assert f"{words[lessons].capitalize()} lessons end their build-up on a **select all" in learning
     for slug, step in found:
         assert step.select_all is not None
-        held = [tuple(step.select_all.holding(i.probes)) for i in instances(step)]
+        held = [tuple(step.select_all.holding(i.readings)) for i in instances(step)]
         assert len(held) >= 2, slug
         # Other code, other statements holding: an instance never repeats the step's answer.
         assert tuple(step.select_all.right) not in held, slug
@@ -136,7 +142,7 @@ def test_a_miss_comes_back_in_review_on_an_instance(curriculum_learner: TestClie
     assert item["code"] == instance.code != step.snippet.code  # type: ignore[union-attr]
     page = curriculum_learner.get("/review").text
     assert 'data-widget="select-all"' in page
-    holding = question.holding(instance.probes)
+    holding = question.holding(instance.readings)
     answer = curriculum_learner.post(
         f"/api/review/{item['id']}/answer?form={item['form']}",
         json={"picked": holding, "confidence": "certain"},
@@ -147,3 +153,30 @@ def test_a_miss_comes_back_in_review_on_an_instance(curriculum_learner: TestClie
     shown = result["reveal"]
     assert [s["text"] for s in shown["statements"] if s["holds"]] == holding
     assert shown["output"] == instance.output
+
+
+def test_the_class_dashboard_counts_each_set_ticked(curriculum_learner: TestClient) -> None:
+    store = curriculum_learner.app.state.store  # type: ignore[attr-defined]
+    links = store.create_class("Select all")
+    _, number, _, question = asking()
+    wrong = question.right[:1]
+    for n, picked in enumerate([question.right, wrong, list(reversed(question.right))]):
+        curriculum_learner.cookies.clear()
+        joined = curriculum_learner.post(
+            f"/api/join/{links.join_token}", json={"display_name": f"L{n}"}
+        )
+        assert joined.status_code == 200
+        assert commit(curriculum_learner, picked).status_code == 200
+        commit(curriculum_learner, question.right)  # a later attempt follows the reveal
+    curriculum_learner.cookies.clear()
+    curriculum_learner.get(f"/teach/{links.instructor_token}", follow_redirects=False)
+    items = curriculum_learner.get(f"/api/classes/{links.info.id}/items").json()["items"]
+    item = next(i for i in items if i["lesson"] == SLUG and i["number"] == number)
+    assert item["kind"] == SELECT_ALL.name and item["answered"] == 3
+    rows = {row["text"]: (row["picked"], row["correct"]) for row in item["choices"]}
+    assert rows == {
+        "ticked " + ", ".join(sorted(question.right)): (2, True),
+        "ticked " + wrong[0]: (1, False),
+    }
+    page = curriculum_learner.get(f"/classes/{links.info.id}").text
+    assert f'id="item-{SLUG}-{SELECT_ALL.name}-{number}"' in page

@@ -124,4 +124,5 @@ ORDERING = QuestionKind(
     step_answer=step_ordering_fingerprint,
     form_step=lambda lesson, key: item_number(key, len(lesson.steps)),
     step_item=_item,
+    shown=lambda text: " → ".join(f"`{line.strip()}`" for line in read_order(text)),
 )

@@ -163,7 +163,7 @@ def _grade_review(prompt: Prompt, answer: PickedAnswer) -> Graded:
     step = prompt.lesson.steps[int(prompt.key) - 1]
     question = _asked(step)
     instance = prompt.instance
-    holding = question.holding(instance.probes) if instance is not None else question.right
+    holding = question.holding(instance.readings) if instance is not None else question.right
     correct = graded(question, answer.picked, holding)
     shown = reveal(question, answer.picked, holding, instance or step, 0, step)
     return Graded(correct, schedule(correct), shown)
