@@ -18,7 +18,7 @@ from scipy.stats import pointbiserialr
 from app.config.paths import BUNDLED_LESSONS
 from app.lessons.loader import load_catalog
 from app.main import create_app
-from app.rendering import markdown_inline
+from app.rendering import markdown_inline, plain_text
 from tests.conftest import make_settings
 
 CATALOG = load_catalog(BUNDLED_LESSONS)
@@ -208,6 +208,17 @@ def test_the_export_has_one_row_per_learner_and_question(class_run: ClassRun) ->
     rows = list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
     assert len(rows) == LEARNERS * len(ITEMS)
     assert {row["correct"] for row in rows} == {"right", "wrong"}
+    # A wrong answer's row states the belief behind it, as plain text; a right one's is empty.
+    slugs = {lesson.title: lesson.slug for lesson in CATALOG.lessons}
+    for row in rows:
+        at = (slugs[row["lesson"]], int(row["number"]))
+        item = next(i for i in ITEMS if (i.slug, i.step) == at)
+        expected = ""
+        if row["correct"] == "wrong":
+            choice = next(t for t in item.wrong if plain_text(t) == row["answer"])
+            expected = plain_text(item.beliefs[choice])
+        assert row["belief_behind_answer"] == expected, row
+    assert any(row["belief_behind_answer"] for row in rows)
     # Learner text is data, never a formula or markup.
     names = {row["learner"] for row in rows}
     assert "<img src=x onerror=alert(1)>" in names
