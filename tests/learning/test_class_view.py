@@ -379,4 +379,6 @@ def test_the_authors_statistics_page_is_for_teachers_only(class_run: ClassRun) -
     # the other flags.
     assert articles[0] == f"{PLANTED.slug}-prediction-{PLANTED.step}"
     assert articles[1] == f"{BAD.slug}-prediction-{BAD.step}"
-    assert f"{PLANTED.slug}-prediction-{PLANTED.step}" in page.text.split('id="questions"')[0]
+    top = page.text.split('id="misconceptions"')[1].split("</li>")[0]
+    assert f"{PLANTED.slug}-prediction-{PLANTED.step}" in top
+    assert str(markdown_inline(PLANTED.beliefs[PLANTED.wrong[0]])) in top  # stated as a belief
