@@ -17,7 +17,6 @@ from app.learning.first_attempts import (
     first_attempts,
     questions,
 )
-from app.learning.kinds import ORDERING, read_order
 from app.lessons.loader import Catalog
 from app.pedagogy.item_analysis import (
     HELD_FLAG,
@@ -86,10 +85,9 @@ def item_rows(catalog: Catalog, answers: list[Answer]) -> list[ItemRow]:
 
 
 def shown_answer(question: Question, text: str) -> str:
-    """An answer as a teacher reads it: an order as its lines, one after the other."""
-    if question.kind is not ORDERING:
-        return text
-    return " → ".join(f"`{line.strip()}`" for line in read_order(text))
+    """An answer as a teacher reads it (the kind's `shown`: an order as its lines, one after
+    the other; a select-all's ticked statements)."""
+    return question.kind.shown(text)
 
 
 def sent_orders(counts: dict[str, int]) -> list[str]:
