@@ -75,6 +75,7 @@ def _stats(args: argparse.Namespace) -> int:
     from app.learning.question_figures import by_concern, item_rows, misconceptions
     from app.learning.teaching import item_out
     from app.lessons.loader import load_catalog
+    from app.rendering import plain_text
 
     catalog = load_catalog(settings.lessons_dir)
     answered, left_out = current_answers(catalog, first_attempts(_store(settings), None))
@@ -125,6 +126,8 @@ def _stats(args: argparse.Namespace) -> int:
                 f"  {m.question.lesson.slug} {m.question.kind.name} {m.question.number}: "
                 f"{m.choice!r} x{m.picked} (weight {m.weight:g})"
             )
+            if m.belief:
+                print(f"    {plain_text(m.belief)}")
     if left_out:
         print(f"\n{left_out} first attempts at questions rewritten since are left out")
     return 0

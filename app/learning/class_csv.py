@@ -8,7 +8,7 @@ import csv
 import io
 from datetime import UTC, datetime
 
-from app.learning.first_attempts import first_attempts, left_out_reason, questions
+from app.learning.first_attempts import Question, first_attempts, left_out_reason, questions
 from app.lessons.loader import Catalog
 from app.pedagogy.calibration import LEVELS
 from app.progress.classes_store import ClassInfo
@@ -27,6 +27,7 @@ CSV_COLUMNS = (
     "confidence",
     "answered_at",
     "left_out_of_statistics",
+    "belief_behind_answer",
 )
 
 
@@ -34,7 +35,7 @@ def export_csv(catalog: Catalog, store: ProgressStore, info: ClassInfo) -> str:
     """One row per learner and first attempt at each version of each question, for a
     spreadsheet as it is: UTF-8 with a byte order mark, lesson titles, the question and the
     choices as plain text (no Markdown), the right answer, times in ISO 8601 with their zone
-    (UTC), and for a row the figures leave out, why."""
+    (UTC), for a row the figures leave out, why, and for a wrong answer the belief behind it."""
     names = {member.learner: member.display_name for member in store.members(info.id)}
     by_key = {question.key: question for question in questions(catalog)}
     titles = {lesson.slug: lesson.title for lesson in catalog.lessons}
@@ -58,9 +59,17 @@ def export_csv(catalog: Catalog, store: ProgressStore, info: ClassInfo) -> str:
                 confidences.get(attempt.confidence or "", "").lower(),
                 _utc(attempt.at).isoformat(timespec="seconds"),
                 left_out_reason(question, attempt),
+                _cell(_belief(question, attempt.choice, attempt.correct)),
             ]
         )
     return out.getvalue()
+
+
+def _belief(question: Question | None, choice: str, correct: bool) -> str:
+    """The belief behind a wrong answer, as plain text; empty for a right one or an answer
+    that stands for no authored belief."""
+    belief = question.beliefs.get(choice) if question and not correct else None
+    return plain_text(belief) if belief else ""
 
 
 def _utc(at: datetime) -> datetime:

@@ -42,7 +42,12 @@ class ChoiceOut(BaseModel):
     picked: int
     share: float
     correct: bool
-    why: str | None
+    why: str | None = Field(description="What the lesson tells a learner who picks it")
+    belief: str | None = Field(
+        default=None,
+        description="The belief behind a wrong choice, in a teacher's words (the lesson's "
+        "`misconception`; a myth's belief); null for the right choice",
+    )
 
 
 class ItemOut(BaseModel):
@@ -82,9 +87,14 @@ class MisconceptionOut(BaseModel):
     number: int
     question: str
     choice: str
-    why: str | None
+    why: str | None = Field(description="What the lesson tells a learner who picked it")
     picked: int
     weight: float
+    belief: str | None = Field(
+        default=None,
+        description="The belief behind a wrong choice, in a teacher's words (the lesson's "
+        "`misconception`; a myth's belief)",
+    )
 
 
 class RosterOut(BaseModel):

@@ -92,6 +92,8 @@ class Dashboard:
         return [r for r in self.reports if r.question is None or r.question.key not in shown]
 
     gain: ClassGain | None = None  # the concept inventory's, when the lessons have one
+    # concept id -> the lessons that teach it (the inventory's), linked beside its figures
+    teaches: dict[str, list[Lesson]] = field(default_factory=dict)
 
 
 def clean_display_name(raw: str) -> str:

@@ -30,10 +30,13 @@ class Question:
     fingerprint: str
     text: str
     answer: str
-    whys: dict[str, str]  # wrong choice -> the misconception it stands for
+    whys: dict[str, str]  # wrong choice -> what the lesson tells a learner who picks it
     # Every answer a learner could give, in the question's order; empty for an ordering, whose
     # answers are the orders learners sent (any of several may be right).
     choices: tuple[str, ...]
+    # wrong choice -> the belief behind it, in a teacher's words: a step choice's
+    # `misconception` (never sent to a learner), a myth's `belief`.
+    beliefs: dict[str, str]
 
     @cached_property
     def key(self) -> tuple[str, str, int]:
@@ -59,6 +62,7 @@ def questions(catalog: Catalog) -> list[Question]:
                     myth.answer,
                     {wrong: myth.belief},
                     ("yes", "no"),
+                    {wrong: myth.belief},
                 )
             )
     return found
@@ -83,6 +87,7 @@ def _step_questions(lesson: Lesson, number: int, step: Step) -> list[Question]:
                     item.answer,
                     item.whys,
                     item.choices,
+                    item.beliefs,
                 )
             )
     return found

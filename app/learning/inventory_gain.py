@@ -81,8 +81,9 @@ class HeldMisconception:
     concept_name: str
     question: str
     choice: str
-    why: str | None
+    why: str | None  # what the item tells a learner who picked it (never sent to one)
     learners: int
+    belief: str | None = None  # the belief behind the choice, in a teacher's words
 
 
 @dataclass(frozen=True)
@@ -223,6 +224,7 @@ def held_misconceptions(
                 choice,
                 picked.why if picked else None,
                 len(who),
+                picked.misconception if picked else None,
             )
         )
     return sorted(held, key=lambda h: (-h.learners, h.item, h.choice))

@@ -1,6 +1,7 @@
 """Each question's figures over first attempts: difficulty, discrimination and flags, every
-answer's count, and the wrong answers picked most (weighted by confidence); for a class's
-dashboard and for every learner of the instance (`gradlab stats`, /stats).
+answer's count, and the wrong answers picked most (weighted by confidence), each with the
+belief behind it; for a class's dashboard and for every learner of the instance
+(`gradlab stats`, /stats).
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ class ChoiceRow:
     picked: int
     share: float
     correct: bool
-    why: str | None
+    why: str | None  # what the lesson tells a learner who picks it
+    belief: str | None = None  # the belief behind a wrong choice, in a teacher's words
 
 
 @dataclass(frozen=True)
@@ -47,9 +49,10 @@ class ItemRow:
 class Misconception:
     question: Question
     choice: str
-    why: str | None
+    why: str | None  # what the lesson tells a learner who picked it
     picked: int
     weight: float
+    belief: str | None = None  # the belief behind the choice, in a teacher's words
 
 
 def item_rows(catalog: Catalog, answers: list[Answer]) -> list[ItemRow]:
@@ -72,6 +75,7 @@ def item_rows(catalog: Catalog, answers: list[Answer]) -> list[ItemRow]:
                         found.choices.get(text, 0) / found.answered,
                         text == question.answer or (question.key, text) in passed,
                         question.whys.get(text),
+                        question.beliefs.get(text),
                     )
                     for text in question.choices or sent_orders(found.choices)
                 ],
@@ -117,7 +121,12 @@ def misconceptions(catalog: Catalog, answers: list[Answer]) -> list[Misconceptio
             picked[(answer.item, answer.choice)] += 1
     found = [
         Misconception(
-            by_key[item], choice, by_key[item].whys.get(choice), picked[(item, choice)], weight
+            by_key[item],
+            choice,
+            by_key[item].whys.get(choice),
+            picked[(item, choice)],
+            weight,
+            by_key[item].beliefs.get(choice),
         )
         for (item, choice), weight in misconception_weight(answers).items()
         if isinstance(item, tuple)

@@ -123,9 +123,13 @@ class Teaching:
     def dashboard(self, class_id: str, keys: Mapping[str, str]) -> Dashboard:
         info = self.taught(class_id, keys)
         board = dashboard(self.catalog, self.store, info)
-        if self.catalog.inventory is None:
+        if (inventory := self.catalog.inventory) is None:
             return board
-        return replace(board, gain=self.inventory.class_gain(info))
+        teaches = {
+            concept.id: [lesson for slug in concept.lessons if (lesson := self.catalog.get(slug))]
+            for concept in inventory.concepts
+        }
+        return replace(board, gain=self.inventory.class_gain(info), teaches=teaches)
 
     def gain(self, class_id: str, keys: Mapping[str, str]) -> ClassGainOut:
         """The class's matched learning gain on the concept inventory."""
@@ -204,6 +208,7 @@ def dashboard_out(board: Dashboard) -> DashboardOut:
                 why=m.why,
                 picked=m.picked,
                 weight=m.weight,
+                belief=m.belief,
             )
             for m in board.misconceptions
         ],

@@ -17,8 +17,9 @@ arithmetic operators), with at least one number.
 Pattern lints: at least MIN_CONCEPTS concepts and MIN_PER_FORM items per concept in each form;
 every item of a concept offers as many choices; no item uses a private attribute (`_version`);
 no concept's summary (what a learner reads after a test) holds one of its items' answers;
-every wrong choice has a `why`; no position among the choices, and not "the longest choice",
-holds the answer in more than half the items.
+every wrong choice has a `why` and states the belief behind it (`misconception`; the right
+choice has none: app/lessons/lint_beliefs.py); no position among the choices, and not "the
+longest choice", holds the answer in more than half the items.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from app.lessons.behaviour import snippet_problems
 from app.lessons.format import Lesson
 from app.lessons.inventory import FORMS, INVENTORY_FILE, Inventory, Item
 from app.lessons.lint import Finding
+from app.lessons.lint_beliefs import belief_problems
 from app.lessons.lint_text import plain
 from app.sandbox.result import RunResult
 
@@ -192,6 +194,10 @@ def inventory_lints(inventory: Inventory) -> list[Failure]:
             Failure(WHERE, f"item {item.id}", f"the wrong choice {c.text!r} has no `why`")
             for c in item.prediction.choices
             if c.text != item.prediction.answer and c.why is None
+        ]
+        failures += [
+            Failure(WHERE, f"item {item.id}", problem)
+            for problem in belief_problems(item.prediction)
         ]
         failures += [
             Failure(WHERE, f"item {item.id}", f"uses the private `{name}`: ask about public API")

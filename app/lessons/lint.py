@@ -16,7 +16,8 @@ app/lessons/lint_visible.py lists them), app/lessons/lint_myth_patterns.py the m
 over the curriculum and app/lessons/lint_diagnosis.py an exercise's card before its diagnosis.
 This module reads a step's own question and choices and runs every rule: the others are each in
 a module of their own (`lint_levels`, `lint_minutes`, `lint_prose`, `lint_duplicates`,
-`lint_cards`, `lint_examples`, `lint_variants`), and return what they find for this one to name.
+`lint_cards`, `lint_examples`, `lint_variants`, `lint_beliefs`), and return what they find for
+this one to name.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from app.lessons.format import Lesson, Step
+from app.lessons.lint_beliefs import belief_problems
 from app.lessons.lint_cards import card_problems
 from app.lessons.lint_diagnosis import diagnosis_card_leaks
 from app.lessons.lint_disclosure import question_leaks, repeated_examples
@@ -150,6 +152,8 @@ def _choice_problems(lesson: Lesson, number: int, step: Step) -> Iterator[Findin
                 step_label(number, step),
                 f"the wrong choice {choice.text!r} has no `why` (what misconception it is)",
             )
+    for problem in belief_problems(step.prediction):
+        yield Finding(lesson.slug, step_label(number, step), problem)
         if choice.text == step.prediction.answer and choice.because is not None:
             yield Finding(
                 lesson.slug,

@@ -47,6 +47,10 @@ def test_a_learner_joins_and_the_teacher_sees_the_class(
     assert teacher.url.startswith(f"{server.url}/classes/")
     expect(teacher.locator("#roster ~ .table-scroll")).to_contain_text("Ada <b>L</b>")
     expect(teacher.locator("#misconceptions ~ .table-scroll")).to_contain_text("None")
+    # Stated as the belief behind it (the fixture's `misconception`), in the next step too.
+    belief = "Thinks .grad stays None after backward(), as on a fresh tensor."
+    expect(teacher.locator("#misconceptions ~ .table-scroll")).to_contain_text(belief)
+    expect(teacher.locator(".next-step")).to_contain_text(belief)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     teacher.screenshot(path=str(SCREENSHOTS / "class-dashboard.png"), full_page=True)
     _no_serious_violations(teacher)

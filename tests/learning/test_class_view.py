@@ -9,7 +9,7 @@ import io
 import random
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pytest
 from fastapi.testclient import TestClient
@@ -18,6 +18,7 @@ from scipy.stats import pointbiserialr
 from app.config.paths import BUNDLED_LESSONS
 from app.lessons.loader import load_catalog
 from app.main import create_app
+from app.rendering import markdown_inline, plain_text
 from tests.conftest import make_settings
 
 CATALOG = load_catalog(BUNDLED_LESSONS)
@@ -30,6 +31,8 @@ class Item:
     step: int
     right: str
     wrong: tuple[str, ...]
+    # wrong choice -> the belief behind it (its `misconception`)
+    beliefs: dict[str, str] = field(compare=False)
 
 
 def _items() -> list[Item]:
@@ -38,9 +41,9 @@ def _items() -> list[Item]:
         for number, step in enumerate(lesson.steps, start=1):
             if step.prediction is not None:
                 p = step.prediction
-                items.append(
-                    Item(lesson.slug, number, p.answer, tuple(t for t in p.texts if t != p.answer))
-                )
+                wrong = tuple(t for t in p.texts if t != p.answer)
+                beliefs = {c.text: c.misconception for c in p.choices if c.misconception}
+                items.append(Item(lesson.slug, number, p.answer, wrong, beliefs))
     return items
 
 
@@ -110,11 +113,20 @@ def test_the_planted_misconception_tops_the_dashboard(class_run: ClassRun) -> No
         PLANTED.step,
         PLANTED.wrong[0],
     )
-    assert top["why"]  # the misconception the wrong choice stands for
+    belief = PLANTED.beliefs[PLANTED.wrong[0]]
+    assert top["belief"] == belief  # stated as the belief behind the choice, for the teacher
+    assert top["why"]  # what the lesson tells the learner: kept in the JSON, as before
+    assert top["belief"] != top["why"]
     assert len(board["roster"]) == LEARNERS
     page = client.get(f"/classes/{class_run.class_id}").text
-    section = page.split('id="misconceptions"')[1].split("</tr>")[1]  # the first data row
-    assert f"{PLANTED.slug}-prediction-{PLANTED.step}" in section
+    shown = str(markdown_inline(belief))
+    section = page.split('id="misconceptions"')[1]
+    next_step = section.split('class="next-step"')[1].split("</p>")[0]
+    assert shown in next_step  # the teacher's next step names the belief
+    first_row = section.split("</tr>")[1]  # the first data row
+    assert f"{PLANTED.slug}-prediction-{PLANTED.step}" in first_row
+    assert shown in first_row
+    assert str(markdown_inline(top["why"])) not in section  # the learner's text is not the row
 
 
 def test_the_planted_misconception_is_the_first_card_and_the_bad_question_the_next_flag(
@@ -137,6 +149,14 @@ def test_the_planted_misconception_is_the_first_card_and_the_bad_question_the_ne
     articles = re.findall(r'<article class="item" id="item-([^"]+)"', page)
     assert articles[0] == f"{PLANTED.slug}-prediction-{PLANTED.step}"
     assert f'negative discrimination <span class="flag-n">(n = {LEARNERS})</span>' in page
+    # The first card states, beside each wrong choice, the belief behind it.
+    by_text = {c["text"]: c for c in first["choices"]}
+    assert by_text[PLANTED.wrong[0]]["belief"] == PLANTED.beliefs[PLANTED.wrong[0]]
+    assert by_text[PLANTED.right]["belief"] is None
+    card = page.split("<article")[1].split("</article>")[0]
+    assert "What a learner who picks it believes" in card
+    for wrong in PLANTED.wrong:
+        assert str(markdown_inline(PLANTED.beliefs[wrong])) in card
 
 
 def test_a_handful_of_answers_raises_no_flag(class_run: ClassRun) -> None:
@@ -188,6 +208,17 @@ def test_the_export_has_one_row_per_learner_and_question(class_run: ClassRun) ->
     rows = list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
     assert len(rows) == LEARNERS * len(ITEMS)
     assert {row["correct"] for row in rows} == {"right", "wrong"}
+    # A wrong answer's row states the belief behind it, as plain text; a right one's is empty.
+    slugs = {lesson.title: lesson.slug for lesson in CATALOG.lessons}
+    for row in rows:
+        at = (slugs[row["lesson"]], int(row["number"]))
+        item = next(i for i in ITEMS if (i.slug, i.step) == at)
+        expected = ""
+        if row["correct"] == "wrong":
+            choice = next(t for t in item.wrong if plain_text(t) == row["answer"])
+            expected = plain_text(item.beliefs[choice])
+        assert row["belief_behind_answer"] == expected, row
+    assert any(row["belief_behind_answer"] for row in rows)
     # Learner text is data, never a formula or markup.
     names = {row["learner"] for row in rows}
     assert "<img src=x onerror=alert(1)>" in names
@@ -348,4 +379,6 @@ def test_the_authors_statistics_page_is_for_teachers_only(class_run: ClassRun) -
     # the other flags.
     assert articles[0] == f"{PLANTED.slug}-prediction-{PLANTED.step}"
     assert articles[1] == f"{BAD.slug}-prediction-{BAD.step}"
-    assert f"{PLANTED.slug}-prediction-{PLANTED.step}" in page.text.split('id="questions"')[0]
+    top = page.text.split('id="misconceptions"')[1].split("</li>")[0]
+    assert f"{PLANTED.slug}-prediction-{PLANTED.step}" in top
+    assert str(markdown_inline(PLANTED.beliefs[PLANTED.wrong[0]])) in top  # stated as a belief

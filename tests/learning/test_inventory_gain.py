@@ -157,6 +157,11 @@ def test_the_gain_is_the_same_on_the_dashboard_in_the_api_the_csv_and_the_stats(
     }
     # Every wrong post-test answer was "certain": 3 x (8 + 6 + 4 + 0) misses, each still held.
     assert sum(h["learners"] for h in gain["held"]) == 54 and gain["held"][0]["why"]
+    # Each stated as the belief behind it, for the teacher (the item's `misconception`).
+    for held in gain["held"]:
+        item = INVENTORY.item(held["item"])
+        picked = item.prediction.choice(held["choice"]) if item else None
+        assert picked is not None and held["belief"] == picked.misconception
     # The dashboard.
     page = client.get(f"/classes/{class_run.class_id}").text
     section = page.split('id="gain"')[1].split("</section>")[0]
@@ -165,8 +170,20 @@ def test_the_gain_is_the_same_on_the_dashboard_in_the_api_the_csv_and_the_stats(
         and f"95&nbsp;% CI {low:.2f} to {high:.2f}, n = 12" in section
     )
     assert "35.0&nbsp;%" in section and "77.5&nbsp;%" in section
+    # Each concept links the lessons that teach it, by title.
+    taught = [CATALOG.get(slug) for slug in INVENTORY.concept("in-place-and-versions").lessons]
+    links = ", ".join(
+        f'<a href="http://testserver/lessons/{lesson.slug}">{lesson.title}</a>'
+        for lesson in taught
+        if lesson is not None
+    )
     assert (
-        '<td>In-place changes and the version counter</td><td class="num">0&nbsp;%</td>' in section
+        taught
+        and (
+            f'<td>In-place changes and the version counter <span class="muted taught-in">(taught in '
+            f'{links})</span></td><td class="num">0&nbsp;%</td>'
+        )
+        in section
     )
     assert (
         '<td class="num">75&nbsp;%</td><td class="num">0.75</td><td class="num">12</td>' in section

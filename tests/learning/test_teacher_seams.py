@@ -189,3 +189,9 @@ def test_stats_for_one_lesson_has_the_figures_of_the_whole(
     assert set(one) == {key for key in whole if key[0] == LESSON} and one
     assert one == {key: whole[key] for key in one} == {key: board[key] for key in one}
     assert any(value is not None for value in one.values())
+    # The table names the misconceptions to address by the belief behind each (the fixture's
+    # `misconception` for "None"), as the dashboard does.
+    assert main(["stats", "--lesson", LESSON]) == 0
+    table = capsys.readouterr().out
+    assert "'None' x3" in table
+    assert "    Thinks .grad stays None after backward(), as on a fresh tensor." in table

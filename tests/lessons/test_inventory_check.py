@@ -146,6 +146,26 @@ def test_lints_find_a_thin_inventory_and_a_missing_why() -> None:
     assert "item what-grad-holds-a1: the wrong choice 'tensor(5.)' has no `why`" in problems
 
 
+def test_lints_refuse_a_wrong_choice_without_its_belief_and_a_belief_on_the_right_one() -> None:
+    """The dashboard states the belief behind each wrong choice (`misconception`); the right
+    choice stands for none. The bundled inventory has every belief (above)."""
+    data = inventory_data()
+    wrong = item(data, "what-grad-holds-a1")["prediction"]["choices"][0]
+    assert wrong["misconception"]
+    wrong.pop("misconception")
+    prediction = item(data, "what-grad-holds-b1")["prediction"]
+    texts = [c["text"] if isinstance(c, dict) else c for c in prediction["choices"]]
+    index = texts.index(prediction["answer"])
+    prediction["choices"][index] = {"text": prediction["answer"], "misconception": "Knows it."}
+    problems = [f"{f.where}: {f.problem}" for f in inventory_lints(Inventory.model_validate(data))]
+    assert [p for p in problems if "misconception" in p] == [
+        "item what-grad-holds-a1: the wrong choice 'tensor(5.)' has no `misconception` (the "
+        "belief behind it, in a teacher's words, for the class dashboard)",
+        "item what-grad-holds-b1: the right choice has a `misconception`: only a wrong choice "
+        "stands for a belief to address",
+    ]
+
+
 def test_lints_refuse_private_api_and_unequal_choices() -> None:
     """An item may not lean on torch's private API, and a concept's items offer as many
     choices in one form as in the other (a 3-choice item is easier to guess)."""

@@ -12,7 +12,7 @@ from app.config.paths import BUNDLED_LESSONS
 from app.lessons.check import check_lesson
 from app.lessons.format import Lesson
 from app.lessons.lint import Finding, lint_catalog
-from app.lessons.loader import parse_yaml
+from app.lessons.loader import load_catalog, parse_yaml
 from tests.conftest import FIXTURE_LESSONS, SandboxHarness
 
 Data = dict[str, Any]
@@ -104,7 +104,11 @@ def cubes(**changes: Any) -> Data:
         "prediction": {
             "question": "What does `x.grad` print?",
             "choices": [
-                {"text": "tensor([1., 4.])", "why": "That is x², not its slope."},
+                {
+                    "text": "tensor([1., 4.])",
+                    "why": "That is x², not its slope.",
+                    "misconception": "Thinks `.grad` holds x² itself.",
+                },
                 "tensor([ 3., 12.])",
             ],
             "answer": "tensor([ 3., 12.])",
@@ -125,7 +129,14 @@ def intermediate_step() -> Data:
         snippet={"code": code + "print(y.grad)\n", "output": "None\n"},
         prediction={
             "question": "What is `y.grad`?",
-            "choices": [{"text": "tensor(1.)", "why": "Only leaves keep a gradient."}, "None"],
+            "choices": [
+                {
+                    "text": "tensor(1.)",
+                    "why": "Only leaves keep a gradient.",
+                    "misconception": "Thinks every tensor keeps its gradient.",
+                },
+                "None",
+            ],
             "answer": "None",
             "explanation": "y is not a leaf.",
         },
@@ -134,7 +145,11 @@ def intermediate_step() -> Data:
 
 def same_value(code: str) -> Data:
     """A second step whose answer is step 1's printed value, on the given code."""
-    wrong = {"text": "tensor([0., 0.])", "why": "backward() did run."}
+    wrong = {
+        "text": "tensor([0., 0.])",
+        "why": "backward() did run.",
+        "misconception": "Thinks `.grad` holds zeros before the pass fills it.",
+    }
     return cubes(
         snippet={"code": code, "output": "tensor([4., 6.])\n"},
         prediction={
@@ -156,6 +171,22 @@ def can_myths(first: Data, _: Data) -> None:
 
 def test_the_clean_fixture_curriculum_has_no_finding() -> None:
     assert lint(*curriculum()) == []
+
+
+def test_every_bundled_wrong_choice_states_the_belief_behind_it() -> None:
+    """What the class dashboard tells a teacher about each wrong choice is authored for every
+    step prediction of the bundled lessons (the inventory's: tests/lessons/test_inventory_check.py)."""
+    lessons = list(load_catalog(BUNDLED_LESSONS).lessons)
+    assert [f for f in lint_catalog(lessons) if "`misconception`" in f.problem] == []
+    beliefs = [
+        choice.misconception
+        for lesson in lessons
+        for step in lesson.steps
+        if step.prediction is not None
+        for choice in step.prediction.choices
+        if choice.text != step.prediction.answer
+    ]
+    assert len(beliefs) > 300 and all(beliefs)
 
 
 Plant = Callable[[Data, Data], None]
@@ -213,6 +244,31 @@ FAULTS: list[tuple[str, Plant, str, str, str]] = [
         "first-steps",
         "step 1",
         "the wrong choice 'tensor([2., 3.])' has no `why`",
+    ),
+    (
+        "wrong choice without the belief behind it",
+        lambda a, b: add_choice(a, {"text": "tensor([2., 3.])", "why": "That is x itself."}),
+        "first-steps",
+        "step 1",
+        "the wrong choice 'tensor([2., 3.])' has no `misconception`",
+    ),
+    (
+        "belief on the right choice",
+        lambda a, b: step(a)["prediction"]["choices"].__setitem__(
+            1, {"text": "tensor([4., 6.])", "misconception": "Knows the slope is 2x."}
+        ),
+        "first-steps",
+        "step 1",
+        "the right choice has a `misconception`",
+    ),
+    (
+        "belief that copies the rebuttal",
+        lambda a, b: step(a)["prediction"]["choices"][0].update(
+            misconception=step(a)["prediction"]["choices"][0]["why"]
+        ),
+        "first-steps",
+        "step 1",
+        "has a `misconception` that copies its `why`",
     ),
     (
         "myths all one answer",
@@ -336,7 +392,11 @@ FAULTS: list[tuple[str, Plant, str, str, str]] = [
                     prediction={
                         **cubes()["prediction"],
                         "choices": [
-                            {"text": "tensor([1., 1.])", "why": "The slope of 2x is 2."},
+                            {
+                                "text": "tensor([1., 1.])",
+                                "why": "The slope of 2x is 2.",
+                                "misconception": "Thinks the slope of 2x is 1.",
+                            },
                             "tensor([2., 2.])",
                         ],
                         "answer": "tensor([2., 2.])",
@@ -535,7 +595,11 @@ def test_a_pitfall_waits_for_the_build_up_unless_it_says_otherwise() -> None:
     prediction = {
         **cubes()["prediction"],
         "choices": [
-            {"text": "tensor([1., 1.])", "why": "The slope of 2x is 2."},
+            {
+                "text": "tensor([1., 1.])",
+                "why": "The slope of 2x is 2.",
+                "misconception": "Thinks the slope of 2x is 1.",
+            },
             "tensor([2., 2.])",
         ],
         "answer": "tensor([2., 2.])",
@@ -575,7 +639,14 @@ def test_a_question_naming_every_choice_does_not_leak() -> None:
 def test_a_question_that_names_raising_may_offer_it() -> None:
     first, second = curriculum()
     prediction = step(first)["prediction"]
-    add_choice(first, {"text": "It raises", "why": "The sum is a scalar."})
+    add_choice(
+        first,
+        {
+            "text": "It raises",
+            "why": "The sum is a scalar.",
+            "misconception": "Thinks a sum is not a scalar.",
+        },
+    )
     prediction.update(question="What does `x.grad` print, or does the code raise?")
     assert lint(first, second) == []
 

@@ -79,10 +79,12 @@ class StepItem:
 
     text: str
     answer: str  # as the step's committed answer keeps it
-    whys: dict[str, str]  # wrong choice -> the misconception it stands for
+    whys: dict[str, str]  # wrong choice -> what the lesson tells a learner who picks it
     # Every answer a learner could give, in the question's order; empty where the answers are
     # whatever learners sent (an ordering's: any of several orders may be right).
     choices: tuple[str, ...]
+    # wrong choice -> the belief behind it, in a teacher's words (the choice's `misconception`)
+    beliefs: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

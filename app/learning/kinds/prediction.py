@@ -115,7 +115,9 @@ def _item(step: Step) -> StepItem | None:
     if (prediction := step.prediction) is None:
         return None
     whys = {c.text: c.why for c in prediction.choices if c.why}
-    return StepItem(prediction.question, prediction.answer, whys, tuple(prediction.texts))
+    beliefs = {c.text: c.misconception for c in prediction.choices if c.misconception}
+    texts = tuple(prediction.texts)
+    return StepItem(prediction.question, prediction.answer, whys, texts, beliefs)
 
 
 PREDICTION = QuestionKind(

@@ -1,0 +1,35 @@
+"""The belief behind each wrong choice: what the class dashboard tells a teacher.
+
+A wrong choice of a choice question (a step's prediction, an inventory item) states, in
+`misconception`, the belief of a learner who picks it ("Thinks `.grad` holds the tensor's own
+value."), in a teacher's words. The right choice stands for no misconception, so it has none.
+`why` is the rebuttal written to the learner; a belief that copies it would show the teacher
+the learner's text again, so it says something of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from app.lessons.format_base import ChoicePrediction
+
+
+def belief_problems(prediction: ChoicePrediction) -> Iterator[str]:
+    """What is wrong with the beliefs of one choice question's choices."""
+    for choice in prediction.choices:
+        if choice.text == prediction.answer:
+            if choice.misconception is not None:
+                yield (
+                    "the right choice has a `misconception`: only a wrong choice stands for a "
+                    "belief to address"
+                )
+        elif choice.misconception is None:
+            yield (
+                f"the wrong choice {choice.text!r} has no `misconception` (the belief behind "
+                "it, in a teacher's words, for the class dashboard)"
+            )
+        elif choice.why is not None and choice.misconception.strip() == choice.why.strip():
+            yield (
+                f"the wrong choice {choice.text!r} has a `misconception` that copies its "
+                "`why`: state the belief, not the rebuttal written to the learner"
+            )
