@@ -7,6 +7,7 @@ reading the lesson ahead, are left out of every figure, and the figures say how 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -34,9 +35,10 @@ class Question:
     # Every answer a learner could give, in the question's order; empty for an ordering, whose
     # answers are the orders learners sent (any of several may be right).
     choices: tuple[str, ...]
-    # wrong choice -> the belief behind it, in a teacher's words: a step choice's
-    # `misconception` (never sent to a learner), a myth's `belief`.
-    beliefs: dict[str, str]
+    # wrong answer -> the belief behind it, in a teacher's words: a step choice's
+    # `misconception` (never sent to a learner), a myth's `belief`, a select-all's wrong
+    # statements' beliefs.
+    beliefs: Mapping[str, str]
 
     @cached_property
     def key(self) -> tuple[str, str, int]:

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from app.lessons.format import Lesson, Step
-from app.lessons.lint_beliefs import belief_problems
+from app.lessons.lint_beliefs import belief_problems, statement_belief_problems
 from app.lessons.lint_cards import card_problems
 from app.lessons.lint_diagnosis import diagnosis_card_leaks
 from app.lessons.lint_disclosure import question_leaks, repeated_examples
@@ -134,6 +134,9 @@ def _step_leaks(lesson: Lesson, number: int, step: Step, intro: str) -> Iterator
 
 
 def _choice_problems(lesson: Lesson, number: int, step: Step) -> Iterator[Finding]:
+    if step.select_all is not None:
+        for problem in statement_belief_problems(step.select_all):
+            yield Finding(lesson.slug, step_label(number, step), problem)
     if step.prediction is None:
         return
     question = step.prediction.question
@@ -152,8 +155,6 @@ def _choice_problems(lesson: Lesson, number: int, step: Step) -> Iterator[Findin
                 step_label(number, step),
                 f"the wrong choice {choice.text!r} has no `why` (what misconception it is)",
             )
-    for problem in belief_problems(step.prediction):
-        yield Finding(lesson.slug, step_label(number, step), problem)
         if choice.text == step.prediction.answer and choice.because is not None:
             yield Finding(
                 lesson.slug,
@@ -161,6 +162,8 @@ def _choice_problems(lesson: Lesson, number: int, step: Step) -> Iterator[Findin
                 "the right choice has a `because`: that is for wrong choices that claim to be "
                 "what other code gives",
             )
+    for problem in belief_problems(step.prediction):
+        yield Finding(lesson.slug, step_label(number, step), problem)
 
 
 def lint_lesson(lesson: Lesson, slugs: set[str]) -> list[Finding]:

@@ -4,14 +4,16 @@ A wrong choice of a choice question (a step's prediction, an inventory item) sta
 `misconception`, the belief of a learner who picks it ("Thinks `.grad` holds the tensor's own
 value."), in a teacher's words. The right choice stands for no misconception, so it has none.
 `why` is the rebuttal written to the learner; a belief that copies it would show the teacher
-the learner's text again, so it says something of its own.
+the learner's text again, so it says something of its own. A select-all's statements can each be
+got wrong (ticked though false, or left though true), so each states the belief of a learner who
+gets it wrong.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from app.lessons.format_base import ChoicePrediction
+from app.lessons.format_base import ChoicePrediction, SelectAll
 
 
 def belief_problems(prediction: ChoicePrediction) -> Iterator[str]:
@@ -32,4 +34,19 @@ def belief_problems(prediction: ChoicePrediction) -> Iterator[str]:
             yield (
                 f"the wrong choice {choice.text!r} has a `misconception` that copies its "
                 "`why`: state the belief, not the rebuttal written to the learner"
+            )
+
+
+def statement_belief_problems(question: SelectAll) -> Iterator[str]:
+    """What is wrong with the beliefs of a select-all's statements."""
+    for option in question.options:
+        if option.misconception is None:
+            yield (
+                f"the statement {option.text!r} has no `misconception` (the belief of a learner "
+                "who gets it wrong, in a teacher's words, for the class dashboard)"
+            )
+        elif option.misconception.strip() == option.why.strip():
+            yield (
+                f"the statement {option.text!r} has a `misconception` that copies its `why`: "
+                "state the belief, not the rebuttal written to the learner"
             )

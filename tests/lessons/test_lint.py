@@ -246,6 +246,15 @@ FAULTS: list[tuple[str, Plant, str, str, str]] = [
         "the wrong choice 'tensor([2., 3.])' has no `why`",
     ),
     (
+        "a because on the right choice",
+        lambda a, b: step(a)["prediction"]["choices"].__setitem__(
+            1, {"text": "tensor([4., 6.])", "because": "print('tensor([4., 6.])')"}
+        ),
+        "first-steps",
+        "step 1",
+        "the right choice has a `because`",
+    ),
+    (
         "wrong choice without the belief behind it",
         lambda a, b: add_choice(a, {"text": "tensor([2., 3.])", "why": "That is x itself."}),
         "first-steps",

@@ -178,5 +178,10 @@ def test_the_class_dashboard_counts_each_set_ticked(curriculum_learner: TestClie
         "ticked " + ", ".join(sorted(question.right)): (2, True),
         "ticked " + wrong[0]: (1, False),
     }
+    # The wrong set states the beliefs of the statements it left though they hold.
+    missed = [o.misconception for o in question.options if o.applies and o.text not in wrong]
+    beliefs = {row["text"]: row["belief"] for row in item["choices"]}
+    assert beliefs["ticked " + wrong[0]] == " ".join(m for m in missed if m)
+    assert beliefs["ticked " + ", ".join(sorted(question.right))] is None
     page = curriculum_learner.get(f"/classes/{links.info.id}").text
     assert f'id="item-{SLUG}-{SELECT_ALL.name}-{number}"' in page

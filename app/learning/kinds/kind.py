@@ -83,8 +83,9 @@ class StepItem:
     # Every answer a learner could give, in the question's order; empty where the answers are
     # whatever learners sent (an ordering's: any of several orders may be right).
     choices: tuple[str, ...]
-    # wrong choice -> the belief behind it, in a teacher's words (the choice's `misconception`)
-    beliefs: dict[str, str] = field(default_factory=dict)
+    # wrong answer -> the belief behind it, in a teacher's words (the choice's `misconception`;
+    # for a select-all, worked out from the set sent: the beliefs of the statements it got wrong)
+    beliefs: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ recall on an instance the learner has not seen."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
 
 from pydantic import Field
 
@@ -174,11 +175,36 @@ def _committed(step: Step, record: StepRecord) -> bool:
     return saved is not None and saved.fingerprint == select_all_fingerprint(step)
 
 
+class _SetBeliefs(Mapping[str, str]):
+    """The belief behind a set a learner ticked (as kept): the beliefs of the statements it
+    got wrong, ticked though false or left though true; none for the right set."""
+
+    def __init__(self, question: SelectAll) -> None:
+        self._question = question
+
+    def __getitem__(self, answer: str) -> str:
+        picked, holding = set(read_kept(answer)), set(self._question.right)
+        wrong = [
+            option.misconception
+            for option in self._question.options
+            if option.misconception and (option.text in picked) != (option.text in holding)
+        ]
+        if not wrong:
+            raise KeyError(answer)
+        return " ".join(wrong)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())  # the sets are whatever learners sent: none listed in advance
+
+    def __len__(self) -> int:
+        return 0
+
+
 def _item(step: Step) -> StepItem | None:
     # Its answers are the sets learners sent: no fixed list of choices.
     if (question := step.select_all) is None:
         return None
-    return StepItem(question.question, kept(question.right), {}, ())
+    return StepItem(question.question, kept(question.right), {}, (), _SetBeliefs(question))
 
 
 def _shown(answer: str) -> str:
