@@ -212,3 +212,11 @@ def test_no_two_test_files_share_a_name() -> None:
     for path in sorted((PROJECT_ROOT / "tests").rglob("test_*.py")):
         names.setdefault(path.name, []).append(str(path.relative_to(PROJECT_ROOT)))
     assert {name: paths for name, paths in names.items() if len(paths) > 1} == {}
+
+
+def test_the_learning_cores_door_names_what_it_loads() -> None:
+    import app.learning as door
+
+    assert sorted(door.__all__) == sorted(door._DOOR)
+    for name in door.__all__:
+        assert getattr(door, name) is not None, name

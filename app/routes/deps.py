@@ -13,11 +13,7 @@ from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
 from app.errors import TooManyNewLearners, raises
-from app.learning.exercises import ExercisePractice
-from app.learning.lesson_answers import LessonAnswers
-from app.learning.practice import Practice
-from app.learning.runs import Who
-from app.learning.service import Learning, Page, Writer
+from app.learning import ExercisePractice, Learning, LessonAnswers, Page, Practice, Who, Writer
 from app.web.client_address import NewLearnerLimit, counted_as
 from app.web.templates import templates
 

@@ -19,6 +19,7 @@ from app.errors import (
     NotInThisForm,
     PostTestClosed,
 )
+from app.learning import SKIPPED
 from app.learning.inventory_schemas import (
     ClassGainOut,
     InventoryBody,
@@ -27,7 +28,6 @@ from app.learning.inventory_schemas import (
     MyInventoryOut,
     Phase,
 )
-from app.learning.inventory_tests import SKIPPED
 from app.routes.deps import (
     INVENTORY_KEY,
     InstructorKeysDep,

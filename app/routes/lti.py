@@ -10,7 +10,7 @@ import urllib.parse
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from app.learning.lti.messages import Launched
+from app.learning import Launched
 from app.routes.deps import INSTRUCTOR_KEY, LEARNER_KEY, LearningDep, WriterDep, read
 from app.web.templates import render
 

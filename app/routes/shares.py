@@ -6,8 +6,8 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse
 
 from app.errors import STORE, SnippetTooLarge, UnknownLesson, UnknownStep
+from app.learning import ShareNotFound, TooManyShares
 from app.learning.schemas import ShareBody, ShareMade
-from app.learning.shares import ShareNotFound, TooManyShares
 from app.routes.deps import (
     AddressDep,
     LearnerDep,
