@@ -182,6 +182,11 @@ class Question(Strict):
         """Those items in the order of `key` (see `shuffled`), never the file's order."""
         return shuffled(self.texts, key)
 
+    def believed(self) -> list[tuple[str, str | None, str | None]]:
+        """Each answer a learner can get wrong that stands for a belief: (its text, the belief
+        in a teacher's words, the `why` the learner reads); the belief lint reads them."""
+        return []
+
     def readings(self) -> dict[str, str]:
         """name -> a Python expression that a run of the step's code (and of each variant
         instance's) evaluates after it finishes, where the question's answer is what the run
@@ -216,6 +221,9 @@ class ChoicePrediction(Question):
     def sent(self, snippet: Snippet | None) -> dict[str, object]:
         # A wrong choice's `why` and `because` would say it is wrong: only its text shows.
         return {"question": self.question, "choices": self.texts}
+
+    def believed(self) -> list[tuple[str, str | None, str | None]]:
+        return [(c.text, c.misconception, c.why) for c in self.choices if c.text != self.answer]
 
     def choice(self, text: str) -> Choice | None:
         """The choice whose text is `text` (grading goes by the choice, never its position)."""
@@ -410,6 +418,10 @@ class SelectAll(Question):
 
     def asked_texts(self) -> list[str]:
         return [self.question, *self.texts]
+
+    def believed(self) -> list[tuple[str, str | None, str | None]]:
+        # Each statement can be got wrong: ticked though false, or left though true.
+        return [(o.text, o.misconception, o.why) for o in self.options]
 
     def explanations(self) -> list[str]:
         return [self.explanation, *(option.why for option in self.options)]

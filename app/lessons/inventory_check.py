@@ -33,7 +33,7 @@ from app.lessons.behaviour import snippet_problems
 from app.lessons.format import Lesson
 from app.lessons.inventory import FORMS, INVENTORY_FILE, Inventory, Item
 from app.lessons.lint import Finding
-from app.lessons.lint_beliefs import belief_problems
+from app.lessons.lint_beliefs import belief_problems, right_choice_problems
 from app.lessons.lint_text import plain
 from app.sandbox.result import RunResult
 
@@ -197,7 +197,10 @@ def inventory_lints(inventory: Inventory) -> list[Failure]:
         ]
         failures += [
             Failure(WHERE, f"item {item.id}", problem)
-            for problem in belief_problems(item.prediction)
+            for problem in [
+                *belief_problems(item.prediction),
+                *right_choice_problems(item.prediction),
+            ]
         ]
         failures += [
             Failure(WHERE, f"item {item.id}", f"uses the private `{name}`: ask about public API")

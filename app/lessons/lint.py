@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from app.lessons.format import Lesson, Step
-from app.lessons.lint_beliefs import belief_problems, statement_belief_problems
+from app.lessons.lint_beliefs import belief_problems, right_choice_problems
 from app.lessons.lint_cards import card_problems
 from app.lessons.lint_diagnosis import diagnosis_card_leaks
 from app.lessons.lint_disclosure import question_leaks, repeated_examples
@@ -134,8 +134,8 @@ def _step_leaks(lesson: Lesson, number: int, step: Step, intro: str) -> Iterator
 
 
 def _choice_problems(lesson: Lesson, number: int, step: Step) -> Iterator[Finding]:
-    if step.select_all is not None:
-        for problem in statement_belief_problems(step.select_all):
+    for _, asked in step.questions():
+        for problem in belief_problems(asked):
             yield Finding(lesson.slug, step_label(number, step), problem)
     if step.prediction is None:
         return
@@ -162,7 +162,7 @@ def _choice_problems(lesson: Lesson, number: int, step: Step) -> Iterator[Findin
                 "the right choice has a `because`: that is for wrong choices that claim to be "
                 "what other code gives",
             )
-    for problem in belief_problems(step.prediction):
+    for problem in right_choice_problems(step.prediction):
         yield Finding(lesson.slug, step_label(number, step), problem)
 
 

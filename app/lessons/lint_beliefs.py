@@ -13,40 +13,29 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from app.lessons.format_base import ChoicePrediction, SelectAll
+from app.lessons.format_base import ChoicePrediction, Question
 
 
-def belief_problems(prediction: ChoicePrediction) -> Iterator[str]:
-    """What is wrong with the beliefs of one choice question's choices."""
-    for choice in prediction.choices:
-        if choice.text == prediction.answer:
-            if choice.misconception is not None:
-                yield (
-                    "the right choice has a `misconception`: only a wrong choice stands for a "
-                    "belief to address"
-                )
-        elif choice.misconception is None:
+def belief_problems(question: Question) -> Iterator[str]:
+    """What is wrong with the beliefs behind one question's wrong answers (its declaration's
+    `believed`): each states one, of its own."""
+    for text, belief, why in question.believed():
+        if belief is None:
             yield (
-                f"the wrong choice {choice.text!r} has no `misconception` (the belief behind "
-                "it, in a teacher's words, for the class dashboard)"
+                f"the wrong answer {text!r} has no `misconception` (the belief behind it, in a "
+                "teacher's words, for the class dashboard)"
             )
-        elif choice.why is not None and choice.misconception.strip() == choice.why.strip():
+        elif why is not None and belief.strip() == why.strip():
             yield (
-                f"the wrong choice {choice.text!r} has a `misconception` that copies its "
-                "`why`: state the belief, not the rebuttal written to the learner"
+                f"the wrong answer {text!r} has a `misconception` that copies its `why`: state "
+                "the belief, not the rebuttal written to the learner"
             )
 
 
-def statement_belief_problems(question: SelectAll) -> Iterator[str]:
-    """What is wrong with the beliefs of a select-all's statements."""
-    for option in question.options:
-        if option.misconception is None:
-            yield (
-                f"the statement {option.text!r} has no `misconception` (the belief of a learner "
-                "who gets it wrong, in a teacher's words, for the class dashboard)"
-            )
-        elif option.misconception.strip() == option.why.strip():
-            yield (
-                f"the statement {option.text!r} has a `misconception` that copies its `why`: "
-                "state the belief, not the rebuttal written to the learner"
-            )
+def right_choice_problems(prediction: ChoicePrediction) -> Iterator[str]:
+    """The right choice stands for no misconception."""
+    if (right := prediction.choice(prediction.answer)) and right.misconception is not None:
+        yield (
+            "the right choice has a `misconception`: only a wrong choice stands for a belief "
+            "to address"
+        )

@@ -159,7 +159,7 @@ def test_lints_refuse_a_wrong_choice_without_its_belief_and_a_belief_on_the_righ
     prediction["choices"][index] = {"text": prediction["answer"], "misconception": "Knows it."}
     problems = [f"{f.where}: {f.problem}" for f in inventory_lints(Inventory.model_validate(data))]
     assert [p for p in problems if "misconception" in p] == [
-        "item what-grad-holds-a1: the wrong choice 'tensor(5.)' has no `misconception` (the "
+        "item what-grad-holds-a1: the wrong answer 'tensor(5.)' has no `misconception` (the "
         "belief behind it, in a teacher's words, for the class dashboard)",
         "item what-grad-holds-b1: the right choice has a `misconception`: only a wrong choice "
         "stands for a belief to address",

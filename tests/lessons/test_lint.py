@@ -259,7 +259,7 @@ FAULTS: list[tuple[str, Plant, str, str, str]] = [
         lambda a, b: add_choice(a, {"text": "tensor([2., 3.])", "why": "That is x itself."}),
         "first-steps",
         "step 1",
-        "the wrong choice 'tensor([2., 3.])' has no `misconception`",
+        "the wrong answer 'tensor([2., 3.])' has no `misconception`",
     ),
     (
         "belief on the right choice",
