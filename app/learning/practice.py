@@ -179,7 +179,9 @@ class Practice:
         if correct is None:
             return feedback
         with self.store.together():  # the answer and its review card: one transaction
-            self.store.record_drill(self.learner, slug, drill_id, body.value, correct, body.reveal)
+            self.store.record_drill(
+                self.learner, slug, drill_id, body.value, correct, body.reveal, drill.instance
+            )
             if not correct:
                 self.queue.note_miss(slug, DRILL, drill_id, now())
         return feedback.model_copy(update={"queued": not correct})

@@ -185,7 +185,7 @@ class ReviewQueue:
         missed = card.memory.last_miss_at if passed else at
         stored = _stored(memory, missed, urgent=urgent)
         self.store.update_review_card(card.id, stored, asked=_asked_after(form, grade))
-        self.store.record_review_answer(self.learner, card.id, grade.value)
+        self.store.record_review_answer(self.learner, card.id, grade.value, form)
         return memory
 
     def asked(
@@ -234,7 +234,7 @@ class ReviewQueue:
             missed = at if counted is Grade.again else None  # None: the last miss stays
             stored = _stored(memory, missed, urgent=urgent)
             self.store.update_review_card(card.id, stored, asked=form)
-            self.store.record_review_answer(self.learner, card.id, counted.value)
+            self.store.record_review_answer(self.learner, card.id, counted.value, form)
             return memory
         if counted is Grade.good:
             return None
@@ -295,12 +295,13 @@ class ReviewQueue:
         unseen one in an order of the return's own, so answering one item of the sitting never
         changes what another asks."""
         cards = self.store.review_cards(self.learner) if planned else []
+        forms = self.store.review_forms(self.learner) if planned else {}
         before: dict[str, frozenset[str]] = {}
         drawn: list[QueueItem] = []
         for item in planned:
             lesson = item.prompt.lesson
             if lesson.slug not in before:
-                before[lesson.slug] = shown(self.store, self.learner, lesson, cards)
+                before[lesson.slug] = shown(self.store, self.learner, lesson, cards, forms)
             prompt = self._prompt(item.card, before[lesson.slug]) or item.prompt
             code = prompt.instance.code if prompt.instance is not None else prompt.code
             if prompt.form is not None and code:
@@ -314,8 +315,10 @@ class ReviewQueue:
         if drawn is not None:
             return drawn.prompt
         found = self.catalog.get(card.lesson)
-        cards = self.store.review_cards(self.learner)
-        return self._prompt(card, shown(self.store, self.learner, found, cards) if found else None)
+        if found is None:
+            return None
+        cards, forms = self.store.review_cards(self.learner), self.store.review_forms(self.learner)
+        return self._prompt(card, shown(self.store, self.learner, found, cards, forms))
 
     def due_count(self, now: datetime) -> int:
         """`view(now).due_total` without drawing the items that are not due, nor planning the
@@ -357,7 +360,7 @@ class ReviewQueue:
                 # A flashcard is a card to see again: it stays, spaced by FSRS.
                 asked = prompt.form if prompt.card else _asked_after(prompt.form, counted)
                 self.store.update_review_card(card.id, stored, asked=asked)
-                self.store.record_review_answer(self.learner, card.id, counted.value)
+                self.store.record_review_answer(self.learner, card.id, counted.value, prompt.form)
         return outcome, memory
 
     def left(self, card_id: int) -> bool:

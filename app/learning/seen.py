@@ -1,19 +1,20 @@
 """What a learner was shown: the one record that review reads so as never to ask code and
 numbers again that the learner has seen.
 
-It is derived from the records that already exist, never stored apart: the form each review
-card last asked (its `asked`), the variant instance of each recall answer, and the instance the
-drills page asked for every drill the learner answered there. Each is named by the fingerprint
-of its code (`code_print`: the code's text, so its numbers), per lesson, since only a lesson's
-own steps share code. A step's own code and the instance its typed value asked on the lesson
-page are left out of every review by `pick` already (its `avoid`).
+It is derived from the records that already exist, never stored apart: the forms each review
+card asked (its `asked`, and the form each review answer answered), the variant instance of
+each recall answer, and the instance each drill answer on the drills page answered. Each is
+named by the fingerprint of its code (`code_print`: the code's text, so its numbers), per
+lesson, since only a lesson's own steps share code. A step's own code and the instance its
+typed value asked on the lesson page are left out of every review by `pick` already (its
+`avoid`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
-from app.learning.kinds import find_kind
+from app.learning.kinds import DRILL, find_kind
 from app.lessons.format import Lesson
 from app.lessons.variants import code_print, instances
 from app.modes.drills import drills_page_key, find_drill, for_learner
@@ -32,21 +33,31 @@ def form_code(lesson: Lesson, kind_name: str, key: str, form: int) -> str | None
 
 
 def shown(
-    store: ProgressStore, learner: str, lesson: Lesson, cards: Iterable[StoredCard]
+    store: ProgressStore,
+    learner: str,
+    lesson: Lesson,
+    cards: Iterable[StoredCard],
+    forms: Mapping[int, frozenset[int]],
 ) -> frozenset[str]:
     """The code fingerprints of what `learner` was shown in `lesson`: the forms `cards` (their
-    review cards) last asked, their recall answers and the drills they answered."""
+    review cards) asked (`forms`: by card, those its review answers answered, as
+    `ProgressStore.review_forms` reads them), their recall answers and the drills they
+    answered."""
     codes: list[str | None] = [
-        form_code(lesson, card.kind, card.key, card.asked)
+        form_code(lesson, card.kind, card.key, form)
         for card in cards
-        if card.lesson == lesson.slug and card.asked is not None
+        if card.lesson == lesson.slug
+        for form in {card.asked, *forms.get(card.id, ())}
+        if form is not None
     ]
     codes += [
         form_code(lesson, answer.kind, str(answer.step), answer.form)
         for answer in store.recall_answers(learner, lesson.slug)
     ]
-    for drill_id in store.drill_state(learner, lesson.slug):
+    for drill_id, record in store.drill_state(learner, lesson.slug).items():
         drill = find_drill(lesson, drill_id)
         if drill is not None and drill.step:
-            codes.append(for_learner(lesson, drill, learner, drills_page_key(drill)).code)
+            codes += [form_code(lesson, DRILL.name, drill_id, form) for form in record.forms]
+            if not record.forms:  # kept before drill answers kept their instance
+                codes.append(for_learner(lesson, drill, learner, drills_page_key(drill)).code)
     return frozenset(code_print(code) for code in codes if code)
