@@ -132,11 +132,15 @@ def code_lab(request: ModeRequest) -> dict[str, object]:
 
 def myth_busters(request: ModeRequest) -> dict[str, object]:
     """Once the learner has played a round, a fresh one asks each myth with other forms as
-    one of them (`myth_round_form`), never the four questions they answered."""
+    one of them (`myth_round_form`), never the questions they answered, and each fresh round
+    another form than the round before."""
     myths = request.records.myths
     scored = [record for record in myths.values() if not record.seen_answers]
+    answered = (
+        request.store.myth_answer_counts(request.learner, request.lesson.slug) if myths else {}
+    )
     forms = {
-        number: myth_round_form(request.lesson, number, request.learner)
+        number: myth_round_form(request.lesson, number, request.learner, answered.get(number, 0))
         for number, myth in enumerate(request.lesson.myths, start=1)
         if myths and myth.forms
     }

@@ -3,11 +3,13 @@ numbers again that the learner has seen.
 
 It is derived from the records that already exist, never stored apart: the forms each review
 card asked (its `asked`, and the form each review answer answered), the variant instance of
-each recall answer, and the instance each drill answer on the drills page answered. Each is
-named by the fingerprint of its code (`code_print`: the code's text, so its numbers), per
-lesson, since only a lesson's own steps share code. A step's own code and the instance its
-typed value asked on the lesson page are left out of every review by `pick` already (its
-`avoid`).
+each recall answer, and the instance each drill answer on the drills page answered; of a
+myth, the forms review asked (their questions), those fresh rounds of myth busters asked
+(counted from the learner's answers to it) and the one the next round will ask. Each is named
+by the fingerprint of its code (`code_print`: the code's text, so its numbers; a myth form's
+question), per lesson, since only a lesson's own steps share code. A step's own code and the
+instance its typed value asked on the lesson page are left out of every review by `pick`
+already (its `avoid`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from app.learning.kinds import DRILL, find_kind
+from app.learning.kinds.myth import rounds_seen
 from app.lessons.format import Lesson
 from app.lessons.variants import code_print, instances
 from app.modes.drills import drills_page_key, find_drill, for_learner
@@ -23,8 +26,11 @@ from app.progress.store import ProgressStore, StoredCard
 
 def form_code(lesson: Lesson, kind_name: str, key: str, form: int) -> str | None:
     """The code that form `form` of item `key` (a kind whose forms are a step's variant
-    instances) showed, or None."""
+    instances) showed, the question it asked (a kind whose forms are texts: a myth's), or
+    None."""
     kind = find_kind(kind_name)
+    if kind is not None and kind.form_text is not None:
+        return kind.form_text(lesson, key, form)
     step = kind.form_step(lesson, key) if kind is not None and kind.form_step else None
     if not step or step > len(lesson.steps):
         return None
@@ -60,4 +66,8 @@ def shown(
             codes += [form_code(lesson, DRILL.name, drill_id, form) for form in record.forms]
             if not record.forms:  # kept before drill answers kept their instance
                 codes.append(for_learner(lesson, drill, learner, drills_page_key(drill)).code)
-    return frozenset(code_print(code) for code in codes if code)
+    found = {code_print(code) for code in codes if code}
+    for number, answered in store.myth_answer_counts(learner, lesson.slug).items():
+        if 1 <= number <= len(lesson.myths):
+            found.update(rounds_seen(lesson, number, learner, answered))
+    return frozenset(found)
