@@ -18,9 +18,10 @@ from collections.abc import Iterable, Mapping
 
 from app.learning.kinds import DRILL, find_kind
 from app.learning.kinds.myth import rounds_seen
-from app.lessons.format import Lesson
+from app.lessons.format import Lesson, Step
 from app.lessons.variants import code_print, instances
-from app.modes.drills import drills_page_key, find_drill, for_learner
+from app.modes.drills import Drill, drills_page_key, find_drill, for_learner
+from app.progress.records import DrillRecord, RecallRecord
 from app.progress.store import ProgressStore, StoredCard
 
 
@@ -44,11 +45,12 @@ def shown(
     lesson: Lesson,
     cards: Iterable[StoredCard],
     forms: Mapping[int, frozenset[int]],
+    recall: list[RecallRecord] | None = None,
 ) -> frozenset[str]:
     """The code fingerprints of what `learner` was shown in `lesson`: the forms `cards` (their
     review cards) asked (`forms`: by card, those its review answers answered, as
     `ProgressStore.review_forms` reads them), their recall answers and the drills they
-    answered."""
+    answered (`recall`: their recall answers, when read already)."""
     codes: list[str | None] = [
         form_code(lesson, card.kind, card.key, form)
         for card in cards
@@ -58,7 +60,7 @@ def shown(
     ]
     codes += [
         form_code(lesson, answer.kind, str(answer.step), answer.form)
-        for answer in store.recall_answers(learner, lesson.slug)
+        for answer in (store.recall_answers(learner, lesson.slug) if recall is None else recall)
     ]
     for drill_id, record in store.drill_state(learner, lesson.slug).items():
         drill = find_drill(lesson, drill_id)
@@ -71,3 +73,43 @@ def shown(
         if 1 <= number <= len(lesson.myths):
             found.update(rounds_seen(lesson, number, learner, answered))
     return frozenset(found)
+
+
+def learner_shown(
+    store: ProgressStore, learner: str, lesson: Lesson, recall: list[RecallRecord] | None = None
+) -> frozenset[str]:
+    """`shown` with the learner's review cards and review answers read here."""
+    cards, forms = store.review_cards(learner), store.review_forms(learner)
+    return shown(store, learner, lesson, cards, forms, recall)
+
+
+def only(step: Step, form: int) -> frozenset[str]:
+    """What `seen` would be if every instance of `step` but `form` had been shown: `pick`
+    then asks instance `form` (a question answered already keeps the instance it was asked)."""
+    return frozenset(code_print(i.code) for i in instances(step) if i.index != form)
+
+
+def page_drill(
+    lesson: Lesson,
+    drill: Drill,
+    learner: str,
+    state: Mapping[str, DrillRecord],
+    seen: frozenset[str],
+) -> Drill:
+    """`drill` as the drills page asks `learner` it: on a step with variants, the instance the
+    step's drills were answered on there (the page asks every tensor of a step on one
+    instance), else one whose code is not in `seen` while one remains; the same on the page
+    and for its answer, as long as nothing else was shown in between."""
+    if not drill.step:
+        return drill
+    answered = [
+        record.forms
+        for drill_id, record in state.items()
+        if (other := find_drill(lesson, drill_id)) is not None and other.step == drill.step
+    ]
+    kept = next((forms[-1] for forms in answered if forms), None)
+    if answered and kept is None:  # answered before drill answers kept their instance
+        return for_learner(lesson, drill, learner, drills_page_key(drill))
+    if kept is not None:
+        seen = only(lesson.steps[drill.step - 1], kept)
+    return for_learner(lesson, drill, learner, drills_page_key(drill), seen=seen)
