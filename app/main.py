@@ -17,7 +17,7 @@ from app.config.loading import SettingsError, load_settings, refused, warn_unkno
 from app.config.paths import STATIC_DIR
 from app.config.settings import Settings
 from app.learning.lti.grades import ScoreSender, send_scores
-from app.learning.readiness import DatabaseCheck
+from app.learning.readiness import DatabaseProbe
 from app.learning.service import Learning
 from app.learning.shares import SharePolicy, Shares
 from app.lessons.loader import Catalog, load_catalog
@@ -117,7 +117,7 @@ def create_app(
             watching, grading, checking = (
                 asyncio.create_task(live.watch(stopping)) if live else None,
                 asyncio.create_task(send_scores(ScoreSender(store), stopping)),
-                asyncio.create_task(database.keep_checked(stopping)),
+                asyncio.create_task(database.keep_probing(stopping)),
             )
             if url := getattr(app.state, "listen_url", None):
                 log.info("ready: open %s", url)
@@ -172,10 +172,10 @@ def _own_sandbox(settings: Settings, started: Sandbox | None) -> Sandbox | None:
     return Sandbox(settings) if settings.sandbox_enabled else None
 
 
-def _watch_database(metrics: Metrics, store: ProgressStore) -> DatabaseCheck:
+def _watch_database(metrics: Metrics, store: ProgressStore) -> DatabaseProbe:
     """The database's errors counted, and its readiness check, shown as a gauge."""
     metrics.watch_database(store.engine)
-    return DatabaseCheck(store.ping, metrics.database_ready.set)
+    return DatabaseProbe(store.ping, metrics.database_ready.set)
 
 
 def _share_policy(settings: Settings, secret_key: str) -> SharePolicy:

@@ -31,7 +31,7 @@ from benchmarks.bench_sandbox import machine_line
 def _fill(store, catalog, class_id: str, learners: int) -> int:  # type: ignore[no-untyped-def]
     from app.learning.kinds import myth_fingerprint, prediction_fingerprint
     from app.progress.models.classes import ClassMember
-    from app.progress.models.learners import Learner, MythAnswer, PredictionAttempt
+    from app.progress.models.learners import Learner, MythAnswer, StepAnswer
 
     rng = random.Random(1)
     start = datetime.now(UTC) - timedelta(days=1)
@@ -80,7 +80,7 @@ def _fill(store, catalog, class_id: str, learners: int) -> int:  # type: ignore[
         for model, rows in (
             (Learner, people),
             (ClassMember, members),
-            (PredictionAttempt, predictions),
+            (StepAnswer, predictions),
             (MythAnswer, myths),
         ):
             connection.execute(store.insert(model), rows)

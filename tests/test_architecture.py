@@ -5,6 +5,7 @@ every folder and module at the top of app/."""
 
 from __future__ import annotations
 
+import ast
 import re
 import tomllib
 from pathlib import Path
@@ -108,7 +109,7 @@ def test_the_files_a_new_kind_touches_are_listed_and_exist() -> None:
     every_kind = _kind_files("every kind")
     every_widget = _kind_files("every widget")
     step_question = _kind_files("a step's question")
-    assert (len(every_kind), len(every_widget), len(step_question)) == (3, 4, 11)
+    assert (len(every_kind), len(every_widget), len(step_question)) == (2, 4, 4)
     for kind in KINDS:
         named = [
             path.replace("<kind>", kind.name).replace(
@@ -118,6 +119,60 @@ def test_the_files_a_new_kind_touches_are_listed_and_exist() -> None:
         ]
         missing = [path for path in named if not (PROJECT_ROOT / path).is_file()]
         assert missing == [], kind.name
+
+
+def _code_names(path: Path, words: re.Pattern[str]) -> bool:
+    """Does the code of `path` (not its comments nor docstrings) name one of `words`?"""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix != ".py":
+        text = re.sub(r"\{#.*?#\}|/\*.*?\*/|<!--.*?-->", "", text, flags=re.S)
+        text = re.sub(r"^\s*//.*$", "", text, flags=re.M)
+        return bool(words.search(text))
+    tree = ast.parse(text)
+    docs = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        first = body[0] if isinstance(body, list) and body else None
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+            docs.add(id(first.value))
+    for node in ast.walk(tree):
+        found = (
+            node.id
+            if isinstance(node, ast.Name)
+            else node.attr
+            if isinstance(node, ast.Attribute)
+            else node.name
+            if isinstance(node, ast.alias | ast.ClassDef | ast.FunctionDef)
+            else node.value
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            else None
+        )
+        if isinstance(found, str) and id(node) not in docs and words.search(found):
+            return True
+    return False
+
+
+def test_the_select_all_kind_touched_only_the_listed_files() -> None:
+    # Every file outside tests, lessons and docs whose code names the kind (its name, its
+    # question model, its widget, its reveal) is one the lists above give a new step question
+    # with a new widget: 6 files, 10 with its widget.
+    words = re.compile(r"select_all|SelectAll|select-all|SELECT_ALL|mountSelectAll")
+    named = sorted(
+        path.relative_to(PROJECT_ROOT).as_posix()
+        for folder in ("app", "templates", "static")
+        for path in (PROJECT_ROOT / folder).rglob("*")
+        if path.suffix in (".py", ".html", ".js", ".css")
+        and "vendor" not in path.parts
+        and _code_names(path, words)
+    )
+    listed = [
+        path.replace("<kind>", "select_all").replace("<widget>", "select-all")
+        for path in _kind_files("every kind")
+        + _kind_files("a step's question")
+        + _kind_files("every widget")
+    ]
+    assert named == sorted(listed)
+    assert len(listed) == 10
 
 
 WIDGETS_JS = PROJECT_ROOT / "static" / "js" / "widgets"

@@ -26,8 +26,7 @@ ALLOWED: dict[str, str] = {
     # kept and restored their own way (the step side of a kind is not declared yet).
     "app/learning/grader.py": "grades a choice, a typed value and an order, each its own way",
     "app/learning/lesson_answers.py": "keeps a choice, a typed value and an order",
-    "app/learning/lesson_page.py": "restores a choice, a typed value and an order; reads a "
-    "store record's `.prediction` (every stored step answer)",
+    "app/learning/lesson_page.py": "restores a choice, a typed value and an order",
     "app/learning/recall.py": "asks a choice again on a variant instance",
     "app/modes/drills.py": "a drill is made from a step's typed value",
     # The lesson tools: each checks what one kind's own fields say.
@@ -46,7 +45,6 @@ ALLOWED: dict[str, str] = {
     "app/lessons/inventory_check.py": "an inventory item's own `prediction`, not a step's",
     "app/learning/inventory_tests.py": "an inventory item's own `prediction`, not a step's",
     "app/learning/inventory_gain.py": "an inventory item's own `prediction`, not a step's",
-    "app/progress/store.py": "a stored step answer (`StepRecord.prediction`), not a question",
 }
 
 

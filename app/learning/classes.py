@@ -82,14 +82,14 @@ class Dashboard:
     reports: list[ReportRow] = field(default_factory=list)
 
     def reports_on(self, question: Question) -> list[ReportRow]:
-        """The reports about a question, shown on its card."""
+        """The reports about a question, shown on its item row."""
         return [r for r in self.reports if r.question and r.question.key == question.key]
 
     @property
-    def reports_without_card(self) -> list[ReportRow]:
-        """Reports about a question no card shows (no first attempt yet, or gone)."""
-        carded = {row.question.key for row in self.items}
-        return [r for r in self.reports if r.question is None or r.question.key not in carded]
+    def reports_without_item(self) -> list[ReportRow]:
+        """Reports about a question no item row shows (no first attempt yet, or gone)."""
+        shown = {row.question.key for row in self.items}
+        return [r for r in self.reports if r.question is None or r.question.key not in shown]
 
     gain: ClassGain | None = None  # the concept inventory's, when the lessons have one
 

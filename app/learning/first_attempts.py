@@ -91,7 +91,7 @@ def _step_questions(lesson: Lesson, number: int, step: Step) -> list[Question]:
 def first_attempts(store: ProgressStore, class_id: str | None) -> list[FirstAttempt]:
     """The store's first attempts (of a class, or with None of everyone), labelled with the
     names of their kinds."""
-    return store.first_attempts(class_id, prediction=PREDICTION.name, myth=MYTH.name)
+    return store.first_attempts(class_id, step_answer=PREDICTION.name, myth=MYTH.name)
 
 
 def current_answers(

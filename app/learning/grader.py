@@ -46,7 +46,7 @@ class Graded:
     reveal: Reveal  # the one union of what a graded answer reveals (app/learning/schemas.py)
 
 
-def _schedule(correct: bool) -> Grade:
+def schedule(correct: bool) -> Grade:
     # Answers the server grades count as `good` when right, `again` when wrong.
     return Grade.good if correct else Grade.again
 
@@ -81,7 +81,7 @@ def grade_choice(step: Step, choice: str | None) -> bool:
     return choice == step.prediction.answer
 
 
-def _error(ran: Snippet | Instance | None) -> dict[str, str] | None:
+def snippet_error(ran: Snippet | Instance | None) -> dict[str, str] | None:
     """What a snippet or a variant instance raised, for its reveal."""
     if ran is None or ran.error is None:
         return None
@@ -103,7 +103,7 @@ def prediction_reveal(
         explanation_html=str(rendering.markdown(prediction.explanation)),
         why_html=str(rendering.markdown_inline(why)) if why else None,
         output=step.snippet.output if step.snippet is not None else None,
-        error=_error(step.snippet),
+        error=snippet_error(step.snippet),
         attempt=attempt,
         step=step_reveal(step),
         value=value_question(step, instance),
@@ -137,18 +137,18 @@ def instance_choice(step: Step, instance: Instance, choice: str | None) -> Grade
         explanation_html=str(rendering.markdown(instance.explanation)),
         why_html=str(rendering.markdown_inline(why)) if why else None,
         output=instance.output,
-        error=_error(instance),
+        error=snippet_error(instance),
         attempt=0,
         # The step's concept and insight hold for every instance; its explanation speaks of the
         # step's own numbers, so the instance's own (above) stands in for it.
         step=step_reveal(step).model_copy(update={"explanation_html": ""}),
     )
-    return Graded(correct, _schedule(correct), reveal)
+    return Graded(correct, schedule(correct), reveal)
 
 
-def instance_check(step: Step, instance: Instance, unlocks: Step | None = None) -> ValueCheck:
-    """What a typed value asked on a variant instance is checked against."""
-    return ValueCheck(
+def instance_rubric(step: Step, instance: Instance, unlocks: Step | None = None) -> ValueRubric:
+    """What a typed value asked on a variant instance is graded against."""
+    return ValueRubric(
         expected_value(step, instance), instance.explanation, unlocks, instance.misconceptions
     )
 
@@ -235,8 +235,8 @@ def myth_reveal(
 
 # --- typed values and drills ------------------------------------------------------------------
 @dataclass(frozen=True)
-class ValueCheck:
-    """What a typed `.grad` is checked against, and what a reveal of it shows."""
+class ValueRubric:
+    """What a typed `.grad` is graded against, and what a reveal of it shows (its rubric)."""
 
     expected: object
     explanation: str | None = None
@@ -244,12 +244,12 @@ class ValueCheck:
     misconceptions: Sequence[ValueMisconception] = ()  # named wrong values and their why
 
 
-def grade_typed(check: ValueCheck, typed: str, reveal: bool) -> tuple[bool | None, DrillFeedback]:
+def grade_typed(rubric: ValueRubric, typed: str, reveal: bool) -> tuple[bool | None, DrillFeedback]:
     """Grade a typed `.grad` numerically, element by element. Returns (correct, or None when
     the text could not be read; feedback). The answer, its explanation and the step's text are
     in the feedback only when right or when `reveal` asks for them."""
     try:
-        comparison, parsed = grade_value(check.expected, typed)
+        comparison, parsed = grade_value(rubric.expected, typed)
     except TypedValueError as exc:
         if not reveal:
             return None, DrillFeedback(
@@ -264,9 +264,9 @@ def grade_typed(check: ValueCheck, typed: str, reveal: bool) -> tuple[bool | Non
         comparison, parsed = None, None
     correct = comparison is not None and comparison.matches
     show = correct or reveal
-    explanation = check.explanation if show else None
+    explanation = rubric.explanation if show else None
     why = (
-        why_wrong(check.misconceptions, check.expected, parsed)
+        why_wrong(rubric.misconceptions, rubric.expected, parsed)
         if comparison and not correct
         else None
     )
@@ -275,18 +275,18 @@ def grade_typed(check: ValueCheck, typed: str, reveal: bool) -> tuple[bool | Non
         parsed=comparison is not None,
         problem=comparison.problem if comparison else None,
         shape_ok=comparison.shape_ok if comparison else False,
-        expected_shape=shape_of(check.expected) if check.expected is not None else None,
+        expected_shape=shape_of(rubric.expected) if rubric.expected is not None else None,
         your_shape=shape_of(parsed) if comparison is not None and parsed is not None else None,
         elements=comparison.elements if comparison else [],
-        expected=check.expected if show else None,  # type: ignore[arg-type]
+        expected=rubric.expected if show else None,  # type: ignore[arg-type]
         explanation_html=str(rendering.markdown(explanation)) if explanation else None,
         why_html=str(rendering.markdown_inline(why)) if why else None,
-        step=step_reveal(check.step) if show and check.step is not None else None,
+        step=step_reveal(rubric.step) if show and rubric.step is not None else None,
     )
 
 
 def value_feedback(feedback: DrillFeedback) -> ValueFeedback:
-    """A lesson step's value check answers without the queue flag."""
+    """A lesson step's graded value answers without the queue flag."""
     return ValueFeedback.model_validate(feedback.model_dump(exclude={"queued"}))
 
 
@@ -317,26 +317,26 @@ def fix_verdict(pitfall: Pitfall, result: RunResult) -> FixVerdict:
 # --- graded answers for the review queue (app/learning/kinds/ says which kind uses which) -----
 def graded_choice(step: Step, choice: str | None) -> Graded:
     correct = grade_choice(step, choice)
-    return Graded(correct, _schedule(correct), prediction_reveal(step, choice or "", correct, 0))
+    return Graded(correct, schedule(correct), prediction_reveal(step, choice or "", correct, 0))
 
 
 def graded_myth(myth: Myth, answer: str | None) -> Graded:
     correct = grade_myth(myth, answer)
-    return Graded(correct, _schedule(correct), myth_reveal(myth, correct))
+    return Graded(correct, schedule(correct), myth_reveal(myth, correct))
 
 
 def graded_myth_form(myth: Myth, form: MythForm, answer: str | None) -> Graded:
     if answer not in ("yes", "no"):
         raise AnswerError("Answer yes or no")
     correct = answer == form.answer
-    return Graded(correct, _schedule(correct), myth_reveal(myth, correct, form=form))
+    return Graded(correct, schedule(correct), myth_reveal(myth, correct, form=form))
 
 
-def graded_value(check: ValueCheck, typed: str | None) -> Graded:
+def graded_value(rubric: ValueRubric, typed: str | None) -> Graded:
     if typed is None:
         raise AnswerError("Type a value")
-    right, feedback = grade_typed(check, typed, reveal=False)
+    right, feedback = grade_typed(rubric, typed, reveal=False)
     if right is None:
         return Graded(False, None, feedback)  # unreadable: nothing graded, type again
-    shown = feedback.model_copy(update={"expected": check.expected})
-    return Graded(right, _schedule(right), shown)
+    shown = feedback.model_copy(update={"expected": rubric.expected})
+    return Graded(right, schedule(right), shown)

@@ -5,6 +5,7 @@ app/learning/lesson_page.py's.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from app.errors import AnswerError, PredictionNotCommitted, UnknownStep
@@ -13,9 +14,9 @@ from app.learning.kinds import (
     DRILL,
     MYTH,
     ORDERING,
-    PREDICTION,
+    QuestionKind,
+    answered_at,
     myth_fingerprint,
-    prediction_fingerprint,
     step_answer_of,
     step_ordering_fingerprint,
     stored_order,
@@ -29,8 +30,7 @@ from app.learning.schemas import (
     MythReveal,
     OrderingBody,
     OrderingReveal,
-    PredictionBody,
-    PredictionReveal,
+    StepQuestionReveal,
     ValueBody,
     ValueFeedback,
 )
@@ -39,7 +39,7 @@ from app.lessons.loader import Catalog
 from app.lessons.variants import Instance
 from app.modes.drills import value_drill_id
 from app.pedagogy.scheduler import describe_wait
-from app.progress.records import MythRecord, PredictionRecord, ValueRecord
+from app.progress.records import MythRecord, StepAnswerRecord, ValueRecord
 from app.progress.store import ProgressStore
 from app.sandbox.result import RunResult
 
@@ -63,26 +63,52 @@ class LessonAnswers:
     def _seen_answers(self, slug: str) -> bool:
         return self.store.read_ahead(self.learner, slug)
 
-    def commit_prediction(self, slug: str, number: int, body: PredictionBody) -> PredictionReveal:
-        step = find_step(find_lesson(self.catalog, slug), number)
-        if step.prediction is None:
-            raise UnknownStep(f"Step {number} of {slug!r} asks for no prediction")
-        confidence = grader.require_confidence(body.confidence)
-        correct = grader.grade_choice(step, body.choice)
-        fingerprint = prediction_fingerprint(step.prediction)
-        with self.store.together():  # the answer and its review card: one transaction
+    def commit_step(
+        self, slug: str, number: int, path: str, body: Mapping[str, object]
+    ) -> StepQuestionReveal:
+        """Commit an answer to the step's question of the kind answered at `path` (a choice, a
+        select-all: every kind graded at once, by its declaration); what explains it comes
+        back. Refused before anything is kept: a step that asks no such question (404), a body
+        that does not fit the kind (422), no confidence (422), an answer not among the step's."""
+        lesson = find_lesson(self.catalog, slug)
+        step = find_step(lesson, number)
+        kind = answered_at(path)
+        asked = {name for name, _ in step.questions()}
+        if kind is None or kind.step is None or kind.step_field not in asked:
+            raise UnknownStep(f"Step {number} of {slug!r} asks no {path} question")
+        answer = kind.read(body)
+        confidence = grader.require_confidence(answer.confidence)
+        correct = kind.step.grade(step, answer)
+        kept = kind.step.keep(answer)
+        attempt = self._keep(lesson, number, kind, kept, confidence, correct)
+        instance = asked_instance(lesson, number, self.learner)
+        return kind.step.reveal(step, kept, correct, attempt, instance)
+
+    def _keep(
+        self,
+        lesson: Lesson,
+        number: int,
+        kind: QuestionKind,
+        kept: str,
+        confidence: str,
+        correct: bool,
+    ) -> int:
+        """Keep a step's committed answer and queue it (a miss; a right guess, the first
+        time); the attempt it was. One transaction with its review card and score."""
+        slug, step = lesson.slug, find_step(lesson, number)
+        fingerprint = kind.step_answer(step) if kind.step_answer is not None else None
+        with self.store.together():
             seen = self._seen_answers(slug)
-            answer = PredictionRecord(body.choice, confidence, correct, fingerprint, seen)
-            attempt = self.store.record_prediction(self.learner, slug, number, answer)
+            answer = StepAnswerRecord(kept, confidence, correct, fingerprint, seen)
+            attempt = self.store.record_step_answer(self.learner, slug, number, answer)
             at = datetime.now(UTC)
             if not correct:
                 urgent = confidence == "certain"
-                self._queue().note_miss(slug, PREDICTION, str(number), at, urgent=urgent)
+                self._queue().note_miss(slug, kind, str(number), at, urgent=urgent)
             elif confidence == "guess" and attempt == 1:  # later attempts follow the reveal
-                self._queue().note_guess(slug, PREDICTION, str(number), at)
-            queue_lesson_score(self.store, self.learner, find_lesson(self.catalog, slug))
-        instance = asked_instance(find_lesson(self.catalog, slug), number, self.learner)
-        return grader.prediction_reveal(step, body.choice, correct, attempt, instance)
+                self._queue().note_guess(slug, kind, str(number), at)
+            queue_lesson_score(self.store, self.learner, lesson)
+        return attempt
 
     def ordering_program(
         self, slug: str, number: int, body: OrderingBody, form: int | None = None
@@ -126,8 +152,8 @@ class LessonAnswers:
         with self.store.together():
             seen = self._seen_answers(slug)
             order = stored_order(body.order)
-            kept = PredictionRecord(order, confidence, correct, fingerprint, seen)
-            attempt = self.store.record_prediction(self.learner, slug, number, kept)
+            kept = StepAnswerRecord(order, confidence, correct, fingerprint, seen)
+            attempt = self.store.record_step_answer(self.learner, slug, number, kept)
             at = datetime.now(UTC)
             queue = self._queue()
             # A due review item of it is answered by this order; a miss enters the queue.
@@ -187,19 +213,21 @@ class LessonAnswers:
             raise UnknownStep(f"Step {number} of {slug!r} asks for no value")
         return step, step.snippet, step.value_prediction
 
-    def check_value(self, slug: str, number: int, body: ValueBody, actual: object) -> ValueFeedback:
-        """Check a typed `.grad` against `actual`, the value the step's code really produces."""
+    def answer_value(
+        self, slug: str, number: int, body: ValueBody, actual: object
+    ) -> ValueFeedback:
+        """Grade a typed `.grad` against `actual`, the value the step's code really produces."""
         lesson = find_lesson(self.catalog, slug)
         step, _, guess = self.value_step(slug, number)
         self.require_choice(lesson, number)
         unlocks = step if step.prediction is None else None  # a choice's reveal explains it
         instance = asked_instance(lesson, number, self.learner)
-        check = (
-            grader.instance_check(step, instance)
+        rubric = (
+            grader.instance_rubric(step, instance)
             if instance is not None
-            else grader.ValueCheck(actual, guess.explanation, unlocks, guess.misconceptions)
+            else grader.ValueRubric(actual, guess.explanation, unlocks, guess.misconceptions)
         )
-        correct, feedback = grader.grade_typed(check, body.value, body.reveal)
+        correct, feedback = grader.grade_typed(rubric, body.value, body.reveal)
         if correct is None:
             return grader.value_feedback(feedback)
         drill = value_drill_id(lesson, number)

@@ -17,10 +17,13 @@ from app.learning.guided import first_unanswered
 from app.learning.kinds import (
     MYTH,
     PREDICTION,
+    QuestionKind,
     choice_order,
     myth_fingerprint,
     prediction_fingerprint,
     read_order,
+    step_answer_of,
+    step_kind,
     step_ordering_fingerprint,
     value_fingerprint,
 )
@@ -29,6 +32,7 @@ from app.learning.schemas import (
     CatalogProgress,
     LessonProgress,
     LessonSummary,
+    SavedAnswer,
     SavedMyth,
     SavedOrdering,
     SavedPrediction,
@@ -37,7 +41,7 @@ from app.learning.schemas import (
     Score,
 )
 from app.lessons.disclosure import Disclosure
-from app.lessons.format import Lesson, Step
+from app.lessons.format import Lesson, Question, Step
 from app.lessons.loader import Catalog
 from app.lessons.variants import Instance, pick
 from app.modes.drills import value_key
@@ -65,6 +69,21 @@ class StepView:
     # step's own, whose answer the choice's reveal shows.
     value_code: str | None = None
 
+    @property
+    def kinds(self) -> list[QuestionKind]:
+        """The kinds of the step's questions: `step_item` draws each whose widget has a
+        `<macro>_step` macro (templates/_widgets.html)."""
+        return [kind for field, _ in self.step.questions() if (kind := step_kind(field))]
+
+    def asked(self, kind: QuestionKind) -> Question | None:
+        """The step's question of this kind."""
+        return dict(self.step.questions()).get(kind.step_field or "")
+
+    @property
+    def locked(self) -> bool:
+        """Does its code wait for the commit (a run would answer a question graded at once)?"""
+        return any(kind.step is not None for kind in self.kinds)
+
 
 def asked_instance(lesson: Lesson, number: int, learner: str | None) -> Instance | None:
     """The variant instance a step's typed value asks this learner, when the step also asks a
@@ -77,11 +96,12 @@ def asked_instance(lesson: Lesson, number: int, learner: str | None) -> Instance
 
 
 def asked_order(lesson: Lesson, number: int, step: Step, learner: str) -> list[str]:
-    """The step's choices, or its lines to order, in this learner's order."""
+    """The step's choices, its lines to order or its statements, in this learner's order."""
     if step.prediction is not None:
         return choice_order(learner, lesson.slug, number, step.prediction.texts)
-    if step.ordering is not None:
-        return step.ordering.shuffled(f"{learner}\0{lesson.slug}\0{number}")
+    for _, question in step.questions():
+        if question.in_learner_order:
+            return question.shuffled(f"{learner}\0{lesson.slug}\0{number}")
     return []
 
 
@@ -131,19 +151,19 @@ def myth_score(lesson: Lesson, myths: dict[int, MythRecord]) -> Score:
 
 
 def _saved_step(step: Step, record: StepRecord, instance: Instance | None) -> SavedStep:
-    prediction = record.prediction
+    answer = record.answer
     saved_prediction = None
     if (
-        prediction is not None
+        answer is not None
         and step.prediction is not None
         and step.ordering is None
-        and prediction.fingerprint == prediction_fingerprint(step.prediction)
+        and answer.fingerprint == prediction_fingerprint(step.prediction)
     ):
-        reveal = grader.prediction_reveal(step, prediction.choice, prediction.correct, 0, instance)
+        reveal = grader.prediction_reveal(step, answer.choice, answer.correct, 0, instance)
         saved_prediction = SavedPrediction(
-            choice=prediction.choice,
-            confidence=prediction.confidence,
-            correct=prediction.correct,
+            choice=answer.choice,
+            confidence=answer.confidence,
+            correct=answer.correct,
             reveal=reveal,
         )
     value = record.value
@@ -163,13 +183,30 @@ def _saved_step(step: Step, record: StepRecord, instance: Instance | None) -> Sa
         prediction=saved_prediction,
         value=saved_value,
         ordering=_saved_ordering(step, record),
+        answer=_saved_answer(step, record, instance),
+    )
+
+
+def _saved_answer(step: Step, record: StepRecord, instance: Instance | None) -> SavedAnswer | None:
+    """The step's committed answer, for a kind graded at once (its declaration's step side):
+    what was sent, and the reveal it got, so that its widget restores it."""
+    found, saved = step_answer_of(step), record.answer
+    side = found[0].step if found is not None else None
+    if found is None or saved is None or side is None or saved.fingerprint != found[1]:
+        return None
+    return SavedAnswer(
+        kind=found[0].name,
+        sent=side.sent(saved.choice),
+        confidence=saved.confidence,
+        correct=saved.correct,
+        reveal=side.reveal(step, saved.choice, saved.correct, 0, instance),
     )
 
 
 def _saved_ordering(step: Step, record: StepRecord) -> SavedOrdering | None:
     """An ordering's committed answer (kept as the step's committed answer, its own kind told
     by its fingerprint), with its reveal without the run of the learner's order."""
-    saved = record.prediction
+    saved = record.answer
     if saved is None or saved.fingerprint != step_ordering_fingerprint(step):
         return None
     return SavedOrdering(
@@ -230,7 +267,7 @@ def _summary(
 
 
 def _first_attempts(store: ProgressStore, learner: str) -> list[FirstAttempt]:
-    return store.first_attempts(None, prediction=PREDICTION.name, myth=MYTH.name, learner=learner)
+    return store.first_attempts(None, step_answer=PREDICTION.name, myth=MYTH.name, learner=learner)
 
 
 def _resume(lesson: Lesson, done: set[int]) -> int | None:
@@ -266,11 +303,11 @@ def lesson_summary(lesson: Lesson, records: LessonRecords) -> LessonSummary:
     the lesson is done by the one rule (`completion.py`), read from the latest answers (an
     answer to today's question is the latest one, since an older version cannot be answered
     after it)."""
-    done = sum(1 for step in records.steps.values() if step.done)
+    done = sum(1 for record in records.steps.values() if record.done)
     answers = [
-        (PREDICTION.name, number, step.prediction.fingerprint)
-        for number, step in records.steps.items()
-        if step.prediction is not None
+        (PREDICTION.name, number, record.answer.fingerprint)
+        for number, record in records.steps.items()
+        if record.answer is not None
     ]
     answers += [(MYTH.name, number, myth.fingerprint) for number, myth in records.myths.items()]
     return _summary(lesson, done, records.myths, lesson_done(lesson, answers))

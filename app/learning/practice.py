@@ -5,6 +5,7 @@ are recorded, so reading the queue never writes."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 
 from app import rendering
@@ -31,7 +32,6 @@ from app.learning.schemas import (
     FixVerdict,
     FlashcardBack,
     HintOut,
-    PredictionBody,
     RatingResult,
     RecallResult,
     ReviewAnswerBody,
@@ -99,7 +99,7 @@ def calibration_of(catalog: Catalog, store: ProgressStore, learner: str | None) 
         for number, step in enumerate(lesson.steps, start=1)
         if (asked := step_answer_of(step)) is not None
     }
-    firsts = store.first_predictions(learner) if learner else []
+    firsts = store.first_step_answers(learner) if learner else []
     kept = [
         first
         for first in firsts
@@ -185,7 +185,7 @@ class Practice:
                 "answer the code it shows"
             )
         correct, feedback = grader.grade_typed(
-            grader.ValueCheck(drill.expected, misconceptions=drill.misconceptions),
+            grader.ValueRubric(drill.expected, misconceptions=drill.misconceptions),
             body.value,
             body.reveal,
         )
@@ -243,10 +243,10 @@ class Practice:
     async def check_fix(self, slug: str, number: int, code: str, address: str) -> FixVerdict:
         """Run the fix (in this learner's line at the client `address`) and compare what it
         does with what the corrected code is declared to do. Text is never compared."""
-        # A read of the store: in a thread, off the event loop (see Learning.check_value).
+        # A read of the store: in a thread, off the event loop (see Learning.answer_value).
         pitfall = await asyncio.to_thread(self._open_pitfall, slug, number)
         verdict = grader.fix_verdict(pitfall, await self.runs.run(code, Who(address, self.learner)))
-        # The store is synchronous: off the event loop (see Learning.check_value).
+        # The store is synchronous: off the event loop (see Learning.answer_value).
         await self.store.writer(
             self.store.record_pitfall_check, self.learner, slug, number, verdict.passed
         )
@@ -287,7 +287,7 @@ class Practice:
         )
 
     def answer_recall(
-        self, slug: str, number: int, body: PredictionBody, form: int | None
+        self, slug: str, number: int, body: Mapping[str, object], form: int | None
     ) -> RecallResult:
         """An answer to the lesson's recall question on step `number` (app/learning/recall.py):
         graded as review grades it, kept, and fed to the step's review card."""

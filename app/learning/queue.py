@@ -358,7 +358,7 @@ class ReviewQueue:
             stored = _stored(memory, urgent=urgent)
             with self.store.together():
                 # A flashcard is a card to see again: it stays, spaced by FSRS.
-                asked = prompt.form if prompt.card else _asked_after(prompt.form, counted)
+                asked = prompt.form if prompt.flashcard else _asked_after(prompt.form, counted)
                 self.store.update_review_card(card.id, stored, asked=asked)
                 self.store.record_review_answer(self.learner, card.id, counted.value, prompt.form)
         return outcome, memory

@@ -1,15 +1,15 @@
 """Is this instance ready for learners: does its progress database answer?
 
-A readiness probe and the `gradlab_database_ready` gauge ask the same `DatabaseCheck`. It asks
+A readiness probe and the `gradlab_database_ready` gauge ask the same `DatabaseProbe`. It asks
 the database a `SELECT 1` on a thread of its own, never on the event loop, at most once per
 `FRESH_S`: probes in between read the last answer. A database that says nothing (a firewall
-that drops the packets) makes the check answer "not ready" after `TIMEOUT_S`, while the one
+that drops the packets) makes the probe answer "not ready" after `TIMEOUT_S`, while the one
 question in flight waits for the driver's own connect timeout; no second one starts meanwhile.
-The server also asks every `EVERY_S` by itself (`keep_checked`), so that the gauge is true
+The server also asks every `EVERY_S` by itself (`keep_probing`), so that the gauge is true
 where nothing probes.
 
 Connections are the store's own, from the same pool: the pool tests each connection as it
-leaves it (`pool_pre_ping`), so when the database is back, the next check and the next request
+leaves it (`pool_pre_ping`), so when the database is back, the next probe and the next request
 get a new connection, and the instance is ready again without a restart.
 """
 
@@ -40,7 +40,7 @@ class DatabaseState:
     at: float  # time.monotonic() of the answer
 
 
-class DatabaseCheck:
+class DatabaseProbe:
     """The database's readiness, asked through `ask` (raises when it does not answer); each
     change of the answer is logged and handed to `on_change` (the gauge)."""
 
@@ -60,9 +60,9 @@ class DatabaseCheck:
         self.last = DatabaseState(ready=True, problem=None, at=float("-inf"))
         self._asking: Future[DatabaseState] | None = None
         self._lock = threading.Lock()
-        self.thread_name = f"gradlab-db-check-{id(self):x}"
+        self.thread_name = f"gradlab-db-probe-{id(self):x}"
 
-    async def check(self) -> DatabaseState:
+    async def probe(self) -> DatabaseState:
         """The database's state, asked now unless the last answer is fresh."""
         if time.monotonic() - self.last.at < self.fresh_s:
             return self.last
@@ -75,10 +75,10 @@ class DatabaseCheck:
             self._note(state, f"no answer in {self.timeout_s:g} s")
         return state
 
-    async def keep_checked(self, stop: asyncio.Event, every_s: float = EVERY_S) -> None:
+    async def keep_probing(self, stop: asyncio.Event, every_s: float = EVERY_S) -> None:
         """Ask every `every_s` until `stop`."""
         while not stop.is_set():
-            await self.check()
+            await self.probe()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), every_s)
 

@@ -21,14 +21,17 @@ review: it reviews the step's card, or enters the queue as a miss does (`ReviewQ
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
 from app.errors import AnswerError, NotDue, NotTheFormAsked, PredictionNotCommitted, UnknownStep
-from app.learning.kinds import PREDICTION, Prompt
+from app.learning.kinds import Prompt, QuestionKind, step_answer_of
 from app.learning.queue import ReviewQueue
-from app.learning.schemas import PredictionBody, PredictionReveal, RecallResult
+from app.learning.schemas import (
+    RecallResult,
+    StepQuestionReveal,
+)
 from app.learning.seen import learner_shown, only
 from app.lessons.disclosure import Disclosure
 from app.lessons.format import Lesson, Step
@@ -71,15 +74,18 @@ class RecallItem:
 
     question: RecallQuestion
     saved: RecallRecord | None = None
-    reveal: PredictionReveal | None = None
+    reveal: StepQuestionReveal | None = None
 
     @property
     def restore(self) -> dict[str, object] | None:
-        """The saved answer as the choice widget restores one (static/js/widgets/choice.js)."""
-        if self.saved is None or self.reveal is None:
+        """The saved answer as its widget restores one (static/js/widgets/: `choice` reads the
+        choice, the others what was sent)."""
+        side = self.question.prompt.kind.step
+        if self.saved is None or self.reveal is None or side is None:
             return None
         return {
             "choice": self.saved.choice,
+            "sent": side.sent(self.saved.choice),
             "confidence": self.saved.confidence,
             "correct": self.saved.correct,
             "reveal": self.reveal.model_dump(),
@@ -97,8 +103,15 @@ def _own(step: Step, instance: Instance) -> bool:
     return step.snippet is not None and instance.code.strip() == step.snippet.code.strip()
 
 
+def _kind(step: Step) -> QuestionKind | None:
+    """The kind of the step's committed question, if it is graded at once (a choice, a
+    select-all: recall grades as review does, without a run)."""
+    found = step_answer_of(step)
+    return found[0] if found is not None and found[0].step is not None else None
+
+
 def _askable(step: Step) -> bool:
-    return step.prediction is not None and any(not _own(step, i) for i in instances(step))
+    return _kind(step) is not None and any(not _own(step, i) for i in instances(step))
 
 
 def build_up_committed(disclosure: Disclosure) -> bool:
@@ -110,7 +123,15 @@ def _other_numbers(step: Step, instance: Instance) -> bool:
     prediction, snippet = step.prediction, step.snippet
     own_output = snippet.output if snippet is not None else ""
     own_texts = set(prediction.texts) if prediction is not None else set()
-    return instance.output != own_output or set(instance.texts) != own_texts
+    return (
+        instance.output != own_output
+        or set(instance.texts) != own_texts
+        or any(instance.readings.get(name) != value for name, value in _stated(step).items())
+    )
+
+
+def _stated(step: Step) -> dict[str, object]:
+    return {name: value for _, q in step.questions() for name, value in q.stated().items()}
 
 
 def _key(lesson: Lesson, learner: str) -> str:
@@ -123,7 +144,9 @@ def question_of(
     # The learner is named, so the instance is never the one their typed value asked; no
     # previous form, so the question does not move when a review asks the step again; with
     # `seen`, not an instance whose code the learner was shown while another remains.
-    prompt = PREDICTION.prompt(lesson, str(number), _key(lesson, learner), learner, None, seen)
+    kind = _kind(lesson.steps[number - 1])
+    key = _key(lesson, learner)
+    prompt = kind.prompt(lesson, str(number), key, learner, None, seen) if kind else None
     if prompt is None or prompt.instance is None or _own(lesson.steps[number - 1], prompt.instance):
         return None  # the step asks no choice, or has no instance of it but its own code
     return RecallQuestion(number, prompt)
@@ -163,7 +186,8 @@ class Asked:
 def _unseen(lesson: Lesson, learner: str, question: RecallQuestion, asked: Asked) -> RecallQuestion:
     """`question` on the instance answered, if it was, else on one not shown while one remains."""
     number = question.number
-    kept = [a.form for a in asked.answers if a.step == number and a.kind == PREDICTION.name]
+    kind = question.prompt.kind.name
+    kept = [a.form for a in asked.answers if a.step == number and a.kind == kind]
     seen = only(lesson.steps[number - 1], kept[-1]) if kept else asked.seen
     return question_of(lesson, number, learner, seen) or question
 
@@ -204,11 +228,12 @@ def _item(question: RecallQuestion, answers: list[RecallRecord]) -> RecallItem:
         return RecallItem(question)
     try:
         kind = question.prompt.kind
-        answer = kind.read({"choice": saved.choice, "confidence": saved.confidence})
+        sent = kind.step.sent(saved.choice) if kind.step is not None else {}
+        answer = kind.read(sent | {"confidence": saved.confidence})
         graded = kind.grade(question.prompt, answer)
     except AnswerError:  # the instance's choices were rewritten since: ask it again
         return RecallItem(question)
-    reveal = graded.reveal if isinstance(graded.reveal, PredictionReveal) else None
+    reveal = graded.reveal if isinstance(graded.reveal, StepQuestionReveal) else None
     return RecallItem(question, saved, reveal)
 
 
@@ -230,7 +255,7 @@ def answer_recall(
     store: ProgressStore,
     queue: ReviewQueue,
     number: int,
-    body: PredictionBody,
+    body: Mapping[str, object],
     form: int | None,
     at: datetime,
 ) -> RecallResult:
@@ -250,17 +275,18 @@ def answer_recall(
             f"The recall question on step {number} is not asked as form {form}: reload the "
             "lesson and answer the question it shows"
         )
-    prompt = question.prompt
-    answer = prompt.kind.read({"choice": body.choice, "confidence": body.confidence})
+    prompt, side = question.prompt, question.prompt.kind.step
+    answer = prompt.kind.read(body)
     graded = prompt.kind.grade(prompt, answer)
-    if graded.grade is None or not isinstance(graded.reveal, PredictionReveal):
-        raise AnswerError("Pick one of the choices")
-    confidence = body.confidence or ""
+    reveal = graded.reveal
+    if graded.grade is None or side is None or not isinstance(reveal, StepQuestionReveal):
+        raise AnswerError("Answer the question as it asks")
+    confidence = answer.confidence or ""
     record = RecallRecord(
         number,
         prompt.kind.name,
         question.form,
-        body.choice,
+        side.keep(answer),
         confidence,
         graded.correct,
         prompt.fingerprint,
@@ -273,6 +299,6 @@ def answer_recall(
         )
     return RecallResult(
         correct=graded.correct,
-        reveal=graded.reveal,
+        reveal=reveal,
         comes_back=describe_wait(memory.due, at) if memory is not None else None,
     )

@@ -15,9 +15,7 @@ from app.learning.kinds import (
     FIX,
     FLASHCARD,
     MYTH,
-    ORDERING,
-    PREDICTION,
-    VALUE,
+    STEP_KINDS,
     QuestionKind,
 )
 from app.learning.mode_pages import ModeRequest
@@ -50,7 +48,7 @@ MODES: list[Mode] = [
         "The whole lesson: every step, myth and pitfall.",
         "lesson.html",
         mode_pages.deep_dive,
-        asks=(PREDICTION, VALUE, ORDERING, MYTH, EXERCISE),
+        asks=(*STEP_KINDS, MYTH, EXERCISE),
         script="pages/deep-dive.js",
         editor=True,
     ),
@@ -69,7 +67,7 @@ MODES: list[Mode] = [
         "One step per screen; predict to unlock the next.",
         "modes/step_by_step.html",
         mode_pages.deep_dive,  # its exercises, each on the screen of the step it follows
-        asks=(PREDICTION, VALUE, ORDERING, EXERCISE),
+        asks=(*STEP_KINDS, EXERCISE),
         script="pages/step-by-step.js",
         editor=True,
     ),

@@ -120,6 +120,9 @@ class ModeBody(BaseModel):
 # the kind reads as its own answer model (`Review.answer`, app/learning/kinds/), refusing one
 # that does not fit it (422 `not-an-answer`).
 ReviewAnswerBody = dict[str, JsonValue]
+# A step question's answer (POST /api/lessons/{slug}/steps/{n}/{question}), read the same way
+# as the model of the question's kind.
+AnswerBody = dict[str, JsonValue]
 
 
 # --- reveals: what explains an answer, sent only once it is given -----------------------------
@@ -156,6 +159,29 @@ class PredictionReveal(BaseModel):
     value: ValueQuestion | None = Field(
         default=None, description="The step's typed-value question, now open; null if none"
     )
+
+
+class StatementVerdict(BaseModel):
+    """One statement of a select-all question, once answered."""
+
+    text: str
+    holds: bool = Field(description="Whether it holds after the code runs")
+    ticked: bool = Field(description="Whether the learner ticked it")
+    why_html: str | None = Field(description="What the learner's belief got wrong; null if right")
+
+
+class SelectAllReveal(BaseModel):
+    correct: bool
+    statements: list[StatementVerdict] = Field(description="In the lesson's order")
+    explanation_html: str
+    output: str | None
+    error: dict[str, str] | None
+    attempt: int
+    step: StepReveal
+
+
+# What a step question graded at once reveals.
+StepQuestionReveal = PredictionReveal | SelectAllReveal
 
 
 class OrderingReveal(BaseModel):
@@ -212,7 +238,7 @@ class FlashcardBack(BaseModel):
 
 # What a graded answer reveals (the grader's `Graded.reveal`, a review answer's `reveal`): the
 # one union of the reveals the grader builds for an answer it grades at once.
-Reveal = PredictionReveal | MythReveal | DrillFeedback | FlashcardBack
+Reveal = PredictionReveal | SelectAllReveal | MythReveal | DrillFeedback | FlashcardBack
 
 
 class RatingResult(BaseModel):
@@ -255,6 +281,17 @@ class SavedOrdering(BaseModel):
     reveal: OrderingReveal
 
 
+class SavedAnswer(BaseModel):
+    """A step's committed answer of a kind whose widget restores it from here (a select-all):
+    the kind's name, what was sent, and its reveal."""
+
+    kind: str
+    sent: dict[str, JsonValue] = Field(description="The body the answer was sent as")
+    confidence: str
+    correct: bool
+    reveal: StepQuestionReveal
+
+
 class SavedValue(BaseModel):
     value: str
     correct: bool
@@ -268,6 +305,7 @@ class SavedStep(BaseModel):
     prediction: SavedPrediction | None
     value: SavedValue | None
     ordering: SavedOrdering | None = None
+    answer: SavedAnswer | None = None
 
 
 class SavedMyth(BaseModel):
@@ -351,7 +389,7 @@ class RecallResult(BaseModel):
     """An answer to one of a lesson's recall questions: graded, revealed, and scheduled."""
 
     correct: bool
-    reveal: PredictionReveal
+    reveal: PredictionReveal | SelectAllReveal
     comes_back: str | None = Field(
         description="When the step comes back in review, in words; null: it does not (answered "
         "right, and not as a guess, with no review card of it)"

@@ -30,7 +30,7 @@ from app.learning.mode_pages import ModeRequest
 from app.learning.practice import Practice, calibration_of, now, queue_items
 from app.learning.questions import disclosure_of, find_lesson
 from app.learning.queue import QueueView
-from app.learning.readiness import DatabaseCheck, DatabaseState
+from app.learning.readiness import DatabaseProbe, DatabaseState
 from app.learning.registry import DEFAULT_MODE, MODES, find_mode
 from app.learning.runs import Runs, Who
 from app.learning.schemas import (
@@ -92,12 +92,12 @@ class Learning:
         sitting_size: int = 20,
         public_url_set: bool = True,
         known_meter: KnownRunsMeter | None = None,
-        database: DatabaseCheck | None = None,
+        database: DatabaseProbe | None = None,
     ) -> None:
         self.catalog = catalog
         self.store = store
         # Made once per app, like `shares`: a catalog reload keeps what it knows.
-        self.database = database or DatabaseCheck(store.ping)
+        self.database = database or DatabaseProbe(store.ping)
         # A lesson's own code is answered from its first run; kept per catalog, so a reload's
         # new core starts without the old lessons' answers.
         self.runs = Runs(sandbox, KnownRuns(catalog, known_meter))
@@ -244,7 +244,7 @@ class Learning:
     async def readiness(self) -> Health:
         """What /readyz says: the database checked now (or a second ago), the sandbox; NotReady
         naming what is not."""
-        health = self._health(await self.database.check())
+        health = self._health(await self.database.probe())
         if not health.ready:
             reasons = [f"database: {health.database.problem}"] if not health.database.ready else []
             if not health.sandbox.ready and self.runs.sandbox is not None:
@@ -313,10 +313,10 @@ class Learning:
         if learner is not None:
             self.store.reset(learner)
 
-    async def check_value(
+    async def answer_value(
         self, learner: str, address: str, slug: str, number: int, body: ValueBody
     ) -> ValueFeedback:
-        """Check a typed value against the step's real run (made, once, in the line of
+        """Grade a typed value against the step's real run (made, once, in the line of
         `learner` at the client `address`)."""
         answers = self.answers(learner)
         _, snippet, guess = answers.value_step(slug, number)
@@ -326,7 +326,7 @@ class Learning:
         actual = None if stored else await self.runs.real_grad((slug, number), snippet, guess, who)
         # The store is synchronous: its writer runs the write off the event loop, so that a
         # write waiting for the database never holds up other requests and the runs in flight.
-        return await self.store.writer(answers.check_value, slug, number, body, actual)
+        return await self.store.writer(answers.answer_value, slug, number, body, actual)
 
     async def commit_ordering(
         self,
@@ -359,7 +359,7 @@ class Learning:
         result = await self.runs.run(code, who)
         answers = self.answers(learner) if learner is not None else None
         # Most runs complete nothing (their step asks for a prediction): no hop to the writer
-        # for them. The write is off the event loop, as in check_value.
+        # for them. The write is off the event loop, as in answer_value.
         if answers is not None and answers.completed_by_running(slug, step):
             await self.store.writer(answers.mark_run, slug, step)
         return result

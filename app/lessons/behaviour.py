@@ -1,8 +1,8 @@
 """How a real run compares with what a snippet says it does.
 
-Runtime code: `gradlab check` (app/lessons/check.py) holds a snippet to its every claim, and a
+Runtime code: `gradlab check` (app/lessons/check.py) holds a snippet to everything it states, and a
 learner's code (a pitfall fix, app/modes/pitfalls.py; an exercise, app/modes/exercises.py) is
-held to the claims that matter, its `Goal` (`judge`). Both compare here, so a run is read the
+held to what of it matters, its `Goal` (`judge`). Both compare here, so a run is read the
 same way by the checker and by every grader of written code.
 """
 
@@ -30,7 +30,7 @@ def output_diff(expected: str, actual: str) -> str:
 
 
 def error_problems(snippet: Snippet, result: RunResult) -> list[str]:
-    """How the run's error (or its absence) contradicts the snippet's claimed error."""
+    """How the run's error (or its absence) contradicts the snippet's stated error."""
     expected_error = snippet.error
     if expected_error is None:
         if result.error is None:
@@ -62,17 +62,17 @@ def all_zero(value: object) -> bool:
     return bool(numbers) and all(isinstance(n, int | float) and n == 0 for n in numbers)
 
 
-def same_grad(claimed: GradValue, actual: object, *, none_is_zero: bool) -> Comparison:
-    """Is `actual` the claimed `.grad`? With `none_is_zero`, `None` and a gradient of zeros
+def same_grad(stated: GradValue, actual: object, *, none_is_zero: bool) -> Comparison:
+    """Is `actual` the stated `.grad`? With `none_is_zero`, `None` and a gradient of zeros
     count as the same: both say no gradient has flowed into the tensor since it was cleared."""
-    cleared = (claimed is None or all_zero(claimed)) and (actual is None or all_zero(actual))
+    cleared = (stated is None or all_zero(stated)) and (actual is None or all_zero(actual))
     if none_is_zero and cleared:
         return Comparison(True)
-    return compare(claimed, actual)
+    return compare(stated, actual)
 
 
 def snippet_problems(snippet: Snippet, result: RunResult) -> list[str]:
-    """How `result` (a real run) contradicts what `snippet` claims; empty when it does not."""
+    """How `result` (a real run) contradicts what `snippet` states; empty when it does not."""
     if result.status in STOPPED:
         message = result.error.message if result.error else ""
         return [f"the run ended with status {result.status!r}: {message}"]
@@ -82,15 +82,15 @@ def snippet_problems(snippet: Snippet, result: RunResult) -> list[str]:
             "stdout differs from the claimed output:\n" + output_diff(snippet.output, result.stdout)
         )
     tensors = {tensor.name: tensor for tensor in result.tensors}
-    for name, claimed in snippet.grads.items():
+    for name, stated in snippet.grads.items():
         tensor = tensors.get(name)
         if tensor is None:
             problems.append(f"grads: no tensor named {name!r} after the run")
             continue
-        comparison = compare(claimed, tensor.grad)
+        comparison = compare(stated, tensor.grad)
         if not comparison.matches:
             problems.append(
-                f"grads: {name}.grad is claimed {claimed!r} but torch holds {tensor.grad!r} "
+                f"grads: {name}.grad is claimed {stated!r} but torch holds {tensor.grad!r} "
                 f"({comparison.problem})"
             )
     return problems

@@ -27,8 +27,11 @@ from app.lessons.format_base import (
     ExpectedError,
     GradValue,
     Level,
+    Option,
     Ordering,
+    Plain,
     Question,
+    SelectAll,
     Slug,
     Snippet,
     StepLevel,
@@ -43,7 +46,6 @@ from app.lessons.format_exercises import BLANK, Exercise, Gradcheck, Hint, HintC
 from app.lessons.format_variants import (
     PLACEHOLDER,
     MisconceptionRule,
-    Plain,
     VariantChoice,
     VariantInstance,
     Variants,
@@ -70,6 +72,7 @@ __all__ = [
     "MentalModel",
     "MisconceptionRule",
     "Myth",
+    "Option",
     "Ordering",
     "Overview",
     "Pitfall",
@@ -77,6 +80,7 @@ __all__ = [
     "Probe",
     "Question",
     "Rerun",
+    "SelectAll",
     "Slug",
     "Snippet",
     "Step",
@@ -115,6 +119,8 @@ class Step(Strict):
     value_prediction: ValuePrediction | None = None
     # Put the last lines of the snippet in an order that prints its output.
     ordering: Ordering | None = None
+    # Tick every statement that holds once the snippet has run.
+    select_all: SelectAll | None = None
     # New instances of the prediction, the typed value, the step's drills, or its ordering.
     variants: Variants | None = None
     # Why this step has no variants, where its answer is not something the sandbox can compute
@@ -130,7 +136,12 @@ class Step(Strict):
     # disclosure, the public lesson, the minutes and leak lints and the class dashboard's first
     # attempts iterate over these, and only the format and the kinds name one
     # (tests/test_question_fields.py).
-    QUESTIONS: ClassVar[tuple[str, ...]] = ("prediction", "value_prediction", "ordering")
+    QUESTIONS: ClassVar[tuple[str, ...]] = (
+        "prediction",
+        "value_prediction",
+        "ordering",
+        "select_all",
+    )
 
     def questions(self) -> list[tuple[str, Question]]:
         """(field, question) for each question this step asks."""
@@ -170,6 +181,18 @@ class Step(Strict):
                     "an instance's code, the answer to its order)"
                 )
             _orders_each_instance(self.ordering, self.variants)
+        return self
+
+    @model_validator(mode="after")
+    def _select_all_reads_the_run(self) -> Step:
+        if self.select_all is None:
+            return self
+        if self.prediction is not None or self.ordering is not None:
+            raise ValueError("select_all: a step that asks a select-all asks no choice or order")
+        if self.snippet is None or self.snippet.error is not None:
+            raise ValueError(
+                "select_all: its statements are read after the snippet runs to its end"
+            )
         return self
 
     @model_validator(mode="after")

@@ -22,6 +22,9 @@ from typing_extensions import TypeAliasType
 
 from app.lessons.numeric import compare
 
+# A value a reading or a variant's computed value holds: a number, text, a truth value, a list.
+Plain = TypeAliasType("Plain", "bool | int | float | str | list[Plain] | None")
+
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=64)]
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 Code = Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
@@ -170,6 +173,26 @@ class Question(Strict):
         None when the step's own outcome (its output) is the answer's."""
         return None
 
+    @property
+    def texts(self) -> list[str]:
+        """The items a learner gets in an order of their own (`in_learner_order`), as text."""
+        return []
+
+    def shuffled(self, key: str) -> list[str]:
+        """Those items in the order of `key` (see `shuffled`), never the file's order."""
+        return shuffled(self.texts, key)
+
+    def readings(self) -> dict[str, str]:
+        """name -> a Python expression that a run of the step's code (and of each variant
+        instance's) evaluates after it finishes, where the question's answer is what the run
+        says: `gradlab check` compares the step's with `stated()`, and `--update` keeps each
+        instance's (`VariantInstance.readings`)."""
+        return {}
+
+    def stated(self) -> dict[str, Plain]:
+        """name -> what the lesson states each reading evaluates to on the step's own code."""
+        return {}
+
 
 class ChoicePrediction(Question):
     """A question the learner answers before the step's output is revealed."""
@@ -311,10 +334,6 @@ class Ordering(Question):
             "output": snippet.output if snippet is not None else "",
         }
 
-    def shuffled(self, key: str) -> list[str]:
-        """The lines in the order of `key` (see `shuffled`), never the author's order."""
-        return shuffled(self.texts, key)
-
     @property
     def shape(self) -> list[int]:
         """How many lines of code each of the lines holds (a block may hold several)."""
@@ -347,3 +366,76 @@ class Ordering(Question):
     def program(self, head: str, order: list[str]) -> str:
         """The code the learner's order makes."""
         return head + "\n".join(order) + "\n"
+
+
+class Option(Strict):
+    """One statement of a "select all that apply" question. `holds` is a Python expression
+    evaluated after the step's code runs (`a.grad is not None`); the statement applies when it
+    is true, and `applies` says what the lesson states it is (`gradlab check` runs it)."""
+
+    text: Text
+    holds: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
+    applies: bool
+    # Shown when the learner's answer on this statement is wrong (ticked but false, or left
+    # but true): what the belief behind that gets wrong. Each statement needs one.
+    why: Text
+    # The belief behind getting it wrong, in a teacher's words (see `Choice.misconception`).
+    misconception: Text | None = None
+
+
+class SelectAll(Question):
+    """Tick every statement that holds after the step's code runs (none may hold). Each
+    statement's truth is what a run of the code says (`Option.holds`), so with the step's
+    `variants` each instance asks the same statements about other code. Graded at once: right
+    when the ticked set is exactly the set that holds."""
+
+    hidden: ClassVar[frozenset[str]] = frozenset({"explanation"})
+    in_learner_order: ClassVar[str | None] = "options"
+    computed: ClassVar[bool] = True
+    called: ClassVar[str] = "select-all question"
+    minutes: ClassVar[float] = 1.0
+
+    question: Text
+    options: Annotated[list[Option], Field(min_length=3, max_length=6)]
+    explanation: Text
+
+    @property
+    def texts(self) -> list[str]:
+        return [option.text for option in self.options]
+
+    @property
+    def right(self) -> list[str]:
+        """The statements that hold on the step's own code, in the file's order."""
+        return [option.text for option in self.options if option.applies]
+
+    def asked_texts(self) -> list[str]:
+        return [self.question, *self.texts]
+
+    def explanations(self) -> list[str]:
+        return [self.explanation, *(option.why for option in self.options)]
+
+    def holding(self, read: dict[str, Plain]) -> list[str]:
+        """The statements that hold on a run whose readings gave `read`."""
+        return [o.text for n, o in enumerate(self.options, 1) if read.get(f"option {n}")]
+
+    def option(self, text: str) -> Option | None:
+        return next((option for option in self.options if option.text == text), None)
+
+    def outcome(self) -> tuple[str, str] | None:
+        return ("what holds", "; ".join(self.right) or "none of them")
+
+    def sent(self, snippet: Snippet | None) -> dict[str, object]:
+        # What holds (`applies`), how it is worked out (`holds`) and `why` would answer it.
+        return {"question": self.question, "options": self.texts}
+
+    def readings(self) -> dict[str, str]:
+        return {f"option {n}": f"bool({o.holds})" for n, o in enumerate(self.options, 1)}
+
+    def stated(self) -> dict[str, Plain]:
+        return {f"option {n}": o.applies for n, o in enumerate(self.options, 1)}
+
+    @model_validator(mode="after")
+    def _statements_are_distinct(self) -> SelectAll:
+        if len(set(self.texts)) != len(self.texts):
+            raise ValueError("options: two statements are the same")
+        return self

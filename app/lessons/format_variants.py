@@ -10,21 +10,19 @@ from pydantic import (
     Field,
     model_validator,
 )
-from typing_extensions import TypeAliasType
 
 from app.lessons.format_base import (
     IDENTIFIER,
     Code,
     ExpectedError,
     GradValue,
+    Plain,
     Strict,
     Text,
     TextOrMapping,
 )
 
 # --- variants: new instances of a step's question, computed by the sandbox ---------------------
-# A value a variant's parameter or computed value holds: a number, text, a truth value, a list.
-Plain = TypeAliasType("Plain", "bool | int | float | str | list[Plain] | None")
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 # What a template may name on an instance whose run raised: the exception's type name and the
 # stable first line of its message (as a snippet's `error.message_contains`).
@@ -93,10 +91,14 @@ class VariantInstance(Strict):
     grads: dict[str, GradValue] = Field(default_factory=dict)
     # The value of each `misconceptions` rule, in order.
     misconceptions: list[GradValue] = Field(default_factory=list)
+    # What each of the step's question readings evaluated to (`Question.readings`).
+    readings: dict[str, Plain] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _a_raised_run_computed_nothing(self) -> VariantInstance:
-        if self.error is not None and (self.values or self.grads or self.misconceptions):
+        if self.error is not None and (
+            self.values or self.grads or self.misconceptions or self.readings
+        ):
             raise ValueError(
                 "an instance that raised has no values, grads or misconceptions: "
                 "its code never finished"

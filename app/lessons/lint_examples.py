@@ -12,7 +12,7 @@ out:
   worked, and only the numbers change;
 - the demo computes the gradient of the step's tensor at the same input value and prints the
   step's answer there (`log` at `0` has the gradient `inf`; so has `sqrt` at `0`);
-- the myth asks the claim of one of the step's choices ("… not the derivative of forward"):
+- the myth asks the statement of one of the step's choices ("… not the derivative of forward"):
   its verdict says whether that choice is right.
 
 A step whose code is an earlier lesson's example (a step, a pitfall's two sides, a myth's or
@@ -36,9 +36,9 @@ from app.lessons.lint_diagnosis import content_words
 from app.lessons.lint_disclosure import flat_value
 
 # A choice and a myth that share this many words in a row, at least two of them distinctive,
-# make the same claim.
-SAME_CLAIM_WORDS = 4
-SAME_CLAIM_CONTENT = 2
+# make the same statement.
+SAME_STATEMENT_WORDS = 4
+SAME_STATEMENT_CONTENT = 2
 
 _LITERAL = re.compile(r"-?\d+(?:\.\d*)?(?:[eE]-?\d+)?")
 _PRINTED = re.compile(r"-?(?:\d+(?:\.\d*)?(?:[eE]-?\d+)?|inf|nan)")
@@ -52,7 +52,7 @@ _WORD = re.compile(r"[a-z0-9_.']+")
 class Reveal(NamedTuple):
     where: str  # "myth 2", "myth 2's form 1"
     demo: Snippet | None
-    claims: list[str]  # what it asks or states as its belief
+    statements: list[str]  # what it asks or states as its belief
 
 
 def myth_reveals(lesson: Lesson) -> Iterator[Reveal]:
@@ -104,7 +104,7 @@ def shows_grad(demo: Snippet, name: str) -> bool:
 # --- the same point ---------------------------------------------------------------------------
 def _points(snippet: Snippet) -> set[tuple[str, float, float]]:
     """(leaf, input value, its gradient) for each element of each leaf the code writes as a
-    literal and whose `.grad` it claims."""
+    literal and whose `.grad` it states."""
     found: set[tuple[str, float, float]] = set()
     for line in snippet.code.splitlines():
         match = _LEAF.match(line.strip())
@@ -156,13 +156,13 @@ def same_point(demo: Snippet, step: Step) -> tuple[str, float, float] | None:
     return None
 
 
-# --- the same claim ---------------------------------------------------------------------------
+# --- the same statement -----------------------------------------------------------------------
 def _words(text: str) -> list[str]:
     return _WORD.findall(text.replace("`", "").lower())
 
 
-def shared_claim(first: str, second: str) -> str | None:
-    """The longest run of words two texts share, when it is long enough to be one claim."""
+def shared_statement(first: str, second: str) -> str | None:
+    """The longest run of words two texts share, when it is long enough to be one statement."""
     a, b = _words(first), _words(second)
     best: list[str] = []
     for i in range(len(a)):
@@ -173,7 +173,7 @@ def shared_claim(first: str, second: str) -> str | None:
             if k > len(best):
                 best = a[i : i + k]
     run = " ".join(best)
-    if len(best) >= SAME_CLAIM_WORDS and len(content_words(run)) >= SAME_CLAIM_CONTENT:
+    if len(best) >= SAME_STATEMENT_WORDS and len(content_words(run)) >= SAME_STATEMENT_CONTENT:
         return run
     return None
 
@@ -207,11 +207,12 @@ def myth_answers(lesson: Lesson) -> Iterator[tuple[int, str]]:
             if step.prediction is None:
                 continue
             for choice in step.prediction.texts:
-                claim = next(filter(None, (shared_claim(choice, c) for c in reveal.claims)), None)
-                if claim is not None:
+                found = (shared_statement(choice, s) for s in reveal.statements)
+                shared = next(filter(None, found), None)
+                if shared is not None:
                     yield (
                         number,
-                        f"{reveal.where} asks what the choice {choice!r} claims ({claim!r}): "
+                        f"{reveal.where} asks what the choice {choice!r} claims ({shared!r}): "
                         "its verdict judges that choice; ask the myth about another claim",
                     )
                     break

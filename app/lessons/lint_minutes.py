@@ -20,7 +20,8 @@ def _texts(value: object) -> Iterator[str]:
         yield value
     elif isinstance(value, BaseModel):
         for name, item in value.__dict__.items():
-            if name != "claims":  # for the author: a learner never reads them
+            # For the author and the teacher's dashboard: a learner never reads them.
+            if name not in ("claims", "misconception"):
                 yield from _texts(item)
     elif isinstance(value, list | tuple):
         for item in value:

@@ -72,6 +72,11 @@ class AskedOrdering(BaseModel):
     output: str  # what the right order prints
 
 
+class AskedSelectAll(BaseModel):
+    question: str
+    options: list[str]  # the statements, in this learner's order; never which hold
+
+
 class PublicStep(BaseModel):
     """A step as a client sees it. On a step that asks something, `concept`, `explanation`
     and `insight` are absent and `snippet` is only its `code`; on a step that asks a choice,
@@ -86,6 +91,7 @@ class PublicStep(BaseModel):
     prediction: AskedChoice | None = None
     value_prediction: AskedValue | None = None
     ordering: AskedOrdering | None = None
+    select_all: AskedSelectAll | None = None
     insight: str | None = None
 
 

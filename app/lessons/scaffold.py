@@ -144,10 +144,14 @@ steps:
         - "TODO: the right answer"
         - text: "TODO: a wrong answer a learner would really give"
           why: "TODO: the belief behind it, and what it gets wrong"
+          # The belief itself, in a teacher's words, for the class dashboard (never shown to
+          # a learner): every wrong choice states one.
+          misconception: "TODO: Thinks ..."
           # Where a wrong choice claims to be what other code prints ("what x * 2 would
           # give"), add that code as `because: |` and `gradlab check` proves it.
         - text: "TODO: another real misconception"
           why: "TODO: the belief behind it, and what it gets wrong"
+          misconception: "TODO: Believes ..."
       # Exactly the text of one choice.
       answer: "TODO: the right answer"
       explanation: "TODO: why the answer is right (shown after the commit)"
@@ -407,6 +411,7 @@ exercises:
         - "TODO: the right diagnosis"
         - text: "TODO: a wrong diagnosis learners give"
           why: "TODO: what that belief gets wrong"
+          misconception: "TODO: Thinks ..."
       answer: "TODO: the right diagnosis"
       explanation: "TODO: why the bug does what it does"
     source: __SLUG__

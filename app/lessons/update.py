@@ -114,15 +114,15 @@ class _Edit:
         self._grads({tensor.name: tensor for tensor in result.tensors})
 
     def _error(self, error: ErrorInfo | None) -> None:
-        claimed = self.place.snippet.error
+        stated = self.place.snippet.error
         if error is None:
-            if claimed is not None:
+            if stated is not None:
                 del self.node["error"]
             return
         if (
-            claimed is not None
-            and claimed.type.rsplit(".", 1)[-1] == error.type
-            and claimed.message_contains in error.message
+            stated is not None
+            and stated.type.rsplit(".", 1)[-1] == error.type
+            and stated.message_contains in error.message
         ):
             return
         fragment = stable_fragment(error.message)
@@ -137,13 +137,13 @@ class _Edit:
 
     def _grads(self, tensors: Mapping[str, TensorInfo]) -> None:
         grads = self.node.get("grads")
-        for name, claimed in self.place.snippet.grads.items():
+        for name, stated in self.place.snippet.grads.items():
             tensor = tensors.get(name)
             if tensor is None:
                 self.report(f"grads: no tensor named {name!r} after the run: not written")
             elif tensor.preview:
                 self.report(f"grads: {name} is too large to write ({tensor.shape}): not written")
-            elif not compare(claimed, tensor.grad).matches and isinstance(grads, CommentedMap):
+            elif not compare(stated, tensor.grad).matches and isinstance(grads, CommentedMap):
                 grads[name] = grad_node(tensor.grad)
 
 

@@ -40,6 +40,7 @@ from app.lessons.variants import (
     finished,
     instance_code,
     instances,
+    question_readings,
     texts_of,
 )
 from app.lessons.yaml_edit import stable_fragment
@@ -67,15 +68,53 @@ def _expressions(step: Step, variants: Variants, index: int) -> dict[str, str]:
     found |= {f"grad {name}": f"{name}.grad" for name in asked_tensors(step)}
     for number, rule in enumerate(variants.misconceptions, start=1):
         found[f"misconception {number}"] = fill(rule.value, params)
+    found |= {f"reading {name}": code for name, code in question_readings(step).items()}
     return found
 
 
-def probe_code(step: Step, variants: Variants, index: int) -> str:
+def _probed(code: str, expressions: dict[str, str]) -> str:
     entries = ", ".join(
-        f"{key!r}: _gradlab_plain({expression})"
-        for key, expression in _expressions(step, variants, index).items()
+        f"{key!r}: _gradlab_plain({expression})" for key, expression in expressions.items()
     )
-    return instance_code(variants, index) + _PROBE.format(ran=RAN, mark=MARK, entries=entries)
+    return code + _PROBE.format(ran=RAN, mark=MARK, entries=entries)
+
+
+async def stated_findings(lesson: Lesson, run: Runner) -> list[Finding]:
+    """`gradlab check`: what each question's readings evaluate to after the step's own code runs
+    is what the lesson claims (`Question.claims`: a select-all's `applies`)."""
+    asked = [
+        (number, step, readings)
+        for number, step in enumerate(lesson.steps, start=1)
+        if step.snippet is not None and (readings := question_readings(step))
+    ]
+    codes = [_probed(step.snippet.code, readings) for _, step, readings in asked if step.snippet]
+    results = await asyncio.gather(*(run(code) for code in codes))
+    failures = []
+    for (number, step, readings), result in zip(asked, results, strict=True):
+        where = f"{step_label(number, step)} readings"
+        _, ran, probed = result.stdout.rpartition(RAN)
+        _, marked, found = probed.rpartition(MARK)
+        if result.error is not None or not ran or not marked:
+            raised = f": {result.error.type}: {result.error.message}" if result.error else ""
+            failures.append(Finding(lesson.slug, where, f"the readings did not run{raised}"))
+            continue
+        computed = json.loads(found)
+        stated = {name: value for _, q in step.questions() for name, value in q.stated().items()}
+        failures += [
+            Finding(
+                lesson.slug,
+                where,
+                f"{name} is stated {stated.get(name)!r}, the run says "
+                f"{computed.get(name)!r} ({readings[name]})",
+            )
+            for name in readings
+            if stated.get(name) != computed.get(name)
+        ]
+    return failures
+
+
+def probe_code(step: Step, variants: Variants, index: int) -> str:
+    return _probed(instance_code(variants, index), _expressions(step, variants, index))
 
 
 def _rounded(value: Any) -> Any:
@@ -128,6 +167,7 @@ def read_run(step: Step, variants: Variants, index: int, result: RunResult) -> V
             _rounded(found[f"misconception {n}"])
             for n in range(1, len(variants.misconceptions) + 1)
         ],
+        readings={name: _rounded(found[f"reading {name}"]) for name in question_readings(step)},
     )
 
 
@@ -191,7 +231,7 @@ def differences(stored: VariantInstance, fresh: VariantInstance) -> list[str]:
         found.append(f"output is written {stored.output!r} but the run prints {fresh.output!r}")
     if stored.error != fresh.error:
         found.append(f"error is written {_raised(stored)}, but the run {_raised(fresh)}")
-    for part in ("values", "grads"):
+    for part in ("values", "grads", "readings"):
         kept, now = getattr(stored, part), getattr(fresh, part)
         for name in sorted(set(kept) | set(now)):
             if name not in kept or name not in now or not _same(kept[name], now[name]):
@@ -338,4 +378,4 @@ async def check_variants(lesson: Lesson, run: Runner) -> list[Finding]:
             failures += [Finding(lesson.slug, at, p) for p in coincidences(step, instance)]
             failures += [Finding(lesson.slug, at, p) for p in template_problems(step, instance)]
         failures += [Finding(lesson.slug, where, problem) for problem in step_problems(step)]
-    return failures
+    return failures + await stated_findings(lesson, run)

@@ -66,6 +66,8 @@ def instance_node(instance: VariantInstance) -> CommentedMap:
         node["grads"] = _flow({name: grad_node(v) for name, v in instance.grads.items()})
     if instance.misconceptions:
         node["misconceptions"] = _flow(instance.misconceptions)
+    if instance.readings:
+        node["readings"] = _flow(instance.readings)
     return node
 
 

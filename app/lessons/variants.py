@@ -52,6 +52,8 @@ class Instance:
     # answer, as the step's own are not).
     head: str = ""
     lines: tuple[str, ...] = ()
+    # What the step's question readings evaluated to on this instance (`Question.readings`).
+    readings: dict[str, Plain] = field(default_factory=dict)
 
     @property
     def finished(self) -> bool:
@@ -158,6 +160,7 @@ def instances(step: Step) -> tuple[Instance, ...]:
                 stored.error,
                 head,
                 tuple(lines),
+                dict(stored.readings),
             )
         )
     return tuple(found)
@@ -175,6 +178,13 @@ def asked_tensors(step: Step) -> list[str]:
     names = list(step.snippet.grads) if step.snippet is not None else []
     guess = step.value_prediction
     return [*names, guess.tensor] if guess is not None and guess.tensor not in names else names
+
+
+def question_readings(step: Step) -> dict[str, str]:
+    """What a run of the step's code (or an instance's) evaluates for its questions, by name."""
+    return {
+        name: code for _, question in step.questions() for name, code in question.readings().items()
+    }
 
 
 def _rank(key: str) -> int:

@@ -18,19 +18,19 @@ from app.lessons.memo import per_object
 @dataclass(frozen=True)
 class Flashcard:
     id: str  # "takeaway-2", "insight-5" (the step number)
-    kind: str  # "takeaway" | "insight"
+    origin: str  # what of the lesson it is made from: "takeaway" | "insight"
     prompt: str  # Markdown: the line that says what to recall
     cloze: tuple[str, str] | None  # Markdown before and after the blank, for a cloze card
     back: str  # Markdown: the whole takeaway or insight
     answer: str | None  # Markdown: what the blank hides, for a cloze card
 
 
-def _cloze_card(card_id: str, kind: str, lead: str, text: str) -> Flashcard:
+def _cloze_card(card_id: str, origin: str, lead: str, text: str) -> Flashcard:
     hole = blank(text, context=lead)
     if hole is None:  # `gradlab check` reports such a sentence
-        return Flashcard(card_id, kind, f"{lead}Recall it.", None, text, None)
+        return Flashcard(card_id, origin, f"{lead}Recall it.", None, text, None)
     prompt = f"{lead}Complete the sentence." if not hole.after else f"{lead}Fill in the blank."
-    return Flashcard(card_id, kind, prompt, (hole.before, hole.after), text, hole.answer)
+    return Flashcard(card_id, origin, prompt, (hole.before, hole.after), text, hole.answer)
 
 
 def _insight_card(number: int, step: Step) -> Flashcard:
@@ -55,7 +55,7 @@ def lesson_flashcards(lesson: Lesson) -> tuple[Flashcard, ...]:
 
 def card_open(card: Flashcard, disclosure: Disclosure) -> bool:
     """A takeaway belongs to the reference; an insight explains its step's answer."""
-    if card.kind == "takeaway":
+    if card.origin == "takeaway":
         return disclosure.reference
     return disclosure.step_open(int(card.id.removeprefix("insight-")))
 

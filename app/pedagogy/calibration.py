@@ -1,10 +1,10 @@
 """Calibration: how often the learner was right at each level of confidence they gave, and what
 those numbers do and do not support.
 
-Each level makes a claim about how often it is right (`CLAIMS`). A level is judged only once it
-has `MIN_ANSWERS` first answers; below that it is "too few", whatever its percentage, and the
-finding says how many more answers it needs. The summary never says confidence and results
-agree unless every level judged does.
+Each level stands for a range of how often it is right (`LEVEL_RANGES`). A level is judged
+only once it has `MIN_ANSWERS` first answers; below that it is "too few", whatever its
+percentage, and the finding says how many more answers it needs. The summary never says
+confidence and results agree unless every level judged does.
 
 Why 25 (docs/learning.md, "Progress and calibration", has the whole argument): the share right
 at one level, from n answers, is known to within ±1.96·sqrt(p(1−p)/n) at 95 %. The levels'
@@ -23,8 +23,8 @@ LEVELS = (("certain", "Certain"), ("fairly_sure", "Fairly sure"), ("guess", "Gue
 # Below this many answers at a level, its percentage says more about luck than about the learner:
 # the 95 % interval of a share is at most ±20 points from 25 answers on (see the docstring).
 MIN_ANSWERS = 25
-# The share of answers right that each level claims, as (at least, at most), in percent.
-CLAIMS = {"certain": (80, 100), "fairly_sure": (55, 90), "guess": (0, 70)}
+# The share of answers right that each level stands for, as (at least, at most), in percent.
+LEVEL_RANGES = {"certain": (80, 100), "fairly_sure": (55, 90), "guess": (0, 70)}
 _MEANS = {
     "certain": "nearly always right (at least 80%)",
     "fairly_sure": "right more often than not, but not always (55% to 90%)",
@@ -35,8 +35,8 @@ _MEANS = {
 class Verdict(StrEnum):
     none = "none"  # no answers at this level
     too_few = "too_few"  # fewer than MIN_ANSWERS: nothing to judge yet
-    overconfident = "overconfident"  # right less often than the level claims
-    underconfident = "underconfident"  # right more often than the level claims
+    overconfident = "overconfident"  # right less often than the level stands for
+    underconfident = "underconfident"  # right more often than the level stands for
     matches = "matches"
 
 
@@ -62,7 +62,7 @@ class LevelStats:
             return Verdict.none
         if self.answered < MIN_ANSWERS:
             return Verdict.too_few
-        low, high = CLAIMS[self.level]
+        low, high = LEVEL_RANGES[self.level]
         share = 100 * self.right / self.answered
         if share < low:
             return Verdict.overconfident
@@ -74,7 +74,7 @@ class LevelStats:
     def finding(self) -> str:
         """One sentence on this level alone."""
         counts = f"{self.percent}% right ({self.right} of {self.answered})"
-        claim = f"“{self.label.lower()}” should mean {_MEANS[self.level]}"
+        meaning = f"“{self.label.lower()}” should mean {_MEANS[self.level]}"
         match self.verdict:
             case Verdict.none:
                 return f"{self.label}: no answers yet; it is judged from {MIN_ANSWERS} answers on."
@@ -85,11 +85,11 @@ class LevelStats:
                     f"judge yet: {more} needed (at least {MIN_ANSWERS} at a level)."
                 )
             case Verdict.overconfident:
-                return f"{self.label}: {counts}, but {claim}: overconfident."
+                return f"{self.label}: {counts}, but {meaning}: overconfident."
             case Verdict.underconfident:
-                return f"{self.label}: {counts}, but {claim}: underconfident."
+                return f"{self.label}: {counts}, but {meaning}: underconfident."
             case Verdict.matches:
-                return f"{self.label}: {counts}, as {claim}."
+                return f"{self.label}: {counts}, as {meaning}."
 
 
 def calibration(attempts: list[tuple[str, bool]]) -> list[LevelStats]:

@@ -21,7 +21,7 @@ from sqlalchemy import BindParameter, bindparam, delete, func, literal, null, se
 from app.progress.base import StoreBase
 from app.progress.ids import command_line_id
 from app.progress.models.classes import ClassMember, Classroom, QuestionReport
-from app.progress.models.learners import MythAnswer, PredictionAttempt, StepState
+from app.progress.models.learners import MythAnswer, StepAnswer, StepState
 
 TOKEN_BYTES = 24  # 192 bits of randomness per link
 ID_BYTES = 12
@@ -53,7 +53,7 @@ class Member:
 
 
 class FirstAttempt(NamedTuple):
-    """A learner's first answer to one version of a question (a prediction or a myth). A
+    """A learner's first answer to one version of a question (a step's answer or a myth). A
     tuple, not a dataclass: a large class has tens of thousands, made straight from rows."""
 
     learner: str
@@ -238,20 +238,21 @@ class ClassRecords(StoreBase):
 
     # --- what the members did ----------------------------------------------------------------
     def first_attempts(
-        self, class_id: str | None, *, prediction: str, myth: str, learner: str | None = None
+        self, class_id: str | None, *, step_answer: str, myth: str, learner: str | None = None
     ) -> list[FirstAttempt]:
         """Every member's (with None: every learner's; with `learner`: that one's) first answer
-        to each version of every prediction and myth, oldest first, each labelled with its
-        kind's name (`prediction`, `myth`: the learning core's names, which the store does not
-        know). Later attempts are left out: they follow a reveal."""
+        to each version of every step question (its committed answers) and myth, oldest first,
+        each labelled with the name given for its sort (`step_answer`, `myth`: the learning
+        core's names, which the store does not know). Later attempts are left out: they follow
+        a reveal."""
         members: Any = (
             select(ClassMember.learner_id).where(ClassMember.class_id == class_id)
             if class_id is not None
             else None
         )
-        queries, values = _all_firsts(prediction, myth, members), {}
+        queries, values = _all_firsts(step_answer, myth, members), {}
         if learner is not None:  # the catalog's, on every visit: built once
-            queries, values = _one_learners_firsts(prediction, myth), {"learner": learner}
+            queries, values = _one_learners_firsts(step_answer, myth), {"learner": learner}
         with self.reading() as connection:
             found = [
                 FirstAttempt(*row) for query in queries for row in connection.execute(query, values)
@@ -309,16 +310,16 @@ class ClassRecords(StoreBase):
             ]
 
 
-def _all_firsts(prediction: str, myth: str, learners: Any) -> tuple[Any, Any]:
-    """The two queries of `first_attempts`, predictions' and myths', for `learners` (a list,
+def _all_firsts(step_answer: str, myth: str, learners: Any) -> tuple[Any, Any]:
+    """The two queries of `first_attempts`, step answers' and myths', for `learners` (a list,
     a subquery, a bound parameter, or None for everyone)."""
     return (
         _firsts(
-            PredictionAttempt,
-            prediction,
-            PredictionAttempt.step,
-            PredictionAttempt.choice,
-            PredictionAttempt.confidence,
+            StepAnswer,
+            step_answer,
+            StepAnswer.step,
+            StepAnswer.choice,
+            StepAnswer.confidence,
             learners,
         ),
         _firsts(MythAnswer, myth, MythAnswer.myth, MythAnswer.answer, null(), learners),
@@ -326,9 +327,9 @@ def _all_firsts(prediction: str, myth: str, learners: Any) -> tuple[Any, Any]:
 
 
 @cache
-def _one_learners_firsts(prediction: str, myth: str) -> tuple[Any, Any]:
+def _one_learners_firsts(step_answer: str, myth: str) -> tuple[Any, Any]:
     """`_all_firsts` for the learner bound as "learner", built once (app/progress/base.py)."""
-    return _all_firsts(prediction, myth, bindparam("learner"))
+    return _all_firsts(step_answer, myth, bindparam("learner"))
 
 
 def _firsts(model: Any, kind: str, number: Any, choice: Any, confidence: Any, learners: Any) -> Any:

@@ -19,7 +19,7 @@ from sqlalchemy import (
 )
 
 from app.progress.base import StoreBase
-from app.progress.models.learners import PredictionAttempt
+from app.progress.models.learners import StepAnswer
 from app.progress.models.modes import (
     DrillAttempt,
     ExerciseAttempt,
@@ -34,7 +34,7 @@ from app.progress.records import (
     LEFT_REVIEW,
     CardMemory,
     DrillRecord,
-    FirstPrediction,
+    FirstStepAnswer,
     LessonCounts,
     PitfallRecord,
     RecallRecord,
@@ -81,17 +81,17 @@ _CARD = _CARDS.add_columns(ReviewCard.learner_id).where(ReviewCard.id == bindpar
 _CARDS_TABLE = cast(Table, ReviewCard.__table__)
 _UPDATE_CARD = update(_CARDS_TABLE).where(_CARDS_TABLE.c.id == bindparam("card_id"))
 _LESSON_MODES = select(LessonMode.lesson, LessonMode.mode).where(LessonMode.learner_id == _LEARNER)
-_FIRST_PREDICTIONS = (
+_FIRST_STEP_ANSWERS = (
     select(
-        PredictionAttempt.lesson,
-        PredictionAttempt.step,
-        PredictionAttempt.fingerprint,
-        PredictionAttempt.confidence,
-        PredictionAttempt.correct,
-        PredictionAttempt.seen_answers,
+        StepAnswer.lesson,
+        StepAnswer.step,
+        StepAnswer.fingerprint,
+        StepAnswer.confidence,
+        StepAnswer.correct,
+        StepAnswer.seen_answers,
     )
-    .where(PredictionAttempt.learner_id == _LEARNER)
-    .order_by(PredictionAttempt.id)
+    .where(StepAnswer.learner_id == _LEARNER)
+    .order_by(StepAnswer.id)
 )
 
 
@@ -241,16 +241,16 @@ class ModesRecords(StoreBase):
             for lesson in right.keys() | done.keys() | tried.keys()
         }
 
-    def first_predictions(self, learner: str) -> list[FirstPrediction]:
+    def first_step_answers(self, learner: str) -> list[FirstStepAnswer]:
         """The first attempt at each version of each step's question: later attempts come
         after the answer was shown, so they say nothing about calibration."""
         with self.reading() as connection:
-            attempts = connection.execute(_FIRST_PREDICTIONS, {"learner": learner}).all()
-        first: dict[tuple[str, int, str | None], FirstPrediction] = {}
+            attempts = connection.execute(_FIRST_STEP_ANSWERS, {"learner": learner}).all()
+        first: dict[tuple[str, int, str | None], FirstStepAnswer] = {}
         for a in attempts:
             first.setdefault(
                 (a.lesson, a.step, a.fingerprint),
-                FirstPrediction(
+                FirstStepAnswer(
                     a.lesson, a.step, a.fingerprint, a.confidence, a.correct, a.seen_answers
                 ),
             )

@@ -12,8 +12,9 @@ LEFT_REVIEW = -1
 
 
 @dataclass(frozen=True)
-class PredictionRecord:
-    """A committed choice on one step: as kept, and (read back) the latest one."""
+class StepAnswerRecord:
+    """A step's committed answer: a choice, or an order (its lines as JSON) told apart by its
+    fingerprint; as kept, and (read back) the latest one."""
 
     choice: str
     confidence: str
@@ -47,7 +48,7 @@ class MythRecord:
 class StepRecord:
     done: bool = False
     code: str | None = None
-    prediction: PredictionRecord | None = None
+    answer: StepAnswerRecord | None = None  # the latest committed answer: a choice or an order
     value: ValueRecord | None = None
 
 
@@ -61,7 +62,7 @@ class LessonRecords:
 
 
 @dataclass(frozen=True)
-class FirstPrediction:
+class FirstStepAnswer:
     """The first attempt at one version of a step's question (for calibration)."""
 
     lesson: str

@@ -29,8 +29,8 @@ from app.progress.models.declarative import Base
 from app.progress.models.learners import (
     Learner,
     MythAnswer,
-    PredictionAttempt,
     ReadAhead,
+    StepAnswer,
     StepState,
     ValueAttempt,
 )
@@ -38,7 +38,7 @@ from app.progress.modes_store import ModesRecords
 from app.progress.records import (
     LessonRecords,
     MythRecord,
-    PredictionRecord,
+    StepAnswerRecord,
     StepRecord,
     StoredCard,
     ValueRecord,
@@ -60,13 +60,13 @@ _LESSON: BindParameter[str] = bindparam("lesson")
 # Statements built once (app/progress/base.py says why).
 _ATTEMPTS = (
     select(func.count())
-    .select_from(PredictionAttempt)
+    .select_from(StepAnswer)
     .where(
-        PredictionAttempt.learner_id == _LEARNER,
-        PredictionAttempt.lesson == _LESSON,
-        PredictionAttempt.step == bindparam("step"),
+        StepAnswer.learner_id == _LEARNER,
+        StepAnswer.lesson == _LESSON,
+        StepAnswer.step == bindparam("step"),
         # IS, not =: a question without a fingerprint counts its attempts too.
-        PredictionAttempt.fingerprint.is_not_distinct_from(bindparam("fingerprint")),
+        StepAnswer.fingerprint.is_not_distinct_from(bindparam("fingerprint")),
     )
 )
 _READ_AHEAD = select(ReadAhead.created_at).where(
@@ -105,9 +105,9 @@ _LESSON_MYTHS = _latest_myths(MythAnswer.lesson == _LESSON)
 
 def _lesson_state_statement() -> Any:
     """Everything `lesson_state` reads, in one statement: each part's rows tagged with their
-    part (a step's state, the latest prediction and typed value of each step, the latest answer
-    to each myth, the read-ahead mark) and brought to one set of columns. One statement instead
-    of five: every lesson page, answer and mode page reads it."""
+    part (a step's state, the latest committed answer and typed value of each step, the latest
+    answer to each myth, the read-ahead mark) and brought to one set of columns. One statement
+    instead of five: every lesson page, answer and mode page reads it."""
     no_text, no_flag = cast(null(), Text), cast(null(), Boolean)
     no_fingerprint = cast(null(), String(32))
     latest_myths = _LESSON_MYTHS.with_only_columns(MythAnswer.id)
@@ -123,15 +123,15 @@ def _lesson_state_statement() -> Any:
             no_flag.label("seen"),
         ).where(StepState.learner_id == _LEARNER, StepState.lesson == _LESSON),
         select(
-            literal_column("'prediction'"),
-            PredictionAttempt.step,
-            PredictionAttempt.choice,
-            PredictionAttempt.confidence,
-            PredictionAttempt.correct,
+            literal_column("'step_answer'"),
+            StepAnswer.step,
+            StepAnswer.choice,
+            StepAnswer.confidence,
+            StepAnswer.correct,
             no_flag,
-            PredictionAttempt.fingerprint,
-            PredictionAttempt.seen_answers,
-        ).where(PredictionAttempt.id.in_(_latest(PredictionAttempt))),
+            StepAnswer.fingerprint,
+            StepAnswer.seen_answers,
+        ).where(StepAnswer.id.in_(_latest(StepAnswer))),
         select(
             literal_column("'value'"),
             ValueAttempt.step,
@@ -177,20 +177,20 @@ _DONE_STEPS = select(StepState.lesson, StepState.step).where(*_DONE)
 
 
 class ProgressStore(ModesRecords, ExerciseRecords, InventoryRecords, SharesRecords, LtiRecords):
-    """Steps, predictions, typed values and myth answers (here), the learning modes and the
+    """Steps, step answers, typed values and myth answers (here), the learning modes and the
     review queue (ModesRecords), exercises (ExerciseRecords), the concept inventory
     (InventoryRecords), shared snippets (SharesRecords),
     classes and LTI (LtiRecords), connections and learners (StoreBase)."""
 
     # --- recording ---------------------------------------------------------------------------
-    def record_prediction(
-        self, learner: str, lesson: str, step: int, answer: PredictionRecord
+    def record_step_answer(
+        self, learner: str, lesson: str, step: int, answer: StepAnswerRecord
     ) -> int:
         """Keep the attempt, mark the step done; return the attempt's number (1 = first) at
         this version of the question."""
         at = {"learner_id": learner, "lesson": lesson, "step": step}
         with self.writing(learner) as connection:
-            connection.execute(self.insert(PredictionAttempt), {**at, **asdict(answer)})
+            connection.execute(self.insert(StepAnswer), {**at, **asdict(answer)})
             connection.execute(self.upsert(StepState, "done"), _step(at, done=True))
             attempts: int = (
                 connection.scalar(
@@ -238,7 +238,7 @@ class ProgressStore(ModesRecords, ExerciseRecords, InventoryRecords, SharesRecor
         """Forget everything this learner did, in every mode (the learner id stays). The concept
         inventory stays: each test is taken once for good, so a reset cannot raise a gain."""
         with self.writing() as connection:  # the modes' rows below: the same transaction
-            for model in (StepState, PredictionAttempt, ValueAttempt, MythAnswer, ReadAhead):
+            for model in (StepState, StepAnswer, ValueAttempt, MythAnswer, ReadAhead):
                 connection.execute(delete(model).where(model.learner_id == learner))
             self.reset_modes(learner)
 
@@ -281,8 +281,8 @@ class ProgressStore(ModesRecords, ExerciseRecords, InventoryRecords, SharesRecor
                 entry = steps.setdefault(row.number, StepRecord())
                 if row.part == "state":
                     entry.done, entry.code = row.flag, row.text
-                elif row.part == "prediction":
-                    entry.prediction = PredictionRecord(
+                elif row.part == "step_answer":
+                    entry.answer = StepAnswerRecord(
                         row.text, row.detail, row.flag, row.fingerprint, row.seen
                     )
                 else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Body, Path, Query, Response
 
 from app.errors import (
     RUNS,
@@ -20,6 +20,7 @@ from app.errors import (
     UnknownStep,
 )
 from app.learning.schemas import (
+    AnswerBody,
     CatalogProgress,
     CodeBody,
     LessonProgress,
@@ -27,9 +28,8 @@ from app.learning.schemas import (
     MythReveal,
     OrderingBody,
     OrderingReveal,
-    PredictionBody,
-    PredictionReveal,
     RecallResult,
+    StepQuestionReveal,
     ValueBody,
     ValueFeedback,
 )
@@ -46,17 +46,6 @@ from app.routes.deps import (
 from app.web.problems import responses
 
 router = APIRouter(tags=["learning"])
-
-
-@router.post(
-    "/api/lessons/{slug}/steps/{number}/prediction",
-    responses=responses(UnknownLesson, UnknownStep, NotAChoice, *STORE),
-)
-async def commit_prediction(
-    slug: str, number: int, body: PredictionBody, answers: AnswersDep, write: WriterDep
-) -> PredictionReveal:
-    """Commit to a prediction; the answer, what explains it and the step's output come back."""
-    return await write(answers.commit_prediction, slug, number, body)
 
 
 @router.post(
@@ -85,7 +74,7 @@ async def commit_ordering(
     "/api/lessons/{slug}/steps/{number}/value",
     responses=responses(UnknownLesson, UnknownStep, AnswerError, PredictionNotCommitted, *STORE),
 )
-async def check_value(
+async def answer_value(
     slug: str,
     number: int,
     body: ValueBody,
@@ -93,8 +82,30 @@ async def check_value(
     learner: LearnerDep,
     address: AddressDep,
 ) -> ValueFeedback:
-    """Check a typed `.grad` value numerically against the real run, element by element."""
-    return await learning.check_value(learner, address, slug, number, body)
+    """Grade a typed `.grad` value numerically against the real run, element by element."""
+    return await learning.answer_value(learner, address, slug, number, body)
+
+
+# The last segment of a step question's route: the kind's path (`prediction`, `select-all`).
+StepQuestion = Annotated[str, Path(pattern=r"^[a-z][a-z-]{0,31}$")]
+
+
+@router.post(
+    "/api/lessons/{slug}/steps/{number}/{question}",
+    responses=responses(UnknownLesson, UnknownStep, NotAChoice, AnswerError, *STORE),
+)
+async def answer_step(
+    slug: str,
+    number: int,
+    question: StepQuestion,
+    body: Annotated[AnswerBody, Body()],
+    answers: AnswersDep,
+    write: WriterDep,
+) -> StepQuestionReveal:
+    """Commit an answer to the step's question (`prediction`: `{choice, confidence}`;
+    `select-all`: `{picked, confidence}`; each kind reads its own body, 422 naming what fits);
+    the verdict, what explains it and the step's output come back."""
+    return await write(answers.commit_step, slug, number, question, body)
 
 
 # The variant instance a recall question was asked as (its item's data-form): required, so an
@@ -110,7 +121,7 @@ RECALL_REFUSALS = (UnknownLesson, UnknownStep, NotAChoice, AnswerError, NotTheFo
 async def answer_recall(
     slug: str,
     number: int,
-    body: PredictionBody,
+    body: Annotated[AnswerBody, Body()],
     practice: PracticeDep,
     write: WriterDep,
     form: RecallForm,

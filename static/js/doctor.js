@@ -123,7 +123,7 @@ function parametersTable(parameters) {
 }
 
 function findingItem(finding, controller, backward) {
-  const item = el("li", {class: "doctor-finding", "data-kind": finding.kind});
+  const item = el("li", {class: "doctor-finding", "data-finding": finding.kind});
   item.append(el("p", {class: "doctor-kind"}, el("code", {}, finding.kind)));
   item.append(setServerHtml(el("p", {class: "doctor-message"}), finding.message_html));
   const actions = el("p", {class: "doctor-actions"});

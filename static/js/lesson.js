@@ -20,6 +20,7 @@ import {apiFetch, el, lessonUrl, networkMessage} from "./util.js";
 import {goToValueButton, placeValueForm} from "./value-form.js";
 import {mountChoice} from "./widgets/choice.js";
 import {mountOrdering} from "./widgets/ordering.js";
+import {widgetFor} from "./widgets/registry.js";
 import {mountValue} from "./widgets/value.js";
 import {mountYesNo} from "./widgets/yes-no.js";
 
@@ -63,12 +64,14 @@ function quietly(regions, fill) {
 /** Has the learner committed every question of the build-up, as the server counts it? */
 export function buildUpAnswered(article, progress) {
   const steps = progress.steps || {};
-  const choices = [...article.querySelectorAll('.prediction[data-kind="choice"]')];
-  const orderings = [...article.querySelectorAll('.ordering[data-kind="ordering"]')];
+  const choices = [...article.querySelectorAll('.prediction[data-widget="choice"]')];
+  const orderings = [...article.querySelectorAll('.ordering[data-widget="ordering"]')];
   const valuesOnly = [...article.querySelectorAll("form.value-prediction")]
     .filter((form) => !form.closest(".step")?.querySelector(".prediction"));
+  const others = [...article.querySelectorAll(".step-question[data-widget]")];
   return choices.every((p) => steps[p.dataset.step]?.prediction)
     && orderings.every((o) => steps[o.closest(".step")?.dataset.step]?.ordering)
+    && others.every((q) => steps[q.dataset.step]?.answer)
     && valuesOnly.every((form) => {
       const value = steps[form.dataset.step]?.value;
       return Boolean(value && (value.correct || value.revealed));
@@ -177,7 +180,7 @@ export function initLesson(article) {
       },
     }));
   }
-  const predictions = [...article.querySelectorAll('.prediction[data-kind="choice"]')].map((root) => {
+  const predictions = [...article.querySelectorAll('.prediction[data-widget="choice"]')].map((root) => {
     const step = stepNumber(root);
     const widget = mountChoice(root, {
       url: lessonUrl(slug, "steps", step, "prediction"),
@@ -195,7 +198,7 @@ export function initLesson(article) {
     });
     return {step, widget};
   });
-  const orderings = [...article.querySelectorAll('.ordering[data-kind="ordering"]')].map((root) => {
+  const orderings = [...article.querySelectorAll('.ordering[data-widget="ordering"]')].map((root) => {
     const step = stepNumber(root);
     const widget = mountOrdering(root, {
       url: lessonUrl(slug, "steps", step, "ordering"),
@@ -207,6 +210,22 @@ export function initLesson(article) {
       },
     });
     return {step, widget};
+  });
+  // Every other step question, by its widget (widgets/registry.js) and its route's last segment.
+  const questions = [...article.querySelectorAll(".step-question[data-widget]")].map((root) => {
+    const step = stepNumber(root);
+    const widget = widgetFor(root)?.(root, {
+      url: lessonUrl(slug, "steps", step, root.dataset.question),
+      tryAgain: true,
+      onAnswer: (_reveal, {restored}) => {
+        runnables.get(step)?.setLocked(false);
+        if (restored) return;
+        refreshProgress();
+        runWhenAnswered(step);
+        article.dispatchEvent(new CustomEvent("step-committed", {detail: {step}}));
+      },
+    });
+    return {step, widget: widget ?? {regions: [], restore() {}}};
   });
   for (const form of article.querySelectorAll("form.value-prediction")) mountValueForm(form);
   const myths = [...article.querySelectorAll(".myth[data-myth]")].map((root) => {
@@ -233,13 +252,14 @@ export function initLesson(article) {
     const progress = answer.progress;
     const steps = progress.steps || {};
     const mythsSaved = progress.myths || {};
-    const regions = [...predictions, ...orderings, ...values, ...myths].flatMap((x) => x.widget.regions);
+    const regions = [...predictions, ...orderings, ...questions, ...values, ...myths].flatMap((x) => x.widget.regions);
     if (progressLine) regions.push(progressLine);
     if (scoreLine) regions.push(scoreLine);
     quietly(regions, () => {
       applyProgress(progress);
       for (const p of predictions) p.widget.restore(steps[String(p.step)]?.prediction);
       for (const o of orderings) o.widget.restore(steps[String(o.step)]?.ordering);
+      for (const q of questions) q.widget.restore(steps[String(q.step)]?.answer);
       for (const v of values) {
         const saved = steps[String(v.step)]?.value;
         if (saved && (saved.correct || saved.revealed)) settledValues.add(v.step);
@@ -256,7 +276,7 @@ export function initLesson(article) {
     }));
   })());
 
-  return {runnables, predictions, orderings, values, myths, refreshProgress, restored};
+  return {runnables, predictions, orderings, questions, values, myths, refreshProgress, restored};
 }
 
 /** The deep dive's entry point (pages/deep-dive.js). */

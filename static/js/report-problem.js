@@ -43,7 +43,7 @@ function reportBox(slug, kind, number) {
 export function addReportLinks(root = document) {
   const slug = lessonSlug();
   if (!slug) return;
-  for (const prediction of root.querySelectorAll(".prediction[data-kind='choice'][data-step]")) {
+  for (const prediction of root.querySelectorAll(".prediction[data-widget='choice'][data-step]")) {
     prediction.append(reportBox(slug, "prediction", Number(prediction.dataset.step)));
   }
   for (const myth of root.querySelectorAll("[data-myth]")) {

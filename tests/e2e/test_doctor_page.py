@@ -121,7 +121,7 @@ def test_a_nan_finding_opens_the_backward_walk_at_its_node(
     replace_code(page, ".runnable", SOFTMAX_NAN)
     check_by_keyboard(page)
     panel = page.get_by_role("region", name="Gradient check")
-    finding = panel.locator(".doctor-finding[data-kind='non-finite']")
+    finding = panel.locator(".doctor-finding[data-finding='non-finite']")
     expect(finding).to_contain_text("The backward node LogBackward0 is where it first appeared")
     walk = page.locator(".runnable .backward-walk")
     # Before the learner asks, the walk stands at its start.
@@ -157,7 +157,7 @@ def test_a_freed_graph_finding_opens_the_call_that_raised(
     goto_ready(page, f"{bundled_server.url}/playground")
     replace_code(page, ".runnable", GRAPH_REUSED)
     check_by_keyboard(page)
-    finding = page.locator(".doctor-finding[data-kind='graph-freed']")
+    finding = page.locator(".doctor-finding[data-finding='graph-freed']")
     finding.get_by_role("button", name="Show in the backward walk").click()
     walk = page.locator(".runnable .backward-walk")
     expect(walk.locator(".bw-select")).to_have_value("1")  # the run's second backward call

@@ -251,10 +251,11 @@ def test_a_named_wrong_value_gets_its_why(page: Page, bundled_server: LiveServer
             answer = lesson.steps[1].prediction.answer
             step.get_by_role("button", name=answer, exact=True).click()
         form = step.locator("form.value-prediction")
-        # The value is asked on a variant: y's value for the numbers of its code.
+        # The value is asked on a variant, `y = h * h` through `h = x * x`: y's value for the
+        # numbers of its code.
         shown = form.locator(".value-code").inner_text()
         x = float(shown.split("tensor(")[1].split(",")[0])
-        form.get_by_role("textbox").fill(str(x * x))
+        form.get_by_role("textbox").fill(str(x**4))
         form.get_by_role("button", name="Check").click()
         feedback = form.locator(".value-feedback")
         expect(feedback).to_contain_text("Why not that value: That is the value of y itself")

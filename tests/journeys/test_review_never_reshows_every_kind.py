@@ -1,10 +1,10 @@
-"""Two review sittings an hour apart, on the kinds a run grades and on flashcards: an ordering
-comes back on an instance whose code (so its numbers) the learner was not shown, neither on
-the lesson page nor in the sitting before; code to write (one version) leaves review once
+"""Two review sittings an hour apart, on the kinds a run grades, select-all questions and
+flashcards: an ordering and a select-all question come back on an instance whose code (so its
+numbers) the learner was not shown, neither on the lesson page nor in a sitting before; code to write (one version) leaves review once
 written right, however long one waits; a flashcard comes back as rated, which is what a card
 is for, and never sooner: not again in the sitting that rated it, `again` after the scheduler's
 learning step, `good` days later. The real curriculum (gradients-accumulate: an ordering with
-variants, an exercise, flashcards) and the real sandbox, on SQLite and PostgreSQL (the
+variants, a select-all question with variants, an exercise, flashcards) and the real sandbox, on SQLite and PostgreSQL (the
 predictions, typed values, drills, myths and recall are in test_review_never_reshows.py)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.lessons.format import Lesson
+from app.lessons.format import Lesson, Step
 from app.lessons.variants import instances
 from app.modes.flashcards import lesson_flashcards
 from tests.catalogs import BUNDLED
@@ -56,14 +56,27 @@ def _post(client: TestClient, url: str, body: object) -> dict[str, Any]:
     return found
 
 
+def _select_all_step() -> int:
+    return next(n for n, step in enumerate(_lesson().steps, 1) if step.select_all is not None)
+
+
+def _every_option(step: Step) -> dict[str, object]:
+    """A select-all answer that ticks every statement: wrong where some do not hold."""
+    assert step.select_all is not None
+    return {"picked": list(step.select_all.texts), "confidence": "certain"}
+
+
 def _study(client: TestClient) -> tuple[str, str]:
-    """Commit every step right, miss the ordering and the exercise, rate two cards `again`:
-    the ids of those two cards."""
+    """Commit every prediction right, miss the ordering, the select-all question and the
+    exercise, rate two cards `again`: the ids of those two cards."""
     lesson = _lesson()
     for number, step in enumerate(lesson.steps, 1):
         if step.prediction is not None:
             body = {"choice": step.prediction.answer, "confidence": "certain"}
             _post(client, f"{API}/steps/{number}/prediction", body)
+    number = _select_all_step()
+    url = f"{API}/steps/{number}/select-all"
+    assert _post(client, url, _every_option(lesson.steps[number - 1]))["correct"] is False
     number = _ordering_step()
     step = lesson.steps[number - 1]
     assert step.ordering is not None
@@ -88,6 +101,15 @@ def _ordering_code(item: dict[str, Any]) -> str:
     return instances(step)[item["form"]].code.strip()
 
 
+def _miss_select_all(client: TestClient, item: dict[str, Any]) -> str:
+    """Answer the select-all question's return wrongly (so that it comes back): the code of
+    the instance it asked."""
+    step = _lesson().steps[_select_all_step() - 1]
+    url = f"/api/review/{item['id']}/answer?form={item['form']}"
+    assert _post(client, url, _every_option(step))["correct"] is False
+    return instances(step)[item["form"]].code.strip()
+
+
 def _miss_order(client: TestClient, item: dict[str, Any]) -> None:
     """Answer the ordering's return wrongly, on the instance it asks (so that it comes back)."""
     lines = list(instances(_lesson().steps[_ordering_step() - 1])[item["form"]].lines)
@@ -95,22 +117,32 @@ def _miss_order(client: TestClient, item: dict[str, Any]) -> None:
     assert _post(client, url, {"order": lines[::-1], "confidence": "certain"})["correct"] is False
 
 
-def test_two_sittings_of_orderings_code_to_write_and_flashcards(learner: TestClient) -> None:
+def test_two_sittings_of_orderings_select_all_code_to_write_and_flashcards(
+    learner: TestClient,
+) -> None:
     client = learner
     good, again = _study(client)
     step = _lesson().steps[_ordering_step() - 1]
     assert step.snippet is not None
     shown = {step.snippet.code.strip()}  # the lesson page's lines are its own code's
     key = str(_ordering_step())
+    select = str(_select_all_step())
+    select_step = _lesson().steps[_select_all_step() - 1]
+    assert select_step.snippet is not None
+    ticked = {select_step.snippet.code.strip()}  # the lesson page's code
 
     time_passes(client, HOUR)
     first = _due(client)
     assert set(first) == {
         ("ordering", key),
+        ("select_all", select),
         ("exercise", "1"),
         ("flashcard", good),
         ("flashcard", again),
     }
+    asked = _miss_select_all(client, first["select_all", select])
+    assert asked not in ticked
+    ticked.add(asked)
     assert _ordering_code(first["ordering", key]) not in shown
     shown.add(_ordering_code(first["ordering", key]))
     _miss_order(client, first["ordering", key])
@@ -131,7 +163,10 @@ def test_two_sittings_of_orderings_code_to_write_and_flashcards(learner: TestCli
     second = _due(client)
     # The card rated `again` is back (as rated); the one rated `good` waits its days; the code
     # written right has left; the ordering asks code shown neither on the page nor before.
-    assert set(second) == {("ordering", key), ("flashcard", again)}
+    assert set(second) == {("ordering", key), ("select_all", select), ("flashcard", again)}
+    asked = _miss_select_all(client, second["select_all", select])
+    assert asked not in ticked
+    ticked.add(asked)
     assert _ordering_code(second["ordering", key]) not in shown
     shown.add(_ordering_code(second["ordering", key]))
     _miss_order(client, second["ordering", key])

@@ -11,7 +11,7 @@ import {WIDGETS, click, fire, fixture, installDom, settle, stubFetch} from "./do
 const ANSWER_URL = "/api/lessons/demo/steps/1/prediction";
 
 const STEP = `<li class="step" id="step-1" data-step="1">
-  <div class="prediction" data-kind="choice" data-step="1">
+  <div class="prediction" data-widget="choice" data-step="1">
     <p class="prediction-question"><strong>Predict first:</strong> What is <code>x.grad</code>?</p>
     ${WIDGETS.confidence}
     ${WIDGETS.choice}

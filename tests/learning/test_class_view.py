@@ -290,7 +290,7 @@ def test_a_learner_downloads_and_deletes_everything_about_them() -> None:
         data = client.get("/api/progress/export").json()
         learner = data["learner"]
         assert data["tables"]["class_members"][0]["display_name"] == "Ada"
-        assert data["tables"]["prediction_attempts"][0]["choice"] == "None"
+        assert data["tables"]["step_answers"][0]["choice"] == "None"
         assert data["tables"]["learners"] == [{"id": learner, "created_at": ANY_TIME}]
         deleted = client.post("/progress/delete", data={"confirm": "on"}, follow_redirects=False)
         assert deleted.status_code == 303

@@ -23,6 +23,7 @@ from app.learning.kinds import (
     MYTH,
     ORDERING,
     PREDICTION,
+    SELECT_ALL,
     VALUE,
     QuestionKind,
     find_kind,
@@ -54,6 +55,7 @@ def test_the_stored_names_never_change() -> None:
         "fix",
         "exercise",
         "ordering",
+        "select_all",
     ]
     assert all(find_kind(kind.name) is kind for kind in KINDS)
     assert find_kind("essay") is None
@@ -86,7 +88,15 @@ def test_a_link_goes_to_the_page_and_to_the_item_when_the_page_shows_one() -> No
 def test_every_kind_has_its_widget_macro_and_a_reviewed_kind_its_review_item() -> None:
     widgets = templates.env.get_template("_widgets.html").module
     for kind in KINDS:
-        assert kind.widget in ("choice", "yes-no", "value", "card", "code", "ordering")
+        assert kind.widget in (
+            "choice",
+            "yes-no",
+            "value",
+            "card",
+            "code",
+            "ordering",
+            "select-all",
+        )
         if kind.review is not None:
             assert callable(getattr(widgets, kind.review_macro, None)), kind.name
 
@@ -99,6 +109,7 @@ def test_the_reviewed_kinds() -> None:
         FLASHCARD,
         EXERCISE,
         ORDERING,
+        SELECT_ALL,
     }
     # A typed value is reviewed as its step's drill; a fix is practice, not recall (an
     # exercise is reviewed by writing it again, graded by a run: tests/routes/test_exercise_loop.py).
@@ -161,6 +172,7 @@ def test_each_reviewed_kind_grades_a_right_answer_as_right() -> None:
 NOT_KINDS = {
     ("app/lessons/format.py", "prediction"): "a step's `prediction` field (Step.QUESTIONS)",
     ("app/lessons/format.py", "ordering"): "a step's `ordering` field (Step.QUESTIONS)",
+    ("app/lessons/format.py", "select_all"): "a step's `select_all` field (Step.QUESTIONS)",
     ("app/lessons/prose_check.py", "value"): "a misconception's `value` field of the lesson format",
     ("app/inventory_cli.py", "value"): "a gain's `value` in the dashboard's JSON (GainOut)",
     ("app/progress/base.py", "value"): "the app_secret table's `value` column",

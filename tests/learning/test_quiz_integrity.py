@@ -15,7 +15,7 @@ from sqlalchemy import update
 from app.config.paths import BUNDLED_LESSONS
 from app.learning.kinds import choice_order
 from app.main import create_app
-from app.progress.models.learners import MythAnswer, PredictionAttempt
+from app.progress.models.learners import MythAnswer, StepAnswer
 from tests.catalogs import BUNDLED, LESSON, page_text
 from tests.clock import time_passes
 from tests.conftest import make_settings
@@ -128,7 +128,7 @@ def test_grading_goes_by_the_text_never_the_position(client: TestClient) -> None
     assert right.json()["correct"] is True
 
 
-def _rewrite(client: TestClient, model: type[PredictionAttempt] | type[MythAnswer]) -> None:
+def _rewrite(client: TestClient, model: type[StepAnswer] | type[MythAnswer]) -> None:
     """Make every stored answer look like it answered an older version of its question."""
     store = client.app.state.store  # type: ignore[attr-defined]
     with store.writing() as connection:
@@ -140,7 +140,7 @@ def test_a_rewritten_question_retires_its_saved_answers(client: TestClient) -> N
     client.post(f"{LESSON}/myths/1/answer", json={"answer": "no"})
     calibration = client.get("/api/progress/calibration").json()
     assert calibration["based_on"] == 1
-    _rewrite(client, PredictionAttempt)
+    _rewrite(client, StepAnswer)
     _rewrite(client, MythAnswer)
     progress = client.get(f"{LESSON}/progress").json()
     assert progress["steps"]["1"]["prediction"] is None  # never shown as the new one's answer

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from app.progress.models.learners import MythAnswer, PredictionAttempt, ReadAhead
+from app.progress.models.learners import MythAnswer, ReadAhead, StepAnswer
 from tests.catalogs import LESSON, page_text
 
 TAKEAWAY = "Backward fills"  # the fixture's takeaway: reference text
@@ -80,7 +80,7 @@ def test_answers_after_reading_ahead_are_kept_as_seen_and_not_counted(client: Te
     assert progress["steps"]["1"]["prediction"]["correct"] is True  # still shown to them
     store = client.app.state.store  # type: ignore[attr-defined]
     with store.reading() as connection:
-        assert connection.execute(select(PredictionAttempt.seen_answers)).scalars().all() == [True]
+        assert connection.execute(select(StepAnswer.seen_answers)).scalars().all() == [True]
         assert connection.execute(select(MythAnswer.seen_answers)).scalars().all() == [True]
         assert len(connection.execute(select(ReadAhead)).all()) == 1
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.learning.grader import ValueCheck, grade_typed
+from app.learning.grader import ValueRubric, grade_typed
 from app.lessons.grading import SIGN_ERROR, sign_flipped
 from app.lessons.loader import load_catalog
 from app.lessons.variants import expected_value, instances
@@ -14,11 +14,11 @@ VARIANT_LESSONS = Path(__file__).parents[1] / "fixtures" / "variant-lessons"
 STEP = load_catalog([VARIANT_LESSONS]).lessons[0].steps[0]
 
 
-def _check_of(x: float) -> ValueCheck:
+def _check_of(x: float) -> ValueRubric:
     """The typed value the fixture lesson asks for `y = x * x` at `x`, with its misconception
     (the value of `y`) as the sandbox computed it."""
     (instance,) = [i for i in instances(STEP) if f"tensor({x}," in i.code]
-    return ValueCheck(
+    return ValueRubric(
         expected=expected_value(STEP, instance), misconceptions=instance.misconceptions
     )
 

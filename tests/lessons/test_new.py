@@ -77,17 +77,27 @@ def test_new_writes_every_section_of_the_format(tmp_path: Path, capsys) -> None:
     # probe, which only some exercises need (every exercise has a rerun).
     assert _missing_fields(parse_yaml(text)) == [
         "Step.ordering",  # a step that asks for an order (docs/authoring.md shows one)
+        "Step.select_all",  # a step that asks "select all that apply" (docs/authoring.md too)
         "Step.no_variants",
         "Step.insight_question",
         "Choice.because",
         "Ordering.question",
         "Ordering.lines",
         "Ordering.explanation",
+        "SelectAll.question",
+        "SelectAll.options",
+        "SelectAll.explanation",
+        "Option.text",
+        "Option.holds",
+        "Option.applies",
+        "Option.why",
+        "Option.misconception",
         "Variants.answer",
         "Variants.raised",  # only where some instances raise
         "RaisedTexts.answer",
         "RaisedTexts.explanation",
         "VariantInstance.error",
+        "VariantInstance.readings",  # written by `gradlab check --update` for a select-all
         "Exercise.probe",
         "Hint.text",
         "Hint.when",

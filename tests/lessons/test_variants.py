@@ -198,7 +198,8 @@ def test_the_loader_refuses_templates_that_name_nothing(
 
 
 def _with_first_instance(step: Step, x: float, slope: float) -> Step:
-    """`step` (what-is-grad's step 2, y = x * x) with its first instance moved to `x`."""
+    """`step` (what-is-grad's step 2) with its first instance moved to `x`, its stored slope
+    `slope`."""
     variants = step.variants
     assert variants is not None
     params = {"x": [x, *variants.params["x"][1:]]}

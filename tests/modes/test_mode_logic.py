@@ -61,7 +61,7 @@ def test_no_bundled_card_blanks_a_common_name_or_shows_its_own_answer() -> None:
     for catalog_lesson in BUNDLED.lessons:
         for card in lesson_flashcards(catalog_lesson):
             assert "key insight" not in card.prompt
-            if card.kind == "insight" and card.cloze is None:
+            if card.origin == "insight" and card.cloze is None:
                 insights += 1
             if card.cloze is None or card.answer is None:
                 continue

@@ -9,7 +9,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 from app.progress.database import make_engine
-from app.progress.records import PredictionRecord
+from app.progress.records import StepAnswerRecord
 from app.progress.store import ProgressStore
 
 THREADS = 16
@@ -23,8 +23,8 @@ def test_answers_from_many_threads_all_land(migrated_url: str) -> None:
     def learner(index: int) -> None:
         name = f"learner-{index}"
         for step in range(1, ANSWERS + 1):
-            answer = PredictionRecord("a", "fairly_sure", step % 2 == 0, "fp")
-            store.record_prediction(name, "lesson", step, answer)
+            answer = StepAnswerRecord("a", "fairly_sure", step % 2 == 0, "fp")
+            store.record_step_answer(name, "lesson", step, answer)
             store.mark_done(name, "other", step)
 
     with ThreadPoolExecutor(THREADS) as pool:

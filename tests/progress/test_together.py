@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import event
 
 from app.progress.database import make_engine
-from app.progress.records import CardMemory, MythRecord, PredictionRecord
+from app.progress.records import CardMemory, MythRecord, StepAnswerRecord
 from app.progress.store import ProgressStore
 
 NOW = datetime(2026, 11, 23, tzinfo=UTC)
@@ -50,7 +50,7 @@ def test_calls_inside_commit_once(store: ProgressStore) -> None:
 def test_an_error_inside_keeps_nothing_of_the_block(store: ProgressStore) -> None:
     store.record_myth("ada", "lesson", 1, MythRecord("no", True, "fp"))  # before: kept
     with pytest.raises(Boom), store.together():
-        store.record_prediction("ada", "lesson", 1, PredictionRecord("a", "certain", False, "fp"))
+        store.record_step_answer("ada", "lesson", 1, StepAnswerRecord("a", "certain", False, "fp"))
         store.add_review_card("ada", "lesson", "prediction", "1", "fp", MEMORY)
         raise Boom
     assert store.lesson_state("ada", "lesson").steps == {}

@@ -13,11 +13,11 @@ import pytest
 
 from app.config.paths import PROJECT_ROOT
 from app.progress.database import make_engine, migrate
-from app.progress.records import PredictionRecord
+from app.progress.records import StepAnswerRecord
 from app.progress.store import ProgressStore
 from app.progress.write_turn import WriteTurn
 
-ANSWER = PredictionRecord("a", "fairly_sure", True, "fp")
+ANSWER = StepAnswerRecord("a", "fairly_sure", True, "fp")
 
 
 def _store(tmp_path: Path) -> ProgressStore:
@@ -32,7 +32,7 @@ def test_a_write_waits_for_another_processs_turn(tmp_path: Path) -> None:
     landed = threading.Event()
 
     def answer() -> None:
-        store.record_prediction("ada", "lesson", 1, ANSWER)
+        store.record_step_answer("ada", "lesson", 1, ANSWER)
         landed.set()
 
     # Another open file description of the lock file: for flock, another holder, as another
@@ -70,11 +70,11 @@ def test_a_nested_turn_keeps_the_file_locked_until_the_outer_one_ends(tmp_path: 
 WRITER = """
 import sys
 from app.progress.database import make_engine
-from app.progress.records import PredictionRecord
+from app.progress.records import StepAnswerRecord
 from app.progress.store import ProgressStore
 store = ProgressStore(make_engine(sys.argv[1]))
 for step in range(1, 41):
-    store.record_prediction(sys.argv[2], "lesson", step, PredictionRecord("a", "certain", True, "f"))
+    store.record_step_answer(sys.argv[2], "lesson", step, StepAnswerRecord("a", "certain", True, "f"))
 """
 
 

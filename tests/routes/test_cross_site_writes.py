@@ -114,7 +114,7 @@ def _calls(client: TestClient) -> dict[str, Call]:
     calls = {
         "join_class": Call("POST", f"/api/join/{links.join_token}", {"display_name": "Ada"}),
         "read_ahead": Call("POST", f"/lessons/{SLUG}/read-ahead"),
-        "commit_prediction": Call(
+        "answer_step": Call(
             "POST",
             f"{API}/steps/1/prediction",
             {"choice": step.prediction.answer, "confidence": "certain"},
@@ -125,7 +125,7 @@ def _calls(client: TestClient) -> dict[str, Call]:
             {"order": order.texts, "confidence": "certain"},
             writes=False,  # graded by a run: 503 here
         ),
-        "check_value": Call("POST", f"{API}/steps/2/value", {"value": "1"}),
+        "answer_value": Call("POST", f"{API}/steps/2/value", {"value": "1"}),
         "answer_recall": Call(
             "POST",
             f"{API}/recall/1",

@@ -214,8 +214,9 @@ WHAT_IS_GRAD = "/api/lessons/what-is-grad"
 
 
 def test_a_named_wrong_value_gets_its_why(bundled: TestClient) -> None:
-    """Step 2 asks its typed value on a variant: its misconceptions are rules (the value of
-    `y`, the value of `x`) computed for that instance's numbers."""
+    """Step 2 asks its typed value on a variant, `y = h * h` through `h = x * x`: its
+    misconceptions are rules (the value of `y`, the value of `x`, the slope of `h` alone)
+    computed for that instance's numbers."""
     step = BUNDLED.get("what-is-grad").steps[1]  # type: ignore[union-attr]
     assert step.prediction is not None  # the value is checked once the choice is committed
     committed = {"choice": step.prediction.answer, "confidence": "fairly_sure"}
@@ -223,22 +224,28 @@ def test_a_named_wrong_value_gets_its_why(bundled: TestClient) -> None:
     (instance,) = [i for i in instances(step) if i.code == reveal.json()["value"]["code"]]
     x = float(instance.code.split("tensor(")[1].split(",")[0])
     url = f"{WHAT_IS_GRAD}/steps/2/value"
-    typed_y = bundled.post(url, json={"value": str(x * x)}).json()
+    typed_y = bundled.post(url, json={"value": str(x**4)}).json()
     assert typed_y["correct"] is False and typed_y["expected"] is None  # the answer waits
     assert "the value of <code>y</code> itself" in typed_y["why_html"]
-    assert f"{2 * x}" not in typed_y["why_html"]  # the why does not give the answer away
+    assert f"{4 * x**3}" not in typed_y["why_html"]  # the why does not give the answer away
     typed_x = bundled.post(url, json={"value": f"tensor({x})"}).json()
     assert "the value of <code>x</code>" in typed_x["why_html"]
-    unnamed = bundled.post(url, json={"value": str(2 * x + 1)}).json()
+    # The slope the step's own reveal gave, `2x`, stops at `h`.
+    typed_formula = bundled.post(url, json={"value": str(2 * x)}).json()
+    assert typed_formula["correct"] is False
+    assert "the slope of <code>h = x · x</code> alone" in typed_formula["why_html"]
+    unnamed = bundled.post(url, json={"value": str(4 * x**3 + 1)}).json()
     assert unnamed["correct"] is False and unnamed["why_html"] is None
-    right = bundled.post(url, json={"value": str(2 * x)}).json()
+    right = bundled.post(url, json={"value": str(4 * x**3)}).json()
     assert right["correct"] is True and right["why_html"] is None
     drills = bundled.get("/lessons/what-is-grad/predict-the-gradient").text
-    found = re.search(r"x = torch.tensor\((-?[0-9.]+), requires_grad=True\)\ny = x \* x\n", drills)
+    found = re.search(
+        r"x = torch.tensor\((-?[0-9.]+), requires_grad=True\)\nh = x \* x\ny = h \* h\n", drills
+    )
     assert found is not None and float(found.group(1)) != x  # the drill asks other numbers
     drilled = float(found.group(1))
     drill_url = f"{WHAT_IS_GRAD}/drills/step-2.x/answer"
-    drill = bundled.post(drill_url, json={"value": str(drilled * drilled)}).json()
+    drill = bundled.post(drill_url, json={"value": str(drilled**4)}).json()
     assert "the value of <code>y</code> itself" in drill["why_html"]
 
 

@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
-from app.learning.readiness import UNREACHABLE, DatabaseCheck
+from app.learning.readiness import UNREACHABLE, DatabaseProbe
 from app.main import create_app
 from app.progress.database import make_engine, require_reachable
 from tests.conftest import make_settings, wait_until
@@ -100,24 +100,24 @@ def test_a_stopped_postgresql_makes_the_instance_unready_and_a_restart_ready(
 
 def test_a_database_that_says_nothing_is_unready_after_the_timeout_with_one_question() -> None:
     """A server that takes the connection and never answers (a firewall that drops packets):
-    the check answers "not ready" after its timeout while the driver still waits, and asking
+    the probe answers "not ready" after its timeout while the driver still waits, and asking
     again meanwhile starts no second question."""
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
         silent.listen()
         port = silent.getsockname()[1]
         engine = make_engine(f"postgresql+psycopg://gradlab@127.0.0.1:{port}/gradlab")
-        check = DatabaseCheck(lambda: require_reachable(engine), timeout_s=0.5, fresh_s=0)
+        probe = DatabaseProbe(lambda: require_reachable(engine), timeout_s=0.5, fresh_s=0)
 
         async def twice() -> tuple[bool, bool]:
-            first = await check.check()
-            second = await check.check()
+            first = await probe.probe()
+            second = await probe.probe()
             return first.ready, second.ready
 
         assert asyncio.run(twice()) == (False, False)
-        asking = [t for t in threading.enumerate() if t.name == check.thread_name]
+        asking = [t for t in threading.enumerate() if t.name == probe.thread_name]
         assert len(asking) == 1, asking
-        assert check.last.problem == UNREACHABLE
+        assert probe.last.problem == UNREACHABLE
     engine.dispose()
 
 

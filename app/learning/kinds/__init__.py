@@ -20,6 +20,7 @@ from app.learning.kinds.ordering import (
     stored_order,
 )
 from app.learning.kinds.prediction import PREDICTION, choice_order, prediction_fingerprint
+from app.learning.kinds.select_all import SELECT_ALL, select_all_fingerprint
 from app.learning.kinds.value import VALUE, value_fingerprint
 from app.lessons.format import Step
 
@@ -32,12 +33,15 @@ __all__ = [
     "MYTH",
     "ORDERING",
     "PREDICTION",
+    "SELECT_ALL",
+    "STEP_KINDS",
     "VALUE",
     "Prompt",
     "QuestionKind",
     "Review",
     "ReviewAnswer",
     "Widget",
+    "answered_at",
     "choice_order",
     "drill_fingerprint",
     "exercise_fingerprint",
@@ -46,6 +50,7 @@ __all__ = [
     "myth_fingerprint",
     "prediction_fingerprint",
     "read_order",
+    "select_all_fingerprint",
     "step_answer_of",
     "step_kind",
     "step_ordering_fingerprint",
@@ -62,8 +67,11 @@ KINDS: tuple[QuestionKind, ...] = (
     FIX,
     EXERCISE,
     ORDERING,
+    SELECT_ALL,
 )
 _BY_NAME = {kind.name: kind for kind in KINDS}
+# The kinds a step asks, in KINDS' order: the pages that draw a lesson's steps ask every one.
+STEP_KINDS: tuple[QuestionKind, ...] = tuple(kind for kind in KINDS if kind.step_field)
 
 
 def find_kind(name: str) -> QuestionKind | None:
@@ -77,6 +85,14 @@ _BY_FIELD = {kind.step_field: kind for kind in KINDS if kind.step_field is not N
 def step_kind(field: str) -> QuestionKind | None:
     """The kind whose question a step holds in `field` (one of `Step.QUESTIONS`)."""
     return _BY_FIELD.get(field)
+
+
+_BY_PATH = {kind.path: kind for kind in KINDS if kind.step is not None}
+
+
+def answered_at(path: str) -> QuestionKind | None:
+    """The kind a step graded at once is answered as at `.../steps/{n}/{path}`, or None."""
+    return _BY_PATH.get(path)
 
 
 def step_answer_of(step: Step) -> tuple[QuestionKind, str] | None:

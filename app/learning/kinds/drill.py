@@ -10,7 +10,7 @@ from pydantic import Field
 
 from app.errors import AnswerError
 from app.learning import grader
-from app.learning.grader import Graded, ValueCheck
+from app.learning.grader import Graded, ValueRubric
 from app.learning.kinds.kind import Prompt, QuestionKind, Review, ReviewAnswer
 from app.lessons.format import Lesson
 from app.lessons.memo import per_object
@@ -62,7 +62,7 @@ def _grade(prompt: Prompt, answer: TypedAnswer) -> Graded:
     if drill is None:
         raise AnswerError("Type a value")
     return grader.graded_value(
-        ValueCheck(drill.expected, misconceptions=drill.misconceptions), answer.value
+        ValueRubric(drill.expected, misconceptions=drill.misconceptions), answer.value
     )
 
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 from app.errors import AnswerError
 from app.learning.grader import Graded
 from app.learning.kinds.kind import (
-    ExerciseCard,
     Prompt,
     QuestionKind,
     Review,
     ReviewAnswer,
+    ReviewExercise,
     item_number,
 )
 from app.lessons.format import Exercise, Lesson
@@ -46,7 +46,7 @@ def _prompt(
         f"Code to write: {exercise.title}",
         "Write it again, from scratch: run it until it does what the goal says.",
         exercise_fingerprint(exercise),
-        exercise=ExerciseCard.of(exercise, number),
+        exercise=ReviewExercise.of(exercise, number),
     )
 
 

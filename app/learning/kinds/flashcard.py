@@ -28,9 +28,9 @@ def _prompt(
 ) -> Prompt | None:
     if (card := find_flashcard(lesson, key)) is None:
         return None
-    source = "Key insight" if card.kind == "insight" else "Takeaway"
+    source = "Key insight" if card.origin == "insight" else "Takeaway"
     return Prompt(
-        lesson, FLASHCARD, key, source, card.prompt, flashcard_fingerprint(card), card=card
+        lesson, FLASHCARD, key, source, card.prompt, flashcard_fingerprint(card), flashcard=card
     )
 
 
@@ -41,9 +41,9 @@ class RatingAnswer(ReviewAnswer):
 
 
 def _grade(prompt: Prompt, answer: RatingAnswer) -> Graded:
-    if prompt.card is None:
+    if prompt.flashcard is None:
         raise AnswerError("Rate the card: again, hard, good or easy")
-    return grader.grade_rating(prompt.card, answer.rating)
+    return grader.grade_rating(prompt.flashcard, answer.rating)
 
 
 FLASHCARD = QuestionKind(

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field, ValidationError
 from app.errors import AnswerError
 from app.learning import grader
 from app.learning.grader import Graded
-from app.learning.schemas import Confidence
+from app.learning.schemas import Confidence, StepQuestionReveal
 from app.lessons.behaviour import GoalGrad
 from app.lessons.exercises import goal, parts
 from app.lessons.format import Exercise, Lesson, Step
@@ -38,8 +38,8 @@ Widget = str
 
 
 @dataclass(frozen=True)
-class ExerciseCard:
-    """Code to write as a review item draws it (the card of templates/_exercise.html):
+class ReviewExercise:
+    """Code to write as a review item draws it (the exercise box of templates/_exercise.html):
     the code to fix at once, its goal, and no record (it is written again from scratch)."""
 
     number: int
@@ -53,7 +53,7 @@ class ExerciseCard:
     choices: tuple[()] = ()
 
     @classmethod
-    def of(cls, exercise: Exercise, number: int) -> ExerciseCard:
+    def of(cls, exercise: Exercise, number: int) -> ReviewExercise:
         wanted = goal(exercise)
         drawn = [{"kind": p.kind, "text": p.text, "indent": p.indent} for p in parts(exercise)]
         return cls(number, exercise, wanted.output, wanted.wanted(), drawn)
@@ -64,7 +64,7 @@ class ExerciseCard:
 
 
 @dataclass(frozen=True)
-class OrderingCard:
+class ReviewOrdering:
     """An ordering as a review item draws it (templates/_widgets.html, the `ordering` macro): the
     code given first, the lines in this return's order, and the output they must print."""
 
@@ -99,15 +99,15 @@ class Prompt:
     code: str | None = None
     choices: list[str] = field(default_factory=list)
     tensor: str | None = None
-    card: Flashcard | None = None
+    flashcard: Flashcard | None = None
     instance: Instance | None = None  # a prediction or an ordering asked on a variant instance
     drill: Drill | None = None  # a drill as asked (on this return's instance, if any)
-    exercise: ExerciseCard | None = None  # code to write, drawn as its card
+    exercise: ReviewExercise | None = None  # code to write, as review draws it
     # Which of the item's other forms is asked (a step's variant instance, a myth's form);
     # None: the item as its lesson page asks it. The review queue keeps it with the card, so
     # that the next return asks another.
     form: int | None = None
-    ordering: OrderingCard | None = None  # lines to put in order
+    ordering: ReviewOrdering | None = None  # lines to put in order
 
     @property
     def link(self) -> str:
@@ -152,6 +152,21 @@ class Review(Generic[A]):
     grade: Callable[[Prompt, A], Graded]
 
 
+@dataclass(frozen=True)
+class StepSide(Generic[A]):
+    """How a step asks a kind graded at once on the step's own page (its answer is read as the
+    kind's `Review.answer`): the answer as the step's committed answer keeps it (`keep`), the
+    body a kept answer was sent as (`sent`: a saved answer is re-graded and restored from it),
+    its grading on the step's own code, and its reveal (from the kept answer, so a restored
+    answer shows the same). `instance`: the variant instance the step's typed value asks this
+    learner, which a reveal may open."""
+
+    keep: Callable[[A], str]
+    sent: Callable[[str], dict[str, Any]]
+    grade: Callable[[Step, A], bool]
+    reveal: Callable[[Step, str, bool, int, Instance | None], StepQuestionReveal]
+
+
 def _problems(error: ValidationError) -> str:
     return "; ".join(
         f"{'.'.join(str(part) for part in problem['loc']) or 'the body'}: {problem['msg']}"
@@ -187,6 +202,16 @@ class QuestionKind:
     # Such a kind's question as item analysis sees it (app/learning/first_attempts.py), None
     # when the step does not ask it.
     step_item: Callable[[Step], StepItem | None] | None = None
+    # A step answer as a teacher reads it (the dashboard's answers; default: as kept).
+    shown: Callable[[str], str] = str
+    # A kind a step asks and grades at once through the one step route (app/routes/learning.py)
+    # and commit path (app/learning/lesson_answers.py, `commit_step`).
+    step: StepSide[Any] | None = None
+
+    @property
+    def path(self) -> str:
+        """The last segment of the step route that answers it: `select-all`."""
+        return self.name.replace("_", "-")
 
     def link(self, lesson: str, key: str) -> str:
         page = f"/lessons/{lesson}/{self.page}"
@@ -235,16 +260,8 @@ class QuestionKind:
         when it does not fit, naming the fields that do."""
         if self.review is None:
             raise AnswerError(f"{self.label}: never answered in review")
-        model: type[ReviewAnswer] = self.review.answer
-        try:
-            return model.model_validate(body)
-        except ValidationError as error:
-            own = [name for name in model.model_fields if name != "confidence"]
-            asked = own + (["confidence"] if self.confidence else [])
-            fields = " and ".join(f"`{name}`" for name in asked) or "nothing here"
-            raise AnswerError(
-                f"This item is a {self.label.lower()}, answered with {fields}: {_problems(error)}"
-            ) from None
+        found: ReviewAnswer = _read(self.review.answer, body, self.label, self.confidence)
+        return found
 
     def grade(self, prompt: Prompt, answer: ReviewAnswer) -> Graded:
         """Grade a review answer (read by `read`) as the kind's own page does. Right counts as
@@ -257,6 +274,21 @@ class QuestionKind:
         if not isinstance(answer, self.review.answer):
             raise AnswerError(f"This item is a {self.label.lower()}: not answered that way")
         return self.review.grade(prompt, answer)
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _read(model: type[M], body: Mapping[str, object], label: str, sure: bool = True) -> M:
+    try:
+        return model.model_validate(body)
+    except ValidationError as error:
+        own = [name for name in model.model_fields if name != "confidence"]
+        asked = own + (["confidence"] if sure else [])
+        fields = " and ".join(f"`{name}`" for name in asked) or "nothing here"
+        raise AnswerError(
+            f"This item is a {label.lower()}, answered with {fields}: {_problems(error)}"
+        ) from None
 
 
 class _AskedFingerprints:

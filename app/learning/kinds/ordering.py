@@ -13,11 +13,11 @@ import json
 from app.errors import AnswerError
 from app.learning.grader import Graded
 from app.learning.kinds.kind import (
-    OrderingCard,
     Prompt,
     QuestionKind,
     Review,
     ReviewAnswer,
+    ReviewOrdering,
     StepItem,
     item_number,
 )
@@ -74,7 +74,7 @@ def _prompt(
         head, lines, output = instance.head, list(instance.lines), instance.output
     else:
         head, lines, output = step.ordering_head, step.ordering.texts, step.snippet.output
-    card = OrderingCard(head, shuffled(lines, f"{order}\0{key}"), output)
+    drawn = ReviewOrdering(head, shuffled(lines, f"{order}\0{key}"), output)
     return Prompt(
         lesson,
         ORDERING,
@@ -84,7 +84,7 @@ def _prompt(
         fingerprint,
         instance=instance,
         form=instance.index if instance is not None else None,
-        ordering=card,
+        ordering=drawn,
     )
 
 
@@ -98,7 +98,7 @@ def _grade(prompt: Prompt, answer: ReviewAnswer) -> Graded:
 def _committed(step: Step, record: StepRecord) -> bool:
     # An order commits its step once given, kept as the step's committed answer (told apart
     # from a choice by its fingerprint).
-    saved = record.prediction
+    saved = record.answer
     return saved is not None and saved.fingerprint == step_ordering_fingerprint(step)
 
 

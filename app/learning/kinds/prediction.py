@@ -18,11 +18,13 @@ from app.learning.kinds.kind import (
     Review,
     ReviewAnswer,
     StepItem,
+    StepSide,
     item_number,
 )
+from app.learning.schemas import PredictionReveal
 from app.lessons.format import ChoicePrediction, Lesson, Step
 from app.lessons.memo import per_object
-from app.lessons.variants import pick
+from app.lessons.variants import Instance, pick
 from app.modes.drills import value_key
 from app.progress.records import StepRecord
 
@@ -93,9 +95,15 @@ def _grade(prompt: Prompt, answer: ChoiceAnswer) -> Graded:
     return grader.graded_choice(step, answer.choice)
 
 
+def _reveal_step(
+    step: Step, choice: str, correct: bool, attempt: int, opens: Instance | None
+) -> PredictionReveal:
+    return grader.prediction_reveal(step, choice, correct, attempt, opens)
+
+
 def _committed(step: Step, record: StepRecord) -> bool:
     # A choice commits its step once given (right or wrong).
-    saved = record.prediction
+    saved = record.answer
     return (
         step.prediction is not None
         and saved is not None
@@ -125,4 +133,10 @@ PREDICTION = QuestionKind(
     step_answer=lambda step: prediction_fingerprint(step.prediction) if step.prediction else None,
     form_step=lambda lesson, key: item_number(key, len(lesson.steps)),
     step_item=_item,
+    step=StepSide(
+        keep=lambda answer: answer.choice,
+        sent=lambda text: {"choice": text},
+        grade=lambda step, answer: grader.grade_choice(step, answer.choice),
+        reveal=_reveal_step,
+    ),
 )

@@ -28,7 +28,7 @@ from app.learning.lti import claims as c
 from app.learning.lti.platform_http import PlatformError, post_json
 from app.learning.lti.tokens import PlatformTokens
 from app.lessons.format import Lesson
-from app.progress.models.learners import MythAnswer, PredictionAttempt
+from app.progress.models.learners import MythAnswer, StepAnswer
 from app.progress.store import ProgressStore
 
 log = logging.getLogger("gradlab.lti")
@@ -49,7 +49,7 @@ def lesson_score(store: ProgressStore, learner: str, lesson: Lesson) -> LessonSc
     current = lesson_questions(lesson)
     first: dict[tuple[str, int], bool] = {}
     for kind, model, number in (
-        (PREDICTION, PredictionAttempt, PredictionAttempt.step),
+        (PREDICTION, StepAnswer, StepAnswer.step),
         (MYTH, MythAnswer, MythAnswer.myth),
     ):
         for row in store.lesson_rows(model, learner, lesson.slug):  # oldest first

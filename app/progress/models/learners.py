@@ -1,5 +1,6 @@
-"""A learner and what they did in lessons: each step's state, every answer to a step's choice,
-typed value and myth (every attempt kept, one row per fact), and the lessons they read ahead.
+"""A learner and what they did in lessons: each step's state, every committed answer to a
+step's question (a choice or an order: `StepAnswer`), typed value and myth (every attempt kept,
+one row per fact), and the lessons they read ahead.
 """
 
 from __future__ import annotations
@@ -36,9 +37,12 @@ class StepState(Base):
     )
 
 
-class PredictionAttempt(LearnerRecord, Fingerprinted, SeenAnswers, Base):
-    __tablename__ = "prediction_attempts"
-    __table_args__ = (Index("ix_prediction_learner_lesson", "learner_id", "lesson"),)
+class StepAnswer(LearnerRecord, Fingerprinted, SeenAnswers, Base):
+    """A committed answer to a step's question: `choice` holds the choice picked, or an
+    ordering's lines as JSON; the fingerprint tells which question it answers."""
+
+    __tablename__ = "step_answers"
+    __table_args__ = (Index("ix_step_answer_learner_lesson", "learner_id", "lesson"),)
 
     step: Mapped[int] = mapped_column(Integer)
     choice: Mapped[str] = mapped_column(Text)

@@ -20,7 +20,7 @@ function initDeck(deck, slug) {
     bar.value = i;
     bar.textContent = `${i} of ${cards.length}`;
     label.textContent = String(i + 1);
-    if (focus) focusTarget(cards[i].querySelector(".flashcard-kind"));
+    if (focus) focusTarget(cards[i].querySelector(".flashcard-origin"));
   };
 
   const finish = () => {

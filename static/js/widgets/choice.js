@@ -21,7 +21,8 @@ import {pressOne, reopenQuestion, rescueFocus, sendAnswer, showVerdict, tryAgain
 const CONFIDENCE_WORDS = {guess: "a guess", fairly_sure: "fairly sure", certain: "certain"};
 const CHOSEN = ["choice--chosen", "choice--answer"];
 
-function calibration(correct, confidence) {
+/** What the verdict says of how sure the learner was (every widget that asks it). */
+export function calibration(correct, confidence) {
   if (correct && confidence === "certain") return "You were certain, and rightly so.";
   if (correct && confidence === "guess") return "You were only guessing: read why, so next time you know.";
   if (!correct && confidence === "certain") return "You were certain: this is exactly the kind of surprise worth understanding. Read why below.";

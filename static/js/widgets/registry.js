@@ -1,5 +1,5 @@
 // The question widgets by name, as a review item names its own (data-widget="choice", "yes-no",
-// "value", "card", "code" or "ordering"). Every widget is mounted the same way: mount(root, options), where the
+// "value", "card", "code", "ordering" or "select-all"). Every widget is mounted the same way: mount(root, options), where the
 // options a widget does not use are ignored (see each module for its own).
 //
 //   widgetFor(item)   the mount function for a review item, or null
@@ -8,12 +8,13 @@ import {mountCard} from "./card.js";
 import {mountChoice} from "./choice.js";
 import {mountCodeExercise} from "./code-exercise.js";
 import {mountOrdering} from "./ordering.js";
+import {mountSelectAll} from "./select-all.js";
 import {mountValue} from "./value.js";
 import {mountYesNo} from "./yes-no.js";
 
 export const WIDGETS = {
   choice: mountChoice, "yes-no": mountYesNo, value: mountValue, card: mountCard, code: mountCodeExercise,
-  ordering: mountOrdering,
+  ordering: mountOrdering, "select-all": mountSelectAll,
 };
 
 export function widgetFor(item) {
