@@ -124,6 +124,9 @@ def _sitting(
             body = {"choice": _wrong(item["choices"], instance.answer), "confidence": "certain"}
         answered = client.post(url, json=body)
         assert answered.status_code == 200, answered.text
+        # The sitting's order changes with each answer; what the others ask does not.
+        now = {i["id"]: (i["form"], i["code"]) for i in client.get("/api/review").json()["due"]}
+        assert all(now[i["id"]] == (i["form"], i["code"]) for i in due if i["id"] in now)
     return repeated
 
 
@@ -250,3 +253,22 @@ def test_each_fresh_round_of_myth_busters_asks_another_form(forms_client: TestCl
     (item,) = [i for i in client.get("/api/review").json()["due"] if i["kind"] == "myth"]
     upcoming = _round_forms(client.get(page).text)[2]
     assert item["form"] != upcoming, (item["form"], upcoming)
+
+
+def test_answering_an_item_never_changes_what_another_asks(forms_client: TestClient) -> None:
+    """A sitting's order is a hash of what is due, so every answer reorders it; the form each
+    other item asks stays. Several learners, each a sitting of predictions and drills that
+    share their steps' instances, answered one by one and read again after each answer."""
+    client = forms_client
+    for _ in range(6):
+        client.cookies.clear()
+        for lesson in CATALOG.lessons:
+            api = f"/api/lessons/{lesson.slug}"
+            for number, step in enumerate(lesson.steps, start=1):
+                assert step.prediction is not None
+                body = {"choice": _wrong(step.prediction.texts, step.prediction.answer)}
+                url = f"{api}/steps/{number}/prediction"
+                assert client.post(url, json=body | {"confidence": "certain"}).is_success
+                assert client.post(f"{api}/steps/{number}/value", json={"value": "1e9"}).is_success
+        time_passes(client, HOUR)
+        _sitting(client, set())
