@@ -15,11 +15,13 @@ from functools import cached_property
 from app.learning.exercises import exercise_views
 from app.learning.kinds.myth import myth_round_form
 from app.learning.questions import disclosure_of
-from app.learning.recall import asks_recall, build_up_committed, recall_items
+from app.learning.recall import Asked, asks_recall, build_up_committed, recall_items
+from app.learning.seen import learner_shown, page_drill
 from app.lessons.disclosure import Disclosure, asks
 from app.lessons.format import Lesson
+from app.lessons.variants import finished
 from app.modes import cheatsheet
-from app.modes.drills import Drill, drill_open, drills_page_key, for_learner, lesson_drills
+from app.modes.drills import Drill, drill_open, lesson_drills
 from app.modes.flashcards import card_open, lesson_flashcards
 from app.modes.pitfalls import goal_grads
 from app.modes.quickread import example_step
@@ -132,11 +134,15 @@ def code_lab(request: ModeRequest) -> dict[str, object]:
 
 def myth_busters(request: ModeRequest) -> dict[str, object]:
     """Once the learner has played a round, a fresh one asks each myth with other forms as
-    one of them (`myth_round_form`), never the four questions they answered."""
+    one of them (`myth_round_form`), never the questions they answered, and each fresh round
+    another form than the round before."""
     myths = request.records.myths
     scored = [record for record in myths.values() if not record.seen_answers]
+    answered = (
+        request.store.myth_answer_counts(request.learner, request.lesson.slug) if myths else {}
+    )
     forms = {
-        number: myth_round_form(request.lesson, number, request.learner)
+        number: myth_round_form(request.lesson, number, request.learner, answered.get(number, 0))
         for number, myth in enumerate(request.lesson.myths, start=1)
         if myths and myth.forms
     }
@@ -162,7 +168,7 @@ def deep_dive(request: ModeRequest) -> dict[str, object]:
     }
     # The recall ends the build-up: read (one statement) only once every step is committed.
     recall = recall_items(
-        shown, request.learner, lambda: request.store.recall_answers(request.learner, lesson.slug)
+        shown, request.learner, lambda: Asked.read(request.store, request.learner, lesson)
     )
     return {
         **_exercises(request),
@@ -208,12 +214,12 @@ def _drill_groups(drills: list[Drill], state: dict[str, DrillRecord]) -> list[Dr
 
 def predict_the_gradient(request: ModeRequest) -> dict[str, object]:
     lesson, learner = request.lesson, request.learner
-    drills = [
-        for_learner(lesson, d, learner, drills_page_key(d))
-        for d in lesson_drills(lesson)
-        if drill_open(d, request.disclosure)
-    ]
-    state = request.store.drill_state(request.learner, request.lesson.slug)
+    opened = [d for d in lesson_drills(lesson) if drill_open(d, request.disclosure)]
+    state = request.store.drill_state(request.learner, request.lesson.slug) if opened else {}
+    # On steps with variants, instances the learner was not shown (seen.py) while one remains.
+    varied = any(drill.step and finished(lesson.steps[drill.step - 1]) for drill in opened)
+    seen = learner_shown(request.store, learner, lesson) if varied else frozenset()
+    drills = [page_drill(lesson, d, learner, state, seen) for d in opened]
     return {"drills": drills, "drill_state": state, "groups": _drill_groups(drills, state)}
 
 

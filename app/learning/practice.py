@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 from app import rendering
 from app.errors import (
+    NotTheFormAsked,
     PredictionNotCommitted,
     UnknownDrill,
     UnknownFlashcard,
@@ -39,11 +40,12 @@ from app.learning.schemas import (
     ReviewResult,
     ValueBody,
 )
+from app.learning.seen import learner_shown, page_drill
 from app.lessons.disclosure import Disclosure
 from app.lessons.format import Lesson, Pitfall
 from app.lessons.loader import Catalog
 from app.modes import pitfalls
-from app.modes.drills import drill_open, drills_page_key, find_drill, for_learner
+from app.modes.drills import drill_open, find_drill
 from app.modes.flashcards import card_open, find_flashcard
 from app.pedagogy.calibration import MIN_ANSWERS, advice, calibration
 from app.pedagogy.scheduler import Grade, describe_wait
@@ -161,16 +163,27 @@ class Practice:
         return pitfall
 
     # --- Predict the gradient -----------------------------------------------------------------
-    def answer_drill(self, slug: str, drill_id: str, body: ValueBody) -> DrillFeedback:
+    def answer_drill(
+        self, slug: str, drill_id: str, body: ValueBody, form: int | None = None
+    ) -> DrillFeedback:
         """A miss enters the review queue; the answer comes back only when right or when
-        `reveal` asks for it, and only for a drill whose step the learner has answered."""
+        `reveal` asks for it, and only for a drill whose step the learner has answered. It is
+        graded on the instance the drills page asks now (seen.py's `page_drill`), which must be
+        `form` when given (the page's `data-form`): never on one the learner was not shown."""
         lesson = find_lesson(self.catalog, slug)
         drill = find_drill(lesson, drill_id)
         if drill is None:
             raise UnknownDrill(f"Lesson {slug!r} has no drill {drill_id!r}")
         if not drill_open(drill, self._disclosure(lesson)):
             raise PredictionNotCommitted(_CLOSED)
-        drill = for_learner(lesson, drill, self.learner, drills_page_key(drill))
+        state = self.store.drill_state(self.learner, slug)
+        seen = learner_shown(self.store, self.learner, lesson) if drill.step else frozenset()
+        drill = page_drill(lesson, drill, self.learner, state, seen)
+        if form is not None and form != drill.instance:
+            raise NotTheFormAsked(
+                f"Drill {drill_id} is not asked on instance {form} now: reload the page and "
+                "answer the code it shows"
+            )
         correct, feedback = grader.grade_typed(
             grader.ValueRubric(drill.expected, misconceptions=drill.misconceptions),
             body.value,
@@ -179,7 +192,9 @@ class Practice:
         if correct is None:
             return feedback
         with self.store.together():  # the answer and its review card: one transaction
-            self.store.record_drill(self.learner, slug, drill_id, body.value, correct, body.reveal)
+            self.store.record_drill(
+                self.learner, slug, drill_id, body.value, correct, body.reveal, drill.instance
+            )
             if not correct:
                 self.queue.note_miss(slug, DRILL, drill_id, now())
         return feedback.model_copy(update={"queued": not correct})

@@ -10,10 +10,8 @@ later counts as a lapse (an `again` review at the time of the miss). Reviewing h
 one brings it back after a short step; a right guess and a confident miss come back first.
 
 A card keeps its kind's name; the kind's declaration (app/learning/kinds/) builds what to ask
-and grades the answer.
-
-Reading the queue never writes. A card whose question was rewritten since (its fingerprint no
-longer matches) is retired: not shown, not answerable; a miss of the new question takes it over.
+and grades the answer. Reading the queue never writes. A card whose question was rewritten
+since (its fingerprint no longer matches) is retired; a miss of the new question takes it over.
 """
 
 from __future__ import annotations
@@ -25,7 +23,7 @@ from datetime import datetime
 from app.errors import NotDue, NotTheFormAsked
 from app.learning.grader import Graded
 from app.learning.kinds import FLASHCARD, Prompt, QuestionKind, find_kind
-from app.learning.seen import shown
+from app.learning.seen import learner_shown, shown
 from app.lessons.loader import Catalog
 from app.lessons.variants import code_print
 from app.pedagogy import sitting
@@ -185,7 +183,7 @@ class ReviewQueue:
         missed = card.memory.last_miss_at if passed else at
         stored = _stored(memory, missed, urgent=urgent)
         self.store.update_review_card(card.id, stored, asked=_asked_after(form, grade))
-        self.store.record_review_answer(self.learner, card.id, grade.value)
+        self.store.record_review_answer(self.learner, card.id, grade.value, form)
         return memory
 
     def asked(
@@ -234,7 +232,7 @@ class ReviewQueue:
             missed = at if counted is Grade.again else None  # None: the last miss stays
             stored = _stored(memory, missed, urgent=urgent)
             self.store.update_review_card(card.id, stored, asked=form)
-            self.store.record_review_answer(self.learner, card.id, counted.value)
+            self.store.record_review_answer(self.learner, card.id, counted.value, form)
             return memory
         if counted is Grade.good:
             return None
@@ -275,7 +273,8 @@ class ReviewQueue:
         now = utc(now)
         due: list[QueueItem] = []
         later: list[datetime] = []
-        for card in self.store.review_cards(self.learner):
+        cards = self.store.review_cards(self.learner)
+        for card in cards:
             if not self._current(card.lesson, card.kind, card.key, card.fingerprint):
                 continue  # the lesson no longer has this item, or asks it differently now
             if card.left:
@@ -286,47 +285,45 @@ class ReviewQueue:
                 due.append(QueueItem(card, prompt))
             elif when > now:
                 later.append(when)
-        planned = self._unseen(sitting.plan(due, _slot, self.sitting_size))
+        planned = self._unseen(sitting.plan(due, _slot, self.sitting_size), due, cards)
         return QueueView(planned, len(later), min(later) if later else None, len(due))
 
-    def _unseen(self, planned: list[QueueItem]) -> list[QueueItem]:
-        """The sitting's items asked on code and numbers the learner was not shown (seen.py),
-        nor an item before it in this sitting, while another form remains. A form is the first
-        unseen one in an order of the return's own, so answering one item of the sitting never
-        changes what another asks."""
-        cards = self.store.review_cards(self.learner) if planned else []
+    def _unseen(
+        self, planned: list[QueueItem], due: list[QueueItem], cards: list[StoredCard]
+    ) -> list[QueueItem]:
+        """The sitting's items asked on code the learner was not shown (seen.py), nor by a due
+        item of an older card (not the sitting's order, which every answer changes: so an
+        answer, which adds its form to what was shown, leaves the others' forms as they were),
+        while another form remains; a form is the first unseen in the return's own order."""
+        lessons = {item.card.lesson for item in planned}
+        forms = self.store.review_forms(self.learner) if planned else {}
         before: dict[str, frozenset[str]] = {}
-        drawn: list[QueueItem] = []
-        for item in planned:
+        drawn: dict[int, Prompt] = {}
+        for item in sorted(due, key=lambda item: item.card.id):
             lesson = item.prompt.lesson
+            if lesson.slug not in lessons:
+                continue  # another lesson's code is never this sitting's
             if lesson.slug not in before:
-                before[lesson.slug] = shown(self.store, self.learner, lesson, cards)
+                before[lesson.slug] = shown(self.store, self.learner, lesson, cards, forms)
             prompt = self._prompt(item.card, before[lesson.slug]) or item.prompt
             code = prompt.instance.code if prompt.instance is not None else prompt.code
             if prompt.form is not None and code:
                 before[lesson.slug] |= {code_print(code)}
-            drawn.append(QueueItem(item.card, prompt))
-        return drawn
+            drawn[item.card.id] = prompt
+        return [QueueItem(item.card, drawn[item.card.id]) for item in planned]
 
     def _asked_now(self, card: StoredCard, now: datetime) -> Prompt | None:
         """What this return of a due card asks: as the sitting draws it (`view`)."""
-        drawn = next((item for item in self.view(now).due if item.card.id == card.id), None)
-        if drawn is not None:
+        if drawn := next((item for item in self.view(now).due if item.card.id == card.id), None):
             return drawn.prompt
         found = self.catalog.get(card.lesson)
-        cards = self.store.review_cards(self.learner)
-        return self._prompt(card, shown(self.store, self.learner, found, cards) if found else None)
+        return self._prompt(card, learner_shown(self.store, self.learner, found)) if found else None
 
     def due_count(self, now: datetime) -> int:
         """`view(now).due_total` without drawing the items that are not due, nor planning the
         sitting: what the catalog and an answer's "due" count need; reads only."""
-        return sum(
-            1
-            for lesson, kind, key, fingerprint in self.store.due_review_items(
-                self.learner, utc(now)
-            )
-            if self._current(lesson, kind, key, fingerprint)
-        )
+        items = self.store.due_review_items(self.learner, utc(now))
+        return sum(1 for item in items if self._current(*item))
 
     def answer(
         self, card_id: int, body: Mapping[str, object], now: datetime, form: int | None = None
@@ -357,7 +354,7 @@ class ReviewQueue:
                 # A flashcard is a card to see again: it stays, spaced by FSRS.
                 asked = prompt.form if prompt.flashcard else _asked_after(prompt.form, counted)
                 self.store.update_review_card(card.id, stored, asked=asked)
-                self.store.record_review_answer(self.learner, card.id, counted.value)
+                self.store.record_review_answer(self.learner, card.id, counted.value, prompt.form)
         return outcome, memory
 
     def left(self, card_id: int) -> bool:

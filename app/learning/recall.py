@@ -32,6 +32,7 @@ from app.learning.schemas import (
     RecallResult,
     StepQuestionReveal,
 )
+from app.learning.seen import learner_shown, only
 from app.lessons.disclosure import Disclosure
 from app.lessons.format import Lesson, Step
 from app.lessons.variants import Instance, choose, instances
@@ -137,11 +138,15 @@ def _key(lesson: Lesson, learner: str) -> str:
     return f"{learner}/recall/{lesson.slug}"
 
 
-def question_of(lesson: Lesson, number: int, learner: str) -> RecallQuestion | None:
+def question_of(
+    lesson: Lesson, number: int, learner: str, seen: frozenset[str] = frozenset()
+) -> RecallQuestion | None:
     # The learner is named, so the instance is never the one their typed value asked; no
-    # previous form, so the question does not move when a review asks the step again.
+    # previous form, so the question does not move when a review asks the step again; with
+    # `seen`, not an instance whose code the learner was shown while another remains.
     kind = _kind(lesson.steps[number - 1])
-    prompt = kind.prompt(lesson, str(number), _key(lesson, learner), learner) if kind else None
+    key = _key(lesson, learner)
+    prompt = kind.prompt(lesson, str(number), key, learner, None, seen) if kind else None
     if prompt is None or prompt.instance is None or _own(lesson.steps[number - 1], prompt.instance):
         return None  # the step asks no choice, or has no instance of it but its own code
     return RecallQuestion(number, prompt)
@@ -152,8 +157,42 @@ def _draw(candidates: list[RecallQuestion], key: str) -> RecallQuestion:
     return preferred[choose(len(preferred), key)]
 
 
-def recall_questions(lesson: Lesson, learner: str) -> list[RecallQuestion]:
-    """The lesson's recall questions for this learner, in step order (see the module)."""
+def recall_questions(
+    lesson: Lesson, learner: str, asked: Asked | None = None
+) -> list[RecallQuestion]:
+    """The lesson's recall questions for this learner, in step order (see the module). With
+    `asked` (what the learner was shown and answered), each question not answered yet asks an
+    instance the learner was not shown while one remains, and one answered keeps the instance
+    it was answered on; which steps are asked does not depend on it."""
+    chosen = _chosen(lesson, learner)
+    if asked is None:
+        return chosen
+    return [_unseen(lesson, learner, question, asked) for question in chosen]
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What the recall reads of a learner: their recall answers and what they were shown."""
+
+    answers: list[RecallRecord]
+    seen: frozenset[str]
+
+    @classmethod
+    def read(cls, store: ProgressStore, learner: str, lesson: Lesson) -> Asked:
+        answers = store.recall_answers(learner, lesson.slug)
+        return cls(answers, learner_shown(store, learner, lesson, answers))
+
+
+def _unseen(lesson: Lesson, learner: str, question: RecallQuestion, asked: Asked) -> RecallQuestion:
+    """`question` on the instance answered, if it was, else on one not shown while one remains."""
+    number = question.number
+    kind = question.prompt.kind.name
+    kept = [a.form for a in asked.answers if a.step == number and a.kind == kind]
+    seen = only(lesson.steps[number - 1], kept[-1]) if kept else asked.seen
+    return question_of(lesson, number, learner, seen) or question
+
+
+def _chosen(lesson: Lesson, learner: str) -> list[RecallQuestion]:
     found = [
         question
         for number in range(1, len(lesson.steps) + 1)
@@ -199,17 +238,16 @@ def _item(question: RecallQuestion, answers: list[RecallRecord]) -> RecallItem:
 
 
 def recall_items(
-    disclosure: Disclosure, learner: str, read: Callable[[], list[RecallRecord]]
+    disclosure: Disclosure, learner: str, read: Callable[[], Asked]
 ) -> list[RecallItem]:
     """What a page draws of the recall: nothing (and nothing read) before the build-up is
-    committed; else the questions, with the learner's answers read once (`read`)."""
-    if not build_up_committed(disclosure):
+    committed; else the questions, with what the recall reads of the learner read once
+    (`read`)."""
+    if not build_up_committed(disclosure) or not asks_recall(disclosure.lesson):
         return []
-    questions = recall_questions(disclosure.lesson, learner)
-    if not questions:
-        return []
-    answers = read()
-    return [_item(question, answers) for question in questions]
+    asked = read()
+    questions = recall_questions(disclosure.lesson, learner, asked)
+    return [_item(question, asked.answers) for question in questions]
 
 
 def answer_recall(
@@ -227,7 +265,9 @@ def answer_recall(
     if not build_up_committed(disclosure):
         raise PredictionNotCommitted(_CLOSED)
     lesson, learner = disclosure.lesson, queue.learner
-    question = next((q for q in recall_questions(lesson, learner) if q.number == number), None)
+    asked = Asked.read(store, learner, lesson)  # as the page that asked it read it
+    found = recall_questions(lesson, learner, asked)
+    question = next((q for q in found if q.number == number), None)
     if question is None:
         raise UnknownStep(f"Lesson {lesson.slug!r} asks you no recall question on step {number}")
     if form != question.form:

@@ -118,8 +118,16 @@ class ModesRecords(StoreBase):
         return {lesson: mode for lesson, mode in rows}
 
     def record_drill(
-        self, learner: str, lesson: str, drill: str, value: str, correct: bool, revealed: bool
+        self,
+        learner: str,
+        lesson: str,
+        drill: str,
+        value: str,
+        correct: bool,
+        revealed: bool,
+        form: int | None = None,
     ) -> None:
+        """`form`: the variant instance of the drill's step asked, if it has any."""
         self.add_row(
             learner,
             DrillAttempt,
@@ -128,18 +136,22 @@ class ModesRecords(StoreBase):
             value=value,
             correct=correct,
             revealed=revealed,
+            form=form,
         )
 
     def drill_state(self, learner: str, lesson: str) -> dict[str, DrillRecord]:
-        """Per drill: answered right at least once, revealed, attempts, the latest value."""
+        """Per drill: answered right at least once, revealed, attempts, the latest value and
+        the instances answered (oldest first)."""
         state: dict[str, DrillRecord] = {}
         for attempt in self.lesson_rows(DrillAttempt, learner, lesson):
             seen = state.get(attempt.drill, DrillRecord(False, False, 0, ""))
+            forms = seen.forms if attempt.form is None else (*seen.forms, attempt.form)
             state[attempt.drill] = DrillRecord(
                 seen.correct or attempt.correct,
                 seen.revealed or attempt.revealed,
                 seen.attempts + 1,
                 attempt.value,
+                forms,
             )
         return state
 
@@ -323,12 +335,27 @@ class ModesRecords(StoreBase):
         with self.writing() as connection:
             connection.execute(_UPDATE_CARD, {**changed, "card_id": card_id})
 
-    def record_review_answer(self, learner: str, card_id: int, grade: str) -> None:
+    def record_review_answer(
+        self, learner: str, card_id: int, grade: str, form: int | None = None
+    ) -> None:
+        """`form`: the other form of the card's question this review asked, if any."""
         with self.writing() as connection:
             connection.execute(
                 self.insert(ReviewAnswer),
-                {"learner_id": learner, "card_id": card_id, "grade": grade},
+                {"learner_id": learner, "card_id": card_id, "grade": grade, "form": form},
             )
+
+    def review_forms(self, learner: str) -> dict[int, frozenset[int]]:
+        """Every other form of its question each of the learner's cards was asked, by card."""
+        found: dict[int, set[int]] = {}
+        asked = select(ReviewAnswer.card_id, ReviewAnswer.form).where(
+            ReviewAnswer.learner_id == learner, ReviewAnswer.form.is_not(None)
+        )
+        with self.reading() as connection:
+            for card_id, form in connection.execute(asked):
+                if form is not None:  # (the query keeps none)
+                    found.setdefault(card_id, set()).add(form)
+        return {card_id: frozenset(forms) for card_id, forms in found.items()}
 
     def review_answers_since(self, learner: str, since: datetime) -> int:
         with self.reading() as connection:

@@ -81,6 +81,7 @@ class DrillRecord:
     revealed: bool
     attempts: int
     value: str
+    forms: tuple[int, ...] = ()  # the step's variant instances answered, oldest first
 
 
 @dataclass(frozen=True)

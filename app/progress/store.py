@@ -296,6 +296,16 @@ class ProgressStore(ModesRecords, ExerciseRecords, InventoryRecords, SharesRecor
         with self.reading() as connection:
             return _lesson_myths(connection, {"learner": learner, "lesson": lesson})
 
+    def myth_answer_counts(self, learner: str, lesson: str) -> dict[int, int]:
+        """How many times the learner answered each myth of one lesson, by myth number."""
+        counted = (
+            select(MythAnswer.myth, func.count())
+            .where(MythAnswer.learner_id == learner, MythAnswer.lesson == lesson)
+            .group_by(MythAnswer.myth)
+        )
+        with self.reading() as connection:
+            return {myth: count for myth, count in connection.execute(counted)}
+
     def myth_answers(self, learner: str) -> dict[tuple[str, int], MythRecord]:
         """The latest answer to every myth, by (lesson, myth number)."""
         with self.reading() as connection:

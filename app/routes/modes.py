@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import HTMLResponse
 
 from app.errors import (
     RUNS,
     STORE,
     AnswerError,
+    NotTheFormAsked,
     PredictionNotCommitted,
     UnknownDrill,
     UnknownFlashcard,
@@ -41,6 +44,9 @@ from app.web.problems import responses
 
 router = APIRouter(tags=["modes"])
 
+# The variant instance a drill was asked on (its item's data-form), when its step has any.
+DrillForm = Annotated[int | None, Query(ge=0, le=2**31 - 1)]
+
 
 @router.get("/lessons/{slug}/{mode}", response_class=HTMLResponse, include_in_schema=False)
 async def mode_page(
@@ -65,14 +71,22 @@ async def remember_mode(
 
 @router.post(
     "/api/lessons/{slug}/drills/{drill_id}/answer",
-    responses=responses(UnknownLesson, UnknownDrill, AnswerError, PredictionNotCommitted, *STORE),
+    responses=responses(
+        UnknownLesson, UnknownDrill, AnswerError, NotTheFormAsked, PredictionNotCommitted, *STORE
+    ),
 )
 async def answer_drill(
-    slug: str, drill_id: str, body: ValueBody, practice: PracticeDep, write: WriterDep
+    slug: str,
+    drill_id: str,
+    body: ValueBody,
+    practice: PracticeDep,
+    write: WriterDep,
+    form: DrillForm = None,
 ) -> DrillFeedback:
     """Check a typed `.grad` numerically, element by element. A miss enters the review queue;
-    the answer comes back only when right or when `reveal` asks for it."""
-    return await write(practice.answer_drill, slug, drill_id, body)
+    the answer comes back only when right or when `reveal` asks for it. `form`: the variant
+    instance the page asked (its `data-form`); 422 when the page asks another now."""
+    return await write(practice.answer_drill, slug, drill_id, body, form)
 
 
 @router.get(

@@ -6,6 +6,8 @@ as the other. On SQLite and PostgreSQL, on the review-forms fixture lessons."""
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -17,7 +19,7 @@ from sqlalchemy import select
 from app.learning.recall import recall_questions
 from app.lessons.variants import finished, instances
 from app.main import create_app
-from app.modes.drills import drills_page_key, for_learner, lesson_drills
+from app.modes.drills import lesson_drills
 from app.progress.models.learners import Learner
 from tests.clock import time_passes
 from tests.conftest import make_settings
@@ -71,12 +73,17 @@ def _study(client: TestClient) -> set[str]:
             url = f"{api}/recall/{question.number}?form={instance.index}"
             assert client.post(url, json=body).is_success, url
             shown.add(code_print(instance.code))
+        # The drills page, as drawn: each drill answered on the instance it shows (data-form).
+        page = client.get(f"/lessons/{lesson.slug}/predict-the-gradient").text
+        drawn = dict(
+            re.findall(r'data-drill="([^"]+)" data-tensor="[^"]*" data-form="(\d+)"', page)
+        )
         for drill in lesson_drills(lesson):
             if drill.step:
-                asked = for_learner(lesson, drill, learner, drills_page_key(drill))
-                url = f"{api}/drills/{drill.id}/answer"
+                form = int(drawn[drill.id])
+                url = f"{api}/drills/{drill.id}/answer?form={form}"
                 assert client.post(url, json={"value": "12345"}).is_success, url
-                shown.add(code_print(asked.code))
+                shown.add(code_print(instances(lesson.steps[drill.step - 1])[form].code))
     return shown
 
 
@@ -117,6 +124,9 @@ def _sitting(
             body = {"choice": _wrong(item["choices"], instance.answer), "confidence": "certain"}
         answered = client.post(url, json=body)
         assert answered.status_code == 200, answered.text
+        # The sitting's order changes with each answer; what the others ask does not.
+        now = {i["id"]: (i["form"], i["code"]) for i in client.get("/api/review").json()["due"]}
+        assert all(now[i["id"]] == (i["form"], i["code"]) for i in due if i["id"] in now)
     return repeated
 
 
@@ -196,3 +206,69 @@ def test_a_fresh_round_of_myth_busters_asks_the_myths_other_forms(
     items = [item for item in client.get("/api/review").json()["due"] if item["kind"] == "myth"]
     assert {item["key"] for item in items} == set(asked_in_round)
     assert all(item["form"] != asked_in_round[item["key"]] for item in items)
+
+
+def _round_forms(page: str) -> dict[int, int]:
+    """The form a myth busters page asks each myth as, by myth number."""
+    found = re.findall(r'data-myth="(\d+)" data-form="(\d+)"', page)
+    return {int(number): int(form) for number, form in found}
+
+
+def test_each_fresh_round_of_myth_busters_asks_another_form(forms_client: TestClient) -> None:
+    """Four fresh rounds of myth busters: each asks every myth as another form than the round
+    before (and, on a myth with three forms, than every round before until each was asked),
+    never the lesson page's question; reading the page writes nothing (a reload asks the
+    same). Review then asks a form no round asked while one remains."""
+    client = forms_client
+    lesson = _lesson("forms-two")
+    api, page = f"/api/lessons/{lesson.slug}/myths", f"/lessons/{lesson.slug}/myth-busters"
+    for number, myth in enumerate(lesson.myths, start=1):
+        body = {"answer": myth.answer, "confidence": "certain"}
+        assert client.post(f"{api}/{number}/answer", json=body).is_success
+    rounds: list[dict[int, int]] = []
+    for _ in range(4):
+        text = client.get(page).text
+        asked = _round_forms(text)
+        assert _round_forms(client.get(page).text) == asked  # a GET writes nothing
+        assert set(asked) == {1, 2}
+        for number, form in asked.items():
+            myth = lesson.myths[number - 1]
+            assert myth.question.split("`")[0] not in text
+            right = myth.forms[form].answer
+            body = {"answer": right, "confidence": "certain"}
+            reveal = client.post(f"{api}/{number}/answer?form={form}", json=body).json()
+            assert reveal["correct"] is True
+        rounds.append(asked)
+    for before, after in itertools.pairwise(rounds):
+        assert all(before[number] != after[number] for number in before), rounds
+    three = [asked[2] for asked in rounds]  # myth 2 has three forms: all of them, then again
+    assert len(lesson.myths[1].forms) == 3 and sorted(three[:3]) == [0, 1, 2], three
+    assert three[3] == three[0]
+    # Missed now, myth 2 comes back in review as no form the rounds asked while one remains:
+    # none does (the rounds asked all three), so it asks another than the next round will.
+    missed = "no" if lesson.myths[1].forms[three[3]].answer == "yes" else "yes"
+    body = {"answer": missed, "confidence": "certain"}
+    assert client.post(f"{api}/2/answer?form={three[3]}", json=body).is_success
+    time_passes(client, HOUR)
+    (item,) = [i for i in client.get("/api/review").json()["due"] if i["kind"] == "myth"]
+    upcoming = _round_forms(client.get(page).text)[2]
+    assert item["form"] != upcoming, (item["form"], upcoming)
+
+
+def test_answering_an_item_never_changes_what_another_asks(forms_client: TestClient) -> None:
+    """A sitting's order is a hash of what is due, so every answer reorders it; the form each
+    other item asks stays. Several learners, each a sitting of predictions and drills that
+    share their steps' instances, answered one by one and read again after each answer."""
+    client = forms_client
+    for _ in range(6):
+        client.cookies.clear()
+        for lesson in CATALOG.lessons:
+            api = f"/api/lessons/{lesson.slug}"
+            for number, step in enumerate(lesson.steps, start=1):
+                assert step.prediction is not None
+                body = {"choice": _wrong(step.prediction.texts, step.prediction.answer)}
+                url = f"{api}/steps/{number}/prediction"
+                assert client.post(url, json=body | {"confidence": "certain"}).is_success
+                assert client.post(f"{api}/steps/{number}/value", json={"value": "1e9"}).is_success
+        time_passes(client, HOUR)
+        _sitting(client, set())

@@ -261,7 +261,10 @@ def test_the_recall_reads_once_and_only_once_the_build_up_is_committed(
     recall_client: TestClient,
 ) -> None:
     """The lesson's pages read two statements (its state, the modes chosen) as before the
-    recall; once every step is committed, one more: the learner's recall answers."""
+    recall; once every step is committed, five more: the learner's recall answers and what
+    they were shown (app/learning/seen.py: their review cards, the forms their review answers
+    answered, their drill answers, their myth answers counted), so that a recall question
+    asks an instance they were not shown."""
     client = recall_client
     client.get("/")
     pages = (
@@ -278,4 +281,4 @@ def test_the_recall_reads_once_and_only_once_the_build_up_is_committed(
     assert last.prediction is not None
     answer = {"choice": last.prediction.answer, "confidence": "fairly_sure"}
     client.post(f"{API}/steps/{len(LESSON.steps)}/prediction", json=answer)
-    assert [_statements(client, page) for page in pages] == [3, 3, 3]
+    assert [_statements(client, page) for page in pages] == [7, 7, 7]

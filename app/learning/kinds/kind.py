@@ -199,6 +199,9 @@ class QuestionKind:
     # A kind whose other forms are a step's variant instances: the step (numbered from 1) whose
     # instance an item `key` asks, so that the code a form showed can be named (seen.py).
     form_step: Callable[[Lesson, str], int | None] | None = None
+    # A kind whose other forms are texts of its own (a myth's): the question form `form` of
+    # item `key` asks, None when there is no such form (seen.py names it as it names code).
+    form_text: Callable[[Lesson, str, int], str | None] | None = None
     # Such a kind's question as item analysis sees it (app/learning/first_attempts.py), None
     # when the step does not ask it.
     step_item: Callable[[Step], StepItem | None] | None = None

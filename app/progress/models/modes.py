@@ -48,6 +48,8 @@ class DrillAttempt(LearnerRecord, Base):
     value: Mapped[str] = mapped_column(Text)
     correct: Mapped[bool] = mapped_column(Boolean)
     revealed: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The variant instance of the drill's step the drills page asked (None: the step has none).
+    form: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class FlashcardRating(LearnerRecord, Base):
@@ -145,4 +147,6 @@ class ReviewAnswer(Base):
     learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"))
     card_id: Mapped[int] = mapped_column(ForeignKey("review_cards.id", ondelete="CASCADE"))
     grade: Mapped[str] = mapped_column(String(8))
+    # The other form of the card's question this review asked (None: its only version).
+    form: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)

@@ -19,7 +19,9 @@ function initGroup(group, slug, score) {
 
   for (const drill of drills) {
     mountValue(drill.querySelector("form"), {
-      url: lessonUrl(slug, "drills", drill.dataset.drill, "answer"),
+      // On a step with variants, the instance the page asked: graded as that one, or refused.
+      url: lessonUrl(slug, "drills", drill.dataset.drill, "answer")
+        + (drill.dataset.form === undefined ? "" : `?form=${drill.dataset.form}`),
       tensor: drill.dataset.tensor,
       extra: (result) => (result.queued
         ? el("p", {class: "feedback-meta"}, "It is in your ", el("a", {href: "/review"}, "review queue"), " for later.")
