@@ -113,6 +113,11 @@ class Walk:
                 for order in (lines[::-1], lines) if number % 2 == 0 else (lines[::-1],):
                     body = {"order": order, "confidence": CONFIDENCES[number % 3]}
                     self.post(f"{api}/steps/{number}/ordering", body)
+            if step.select_all is not None:  # select all: nothing ticked (a miss), then (on an
+                tries = [[], step.select_all.right] if number % 2 == 0 else [[]]  # even step) right
+                for picked in tries:
+                    body = {"picked": picked, "confidence": CONFIDENCES[number % 3]}
+                    self.post(f"{api}/steps/{number}/select-all", body)
         self.every_page_answers(lesson, "committing every step")
         self.values(lesson)
         self.recall(lesson)
@@ -155,8 +160,14 @@ class Walk:
         assert items, f"{lesson.slug}: no recall once every step is committed"
         for step, form in items:
             start = page.index(f'<li class="recall-item" data-step="{step}"')
-            choices = re.findall(r'data-choice="([^"]*)"', page[start : page.index("</li>", start)])
-            body = {"choice": html.unescape(choices[-1]), "confidence": "fairly_sure"}
+            item = page[start : page.index("</li>", start)]
+            choices = re.findall(r'data-choice="([^"]*)"', item)
+            boxes = re.findall(r'class="select-all-box" value="([^"]*)"', item)
+            body: dict[str, object] = {"confidence": "fairly_sure"}
+            if choices:
+                body["choice"] = html.unescape(choices[-1])
+            else:  # a select-all: the last statement ticked
+                body["picked"] = [html.unescape(boxes[-1])]
             self.post(f"/api/lessons/{lesson.slug}/recall/{step}?form={form}", body)
         self.every_page_answers(lesson, "answering the recall")
 
@@ -241,7 +252,9 @@ class Walk:
         if self.graded_by_a_run(item):
             return
         body: dict[str, object] = {"confidence": "guess"}
-        if item["choices"]:
+        if item["kind"] == "select_all":
+            body["picked"] = item["choices"][:1]
+        elif item["choices"]:
             body["choice"] = item["choices"][0]
         elif item["tensor"]:
             body["value"] = "0"
