@@ -14,7 +14,7 @@ from app.pedagogy.sample_size import TOO_FEW  # a few constants: cheap for every
 # The commands' own imports are in each command: `gradlab` builds its parser from every
 # command module, and a command pays only for what it runs.
 if TYPE_CHECKING:
-    from app.learning.inventory_gain import ClassGain
+    from app.learning.inventory.inventory_gain import ClassGain
 
 DISCRIMINATION = "point-biserial correlation of the item with the rest of its test"
 
@@ -24,9 +24,9 @@ def _num(x: float | None, digits: int = 4) -> float | None:
 
 
 def _gain_json(found: ClassGain) -> dict[str, Any]:
-    """The gain as the dashboard's JSON gives it (app/learning/inventory_report.py): each gain
-    with its n, and "too few to say" below its minimum."""
-    from app.learning.inventory_report import class_gain_out
+    """The gain as the dashboard's JSON gives it (app/learning/inventory/inventory_report.py):
+    each gain with its n, and "too few to say" below its minimum."""
+    from app.learning.inventory.inventory_report import class_gain_out
 
     out = class_gain_out(found).model_dump(exclude={"id", "name", "held"})
     out["bands"] = {band.label: band.learners for band in found.bands}
@@ -38,8 +38,8 @@ def _stats(args: argparse.Namespace) -> int:
 
     # The settings first: a bad one is said before the command's own imports are paid for.
     settings = load_settings()
-    from app.learning.inventory_gain import class_gain
-    from app.learning.inventory_item_stats import item_stats
+    from app.learning.inventory.inventory_gain import class_gain
+    from app.learning.inventory.inventory_item_stats import item_stats
     from app.lessons.loader import load_catalog
     from app.progress.store import open_store
 

@@ -28,7 +28,7 @@ def _store(settings: Settings) -> ProgressStore:
 def _links(links: ClassLinks, settings: Settings) -> None:
     """A class's links on stdout; on stderr, when they name the default address, that they do."""
     from app.config.settings import public_url_notice
-    from app.learning.classes import links_text
+    from app.learning.classes.dashboard import links_text
 
     print(links_text(links, settings.public_url))
     if notice := public_url_notice(settings):
@@ -71,9 +71,9 @@ def _stats(args: argparse.Namespace) -> int:
     over every question, as on the dashboard); only the rows shown are that lesson's."""
     # The settings first: a bad one is said before the command's own imports are paid for.
     settings = load_settings()
-    from app.learning.first_attempts import answers_of, current_answers, first_attempts
-    from app.learning.question_figures import by_concern, item_rows, misconceptions
-    from app.learning.teaching import item_out
+    from app.learning.classes.first_attempts import answers_of, current_answers, first_attempts
+    from app.learning.classes.question_figures import by_concern, item_rows, misconceptions
+    from app.learning.classes.teaching import item_out
     from app.lessons.loader import load_catalog
     from app.rendering import plain_text
 

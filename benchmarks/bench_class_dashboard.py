@@ -107,7 +107,7 @@ def main() -> int:
 
     from app.config.paths import BUNDLED_LESSONS
     from app.config.settings import Settings
-    from app.learning.classes import dashboard
+    from app.learning.classes.dashboard import dashboard
     from app.main import create_app
 
     url = args.database_url or f"sqlite:///{Path(tempfile.mkdtemp()) / 'bench.db'}"

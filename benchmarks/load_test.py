@@ -6,7 +6,7 @@ lesson, drawn anew each round), a committed prediction, the run the page makes o
 code, the progress read, a myth's answer. In a share of rounds (`--edited`, one in three by
 default) the run is the learner's edit of the step's code, code the server has never seen and
 must run in a fresh process; the others run the step's own code, which the server answers
-from its first run (app/learning/known_runs.py). `--edited 1` makes every run new code: the
+from its first run (app/learning/running/known_runs.py). `--edited 1` makes every run new code: the
 worst case, where every run forks (what the earlier round, one fixed snippet in no lesson,
 measured).
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from app.config.paths import PROJECT_ROOT
 from app.learning.kinds import KINDS
-from app.learning.registry import MODES
+from app.learning.pages.registry import MODES
 from app.lessons.format import Step
 from app.web.templates import templates
 

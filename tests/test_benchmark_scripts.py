@@ -149,7 +149,7 @@ def test_the_load_test_refuses_a_share_of_edited_runs_that_is_no_share(share: st
 
 
 def test_an_edited_run_is_code_no_lesson_has_and_no_other_run_had() -> None:
-    from app.learning.known_runs import known_codes
+    from app.learning.running.known_runs import known_codes
     from app.lessons.loader import load_catalog
     from benchmarks.simulated_learner import edit_of
 

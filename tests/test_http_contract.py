@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.learning.registry import MODES
+from app.learning.pages.registry import MODES
 from app.lessons.loader import load_catalog
 from app.modes.drills import lesson_drills
 from app.modes.flashcards import lesson_flashcards

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from app.learning.registry import MODES
+from app.learning.pages.registry import MODES
 from tests.conftest import FIXTURE_LESSONS, in_own_thread
 from tests.live import LiveServer
 

@@ -24,10 +24,10 @@ OWNERS = ("app/lessons/format*.py", "app/learning/kinds/*.py")
 ALLOWED: dict[str, str] = {
     # One kind's own answer path: the choice, the typed value and the order are each graded,
     # kept and restored their own way (the step side of a kind is not declared yet).
-    "app/learning/grader.py": "grades a choice, a typed value and an order, each its own way",
-    "app/learning/lesson_answers.py": "keeps a choice, a typed value and an order",
-    "app/learning/lesson_page.py": "restores a choice, a typed value and an order",
-    "app/learning/recall.py": "asks a choice again on a variant instance",
+    "app/learning/answers/grader.py": "grades a choice, a typed value and an order, each its own way",
+    "app/learning/answers/lesson_answers.py": "keeps a choice, a typed value and an order",
+    "app/learning/pages/lesson_page.py": "restores a choice, a typed value and an order",
+    "app/learning/practice/recall.py": "asks a choice again on a variant instance",
     "app/modes/drills.py": "a drill is made from a step's typed value",
     # The lesson tools: each checks what one kind's own fields say.
     "app/lessons/check.py": "runs a choice's `because` and checks a typed value",
@@ -43,8 +43,8 @@ ALLOWED: dict[str, str] = {
     # Not a step's question: the same word for something else.
     "app/lessons/inventory.py": "an inventory item's own `prediction`, not a step's",
     "app/lessons/inventory_check.py": "an inventory item's own `prediction`, not a step's",
-    "app/learning/inventory_tests.py": "an inventory item's own `prediction`, not a step's",
-    "app/learning/inventory_gain.py": "an inventory item's own `prediction`, not a step's",
+    "app/learning/inventory/inventory_tests.py": "an inventory item's own `prediction`, not a step's",
+    "app/learning/inventory/inventory_gain.py": "an inventory item's own `prediction`, not a step's",
 }
 
 
@@ -120,7 +120,7 @@ def test_the_converted_readers_stay_converted() -> None:
         "app/lessons/lint_visible.py",
         "app/lessons/disclosure.py",
         "app/lessons/public.py",
-        "app/learning/first_attempts.py",
+        "app/learning/classes/first_attempts.py",
     ]
     for relative in converted:
         assert relative not in ALLOWED

@@ -20,11 +20,11 @@ _DOOR = {
     "Learning": "app.learning.service",
     "Page": "app.learning.service",
     "Writer": "app.learning.service",
-    "LessonAnswers": "app.learning.lesson_answers",
-    "Practice": "app.learning.practice",
-    "ExercisePractice": "app.learning.exercises",
-    "Who": "app.learning.runs",
-    "SKIPPED": "app.learning.inventory_tests",
+    "LessonAnswers": "app.learning.answers.lesson_answers",
+    "Practice": "app.learning.practice.practice",
+    "ExercisePractice": "app.learning.practice.exercises",
+    "Who": "app.learning.running.runs",
+    "SKIPPED": "app.learning.inventory.inventory_tests",
     "Launched": "app.learning.lti.messages",
     "ShareNotFound": "app.learning.shares",
     "TooManyShares": "app.learning.shares",
@@ -45,12 +45,12 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from app.learning.exercises import ExercisePractice
-    from app.learning.inventory_tests import SKIPPED
-    from app.learning.lesson_answers import LessonAnswers
+    from app.learning.answers.lesson_answers import LessonAnswers
+    from app.learning.inventory.inventory_tests import SKIPPED
     from app.learning.lti.messages import Launched
-    from app.learning.practice import Practice
-    from app.learning.runs import Who
+    from app.learning.practice.exercises import ExercisePractice
+    from app.learning.practice.practice import Practice
+    from app.learning.running.runs import Who
     from app.learning.service import Learning, Page, Writer
     from app.learning.shares import ShareNotFound, TooManyShares
 

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 from pydantic.dataclasses import dataclass
 
-from app.learning.inventory_gain import HeldMisconception
+from app.learning.inventory.inventory_gain import HeldMisconception
 from app.learning.schemas import Confidence
 from app.pedagogy.sample_size import TOO_FEW, Figure
 

@@ -325,7 +325,7 @@ class LessonProgress(BaseModel):
 class LessonSummary(BaseModel):
     done: bool = Field(
         description="Every question of the lesson answered (the one definition of "
-        "done, app/learning/completion.py)"
+        "done, app/learning/answers/completion.py)"
     )
     steps_done: int
     steps_total: int

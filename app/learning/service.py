@@ -11,28 +11,29 @@ import asyncio
 from dataclasses import dataclass, field
 
 from app.errors import NotReady, UnknownMode
-from app.learning.doctor import answer as doctor_answer
+from app.learning.answers.lesson_answers import LessonAnswers
+from app.learning.answers.questions import disclosure_of, find_lesson
+from app.learning.classes.teaching import Teaching
 from app.learning.doctor_schemas import DoctorAnswer
-from app.learning.exercises import ExercisePractice
-from app.learning.guided import GUIDED_MODE, first_visit, resume_at
-from app.learning.inventory_tests import InventoryTests
-from app.learning.jargon import known_terms
-from app.learning.known_runs import KnownRuns, KnownRunsMeter
-from app.learning.lesson_answers import LessonAnswers
-from app.learning.lesson_page import (
+from app.learning.inventory.inventory_tests import InventoryTests
+from app.learning.lti.launch import LtiLaunches
+from app.learning.pages.guided import GUIDED_MODE, first_visit, resume_at
+from app.learning.pages.jargon import known_terms
+from app.learning.pages.lesson_page import (
     catalog_progress,
     lesson_progress,
     lesson_summary,
     step_views,
 )
-from app.learning.lti.launch import LtiLaunches
-from app.learning.mode_pages import ModeRequest
-from app.learning.practice import Practice, calibration_of, now, queue_items
-from app.learning.questions import disclosure_of, find_lesson
-from app.learning.queue import QueueView
+from app.learning.pages.mode_pages import ModeRequest
+from app.learning.pages.registry import DEFAULT_MODE, MODES, find_mode
+from app.learning.practice.exercises import ExercisePractice
+from app.learning.practice.practice import Practice, calibration_of, now, queue_items
+from app.learning.practice.queue import QueueView
 from app.learning.readiness import DatabaseProbe, DatabaseState
-from app.learning.registry import DEFAULT_MODE, MODES, find_mode
-from app.learning.runs import Runs, Who
+from app.learning.running.doctor import answer as doctor_answer
+from app.learning.running.known_runs import KnownRuns, KnownRunsMeter
+from app.learning.running.runs import Runs, Who
 from app.learning.schemas import (
     CalibrationOut,
     CatalogProgress,
@@ -49,7 +50,6 @@ from app.learning.schemas import (
     ValueFeedback,
 )
 from app.learning.shares import Shares
-from app.learning.teaching import Teaching
 from app.lessons.disclosure import REFERENCE_NOTICE
 from app.lessons.format import Lesson
 from app.lessons.loader import Catalog
@@ -174,7 +174,8 @@ class Learning:
             "steps": step_views(lesson, learner, request.disclosure),
             "disclosure": request.disclosure,
             "reference_notice": REFERENCE_NOTICE,
-            "guided": guided,  # the lesson's address as the guided path (app/learning/guided.py)
+            # the lesson's address as the guided path (app/learning/pages/guided.py)
+            "guided": guided,
             "resume": resume,  # on a return to a begun lesson: the first unanswered step
             "known_terms": known_terms(self.catalog, lesson, request.disclosure),
         }

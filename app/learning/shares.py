@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from app.errors import NotFound, SnippetTooLarge, TooManyRequests
-from app.learning.questions import find_lesson, find_step
+from app.learning.answers.questions import find_lesson, find_step
 from app.learning.schemas import ShareBody, ShareMade
 from app.lessons.loader import Catalog
 from app.progress.ids import command_line_id

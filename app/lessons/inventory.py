@@ -9,7 +9,7 @@ what the run prints, or the error it raises.
 
 Each concept names the lessons that teach it; each item asks one concept, in form A or B. A
 concept has as many items in form A as in form B, so the forms are parallel: a learner takes
-one before the path and the other after it (app/learning/inventory.py decides which).
+one before the path and the other after it (app/learning/inventory/learner.py decides which).
 """
 
 from __future__ import annotations

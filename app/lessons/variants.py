@@ -211,7 +211,7 @@ def choose(
 
 def code_print(code: str) -> str:
     """Names code as a learner reads it (its text and so its numbers), whatever page showed
-    it: what the record of what a learner was shown (app/learning/seen.py) holds."""
+    it: what the record of what a learner was shown (app/learning/practice/seen.py) holds."""
     return hashlib.sha256(code.strip().encode()).hexdigest()[:24]
 
 

@@ -134,7 +134,7 @@ def for_learner(
     """`drill` as `learner` is asked it `asked` (the drills page, a return of a review card):
     on a step with variants, an instance other than the one the typed value asks and, while
     another remains, than `previous` (the instance the previous return asked) and than an
-    instance whose code is in `seen` (what the learner was shown, app/learning/seen.py)."""
+    instance whose code is in `seen` (what the learner was shown, app/learning/practice/seen.py)."""
     if not drill.step:
         return drill
     step = lesson.steps[drill.step - 1]

@@ -15,7 +15,7 @@ Pure functions over plain answers; the class dashboard and `gradlab stats` call 
   wrong choice while "fairly sure" or "certain": a belief the class holds, not a slip.
 
 Flags need MIN_ANSWERS_FOR_FLAGS first attempts (app/pedagogy/sample_size.py); a held
-misconception ranks above every other flag (app/learning/question_figures.py `by_concern`).
+misconception ranks above every other flag (app/learning/classes/question_figures.py `by_concern`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Each finding is plain data: its kind, the tensor as the snippet names it, the snippet's line,
 a cause and a few facts (lines, op names, norms). The server validates them and writes the
-words (app/learning/doctor.py); nothing here is shown as markup. The thresholds are
+words (app/learning/running/doctor.py); nothing here is shown as markup. The thresholds are
 documented in docs/doctor.md.
 """
 

@@ -1,6 +1,6 @@
 """The gradient doctor's record as the child sends it, validated here because the child is
 untrusted (the child builds it in app/sandbox/doctor_findings.py; docs/doctor.md says what each
-kind means). Nothing in it is markup: app/learning/doctor.py writes the words."""
+kind means). Nothing in it is markup: app/learning/running/doctor.py writes the words."""
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ def zygote_environment() -> dict[str, str]:
         "PYTHONIOENCODING": "utf-8",
         "PYTHONDONTWRITEBYTECODE": "1",
         # The same hashes in every zygote: a set of strings prints in the same order on every
-        # run of every server (app/learning/known_runs.py relies on it).
+        # run of every server (app/learning/running/known_runs.py relies on it).
         "PYTHONHASHSEED": "0",
         "OMP_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",

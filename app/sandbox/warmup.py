@@ -86,7 +86,7 @@ _HUGE_PAGE = 1 << 21
 
 # What the generators start from in every child of every zygote: a snippet that draws random
 # numbers without seeding draws the same ones on every run and every server, so that the same
-# code always gives the same answer (app/learning/known_runs.py relies on it).
+# code always gives the same answer (app/learning/running/known_runs.py relies on it).
 SEED = 0
 
 

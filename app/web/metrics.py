@@ -95,8 +95,8 @@ class Metrics:
         )
         self.known = Counter(
             "gradlab_known_runs",
-            "Runs of a lesson's own code (app/learning/known_runs.py): hit (answered from its "
-            "first run, no fork), miss (run in the sandbox, its answer kept).",
+            "Runs of a lesson's own code (app/learning/running/known_runs.py): hit (answered from "
+            "its first run, no fork), miss (run in the sandbox, its answer kept).",
             ["outcome"],
             registry=self.registry,
         )

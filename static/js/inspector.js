@@ -71,7 +71,7 @@ export function countElements(value) {
 
 // Terms a lesson teaches: until then the inspector leaves out their columns and notes. A lesson
 // page names the terms its learner knows in `data-known-terms` (the server decides, from the
-// path and the learner's progress: app/learning/jargon.py); a page without it knows them all.
+// path and the learner's progress: app/learning/pages/jargon.py); a page without it knows them all.
 export const TERMS = ["is_leaf", "grad_fn", "retain_grad", "retain_graph"];
 let showingAll = false; // "Show all columns" was pressed on this page
 

@@ -1,4 +1,4 @@
-// The recall that ends a lesson's build-up (templates/_recall.html, app/learning/recall.py):
+// The recall that ends a lesson's build-up (templates/_recall.html, app/learning/practice/recall.py):
 // a few of the lesson's questions, each on other numbers than its step's. Each item is answered
 // with its kind's widget (widgets/registry.js, as review does), sent to
 // /api/lessons/{slug}/recall/{step}?form=N, graded like review and scheduled in it; an item

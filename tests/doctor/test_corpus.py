@@ -7,7 +7,7 @@ import typing
 
 import pytest
 
-from app.learning.doctor import answer
+from app.learning.running.doctor import answer
 from app.sandbox.doctor_result import Kind
 from tests.conftest import SandboxHarness
 from tests.doctor.corpus import Program, programs, reported

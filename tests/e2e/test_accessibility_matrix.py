@@ -13,7 +13,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page, expect
 
 from app.config.paths import BUNDLED_LESSONS
-from app.learning.registry import MODES
+from app.learning.pages.registry import MODES
 from app.lessons.loader import load_catalog
 from tests.clock import time_passes
 from tests.e2e.conftest import SCREENSHOTS, goto_ready

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from app.config.paths import BUNDLED_LESSONS
-from app.learning.registry import MODES
+from app.learning.pages.registry import MODES
 from app.lessons.format import Lesson, Step
 from app.lessons.lint_text import mentions, plain
 from app.lessons.loader import load_catalog

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import ConsoleMessage, Page, expect
 
-from app.learning.registry import MODES
+from app.learning.pages.registry import MODES
 from tests.clock import time_passes
 from tests.e2e.conftest import wait_ready
 from tests.live import LiveServer

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.learning.registry import MODES
+from app.learning.pages.registry import MODES
 from app.lessons.format import Lesson
 from app.lessons.variants import instances
 from app.modes.drills import lesson_drills

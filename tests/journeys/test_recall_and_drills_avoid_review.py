@@ -1,5 +1,5 @@
 """The recall and the drills page draw from the record of what a learner was shown
-(app/learning/seen.py), as review does: after a sitting of review asked a step on one of its
+(app/learning/practice/seen.py), as review does: after a sitting of review asked a step on one of its
 instances, the step's recall question and its drills ask another one while one remains, and an
 answer is graded on the instance the page showed (sent with the answer; another is refused).
 On SQLite and PostgreSQL, on the review-forms fixture lessons (three instances a step)."""

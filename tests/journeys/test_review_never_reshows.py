@@ -16,7 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from app.learning.recall import recall_questions
+from app.learning.practice.recall import recall_questions
 from app.lessons.variants import finished, instances
 from app.main import create_app
 from app.modes.drills import lesson_drills

@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.config.paths import BUNDLED_LESSONS
-from app.learning.registry import MODES
+from app.learning.pages.registry import MODES
 from app.lessons.loader import load_catalog
 from app.main import create_app
 from app.rendering import markdown_inline, plain_text

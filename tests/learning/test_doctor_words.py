@@ -1,4 +1,4 @@
-"""The gradient doctor's words (app/learning/doctor.py): every kind has them, every lesson a
+"""The gradient doctor's words (app/learning/running/doctor.py): every kind has them, every lesson a
 finding links to is a bundled lesson, and the learner's text in them is escaped."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import typing
 
 from app.config.paths import BUNDLED_LESSONS
-from app.learning.doctor import LESSONS, WORDS, finding
+from app.learning.running.doctor import LESSONS, WORDS, finding
 from app.lessons.loader import load_catalog
 from app.sandbox.backward_result import BackwardWalk
 from app.sandbox.doctor_result import Kind, RawFinding

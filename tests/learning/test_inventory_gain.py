@@ -20,7 +20,7 @@ from fastapi.testclient import TestClient
 
 from app.cli import main as gradlab
 from app.config.paths import BUNDLED_LESSONS
-from app.learning.inventory import forms_for
+from app.learning.inventory.learner import forms_for
 from app.lessons.inventory import Inventory
 from app.lessons.loader import load_catalog
 from app.main import create_app

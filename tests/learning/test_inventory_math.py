@@ -10,9 +10,9 @@ import pytest
 from scipy.stats import pointbiserialr
 
 from app.config.paths import BUNDLED_LESSONS
-from app.learning.inventory import gain
-from app.learning.inventory_gain import bootstrap_interval, class_gain, matched_learners
-from app.learning.inventory_item_stats import item_stats
+from app.learning.inventory.inventory_gain import bootstrap_interval, class_gain, matched_learners
+from app.learning.inventory.inventory_item_stats import item_stats
+from app.learning.inventory.learner import gain
 from app.lessons.inventory import Inventory
 from app.lessons.loader import load_catalog
 from app.progress.inventory_store import StoredInventoryAnswer

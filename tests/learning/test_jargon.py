@@ -7,7 +7,7 @@ import re
 
 from fastapi.testclient import TestClient
 
-from app.learning.jargon import TERMS, known_terms, term_homes
+from app.learning.pages.jargon import TERMS, known_terms, term_homes
 from app.lessons.disclosure import Disclosure
 from tests.catalogs import BUNDLED
 

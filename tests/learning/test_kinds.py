@@ -30,7 +30,7 @@ from app.learning.kinds import (
     prediction_fingerprint,
     step_kind,
 )
-from app.learning.registry import MODES, find_mode
+from app.learning.pages.registry import MODES, find_mode
 from app.lessons.format import Step
 from app.modes.drills import lesson_drills
 from app.modes.flashcards import lesson_flashcards
@@ -236,7 +236,7 @@ def test_a_mode_says_it_asks_only_the_kinds_the_lesson_has() -> None:
 
 
 def test_every_question_a_step_asks_is_one_kind_that_says_what_commits_it() -> None:
-    # "Is it committed?" (app/learning/questions.py) reads the kind of the step's first
+    # "Is it committed?" (app/learning/answers/questions.py) reads the kind of the step's first
     # question: a new field of `Step.QUESTIONS` needs its kind, or no step asking it commits.
     declared = [kind.step_field for kind in KINDS if kind.step_field is not None]
     assert sorted(declared) == sorted(Step.QUESTIONS)

@@ -15,8 +15,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.config.paths import BUNDLED_LESSONS
-from app.learning.known_runs import KnownRuns, known_codes
-from app.learning.runs import Runs, Who
+from app.learning.running.known_runs import KnownRuns, known_codes
+from app.learning.running.runs import Runs, Who
 from app.lessons.loader import Catalog, load_catalog
 from app.lessons.variants import instances
 from app.main import create_app

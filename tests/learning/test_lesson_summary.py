@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from app.learning.kinds import myth_fingerprint
-from app.learning.lesson_page import catalog_progress, lesson_summary
+from app.learning.pages.lesson_page import catalog_progress, lesson_summary
 from app.progress.records import MythRecord
 from tests.catalogs import FIXTURES
 

@@ -1,4 +1,4 @@
-"""Which recall questions a lesson asks a learner (app/learning/recall.py), on the bundled
+"""Which recall questions a lesson asks a learner (app/learning/practice/recall.py), on the bundled
 curriculum: three steps, one from each third of the lesson where it has one, preferring steps
 whose instances compute other numbers, each on an instance that is neither the step's own code
 nor the one its typed value asked, and the same every time for the same learner."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.learning.recall import (
+from app.learning.practice.recall import (
     RECALL_SIZE,
     RecallQuestion,
     asks_recall,

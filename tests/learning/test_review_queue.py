@@ -12,7 +12,7 @@ from sqlalchemy import update
 
 from app.config.paths import BUNDLED_LESSONS
 from app.learning.kinds import MYTH, ORDERING, PREDICTION
-from app.learning.queue import ReviewQueue
+from app.learning.practice.queue import ReviewQueue
 from app.main import create_app
 from app.progress.models.modes import ReviewCard
 from tests.catalogs import BUNDLED, LESSON

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.learning.grader import ValueRubric, grade_typed
+from app.learning.answers.grader import ValueRubric, grade_typed
 from app.lessons.grading import SIGN_ERROR, sign_flipped
 from app.lessons.loader import load_catalog
 from app.lessons.variants import expected_value, instances

@@ -13,7 +13,7 @@ from typing import ClassVar
 import pytest
 
 from app.learning import kinds
-from app.learning.first_attempts import questions
+from app.learning.classes.first_attempts import questions
 from app.learning.kinds import QuestionKind
 from app.learning.kinds.kind import StepItem
 from app.lessons.disclosure import Disclosure, asks

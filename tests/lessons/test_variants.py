@@ -406,7 +406,7 @@ def test_an_error_named_where_none_was_raised_fails_the_check(
 def test_served_instances_that_raised_are_never_asked_a_grad(sandbox: SandboxHarness) -> None:
     """Step 2's second instance raises: the drills and the typed value ask only the others;
     a review of its prediction may ask it, and its reveal shows the error."""
-    from app.learning.grader import instance_choice
+    from app.learning.answers.grader import instance_choice
     from app.modes.drills import find_drill, for_learner
 
     lesson = _written(_lesson(), 2, sandbox, params={"used": ["w", "v", "w"], "k": [3.0] * 3})

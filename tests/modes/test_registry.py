@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from app.learning.mode_pages import ModeRequest
-from app.learning.registry import Mode, register, unregister
+from app.learning.pages.mode_pages import ModeRequest
+from app.learning.pages.registry import Mode, register, unregister
 from app.main import create_app
 from tests.catalogs import FIXTURES
 from tests.conftest import make_settings
@@ -47,7 +47,7 @@ def test_a_mode_declared_alone_is_in_the_switcher_and_served(throwaway: Mode) ->
 
 def test_every_mode_names_its_template_and_script() -> None:
     from app.config.paths import STATIC_DIR, TEMPLATES_DIR
-    from app.learning.registry import MODES
+    from app.learning.pages.registry import MODES
 
     for mode in MODES:
         assert (TEMPLATES_DIR / mode.template).is_file(), mode.slug
@@ -55,7 +55,7 @@ def test_every_mode_names_its_template_and_script() -> None:
 
 
 def test_a_mode_page_loads_the_script_its_mode_declares(throwaway: Mode) -> None:
-    from app.learning.registry import MODES
+    from app.learning.pages.registry import MODES
 
     lesson = FIXTURES.lessons[0]
     with TestClient(create_app(make_settings())) as client:

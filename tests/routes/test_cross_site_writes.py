@@ -24,7 +24,7 @@ from fastapi.testclient import TestClient
 from starlette.routing import BaseRoute
 
 from app.config.paths import BUNDLED_LESSONS
-from app.learning.inventory import forms_for
+from app.learning.inventory.learner import forms_for
 from app.learning.lti.messages import Launched
 from app.main import create_app
 from app.modes.drills import lesson_drills

@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
-from app.learning.registry import MODES
+from app.learning.pages.registry import MODES
 from app.main import create_app
 from app.progress.models.learners import Learner
 from tests.conftest import make_settings

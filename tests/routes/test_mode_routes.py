@@ -8,7 +8,7 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
-from app.learning.registry import MODES
+from app.learning.pages.registry import MODES
 from tests.catalogs import BUNDLED, LESSON, page_text
 
 # --- every mode renders for every lesson -----------------------------------------------------

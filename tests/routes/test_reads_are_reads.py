@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from app.learning.lti.messages import Launched
-from app.learning.registry import MODES
+from app.learning.pages.registry import MODES
 from app.progress.models.declarative import Base
 
 LESSON = "/api/lessons/first-steps"

@@ -1,4 +1,4 @@
-"""The recall that ends a lesson (app/learning/recall.py), over HTTP on SQLite and PostgreSQL:
+"""The recall that ends a lesson (app/learning/practice/recall.py), over HTTP on SQLite and PostgreSQL:
 nothing of it is sent before the build-up is committed; then three questions, each a variant
 instance of a different step, the same on every reload; an answer is graded as review grades
 it, kept, drawn again on return, and fed to the step's review card; a forged question is
@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event, func, select
 
 from app.learning.kinds import PREDICTION
-from app.learning.recall import RECALL_SIZE, recall_questions
+from app.learning.practice.recall import RECALL_SIZE, recall_questions
 from app.lessons.format import Lesson
 from app.lessons.loader import load_catalog
 from app.lessons.variants import pick
@@ -262,7 +262,7 @@ def test_the_recall_reads_once_and_only_once_the_build_up_is_committed(
 ) -> None:
     """The lesson's pages read two statements (its state, the modes chosen) as before the
     recall; once every step is committed, five more: the learner's recall answers and what
-    they were shown (app/learning/seen.py: their review cards, the forms their review answers
+    they were shown (app/learning/practice/seen.py: their review cards, the forms their review answers
     answered, their drill answers, their myth answers counted), so that a recall question
     asks an instance they were not shown."""
     client = recall_client

@@ -9,7 +9,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from app import rendering
-from app.learning.registry import MODES
+from app.learning.pages.registry import MODES
 from app.lessons.format import Lesson
 from app.lessons.variants import instances
 from tests.catalogs import BUNDLED

@@ -11,7 +11,7 @@ from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
-from app.learning.registry import MODES
+from app.learning.pages.registry import MODES
 from app.main import create_app
 from tests.conftest import make_settings
 

@@ -9,7 +9,7 @@ page only: in review the code to fix is shown at once."""
 from __future__ import annotations
 
 from app.errors import AnswerError
-from app.learning.grader import Graded
+from app.learning.answers.grader import Graded
 from app.learning.kinds.kind import (
     Prompt,
     QuestionKind,

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from app.errors import AnswerError
-from app.learning import grader
-from app.learning.grader import Graded
+from app.learning.answers import grader
+from app.learning.answers.grader import Graded
 from app.learning.kinds.kind import Prompt, QuestionKind, Review, ReviewAnswer
 from app.lessons.format import Lesson
 from app.lessons.memo import per_object

@@ -19,8 +19,8 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, Field, ValidationError
 
 from app.errors import AnswerError
-from app.learning import grader
-from app.learning.grader import Graded
+from app.learning.answers import grader
+from app.learning.answers.grader import Graded
 from app.learning.schemas import Confidence, StepQuestionReveal
 from app.lessons.behaviour import GoalGrad
 from app.lessons.exercises import goal, parts
@@ -139,7 +139,7 @@ def item_number(key: str, count: int) -> int | None:
 # forms (a step's variants, a myth's forms), the form asked; `learner` (when known) is who is
 # asked, whose lesson-page form a review never repeats; `asked` is the form asked the time
 # before, which the next return does not ask again while another remains; `seen` is what the
-# learner was shown (code fingerprints, app/learning/seen.py), which a return does not ask
+# learner was shown (code fingerprints, app/learning/practice/seen.py), which a return does not ask
 # while another form remains.
 PromptBuilder = Callable[[Lesson, str, str, str | None, int | None, frozenset[str]], Prompt | None]
 A = TypeVar("A", bound=ReviewAnswer)
@@ -189,7 +189,7 @@ class QuestionKind:
     review: Review[Any] | None = None  # None: never enters the review queue
     anchor: str | None = None  # the fragment of `page` that shows one item, e.g. "step-{key}"
     # A kind a step asks: the `Step` field that holds its question (one of `Step.QUESTIONS`),
-    # and whether a learner's records commit the step by it (app/learning/questions.py).
+    # and whether a learner's records commit the step by it (app/learning/answers/questions.py).
     step_field: str | None = None
     committed: Callable[[Step, StepRecord], bool] | None = None
     # A kind whose answer is kept as its step's committed answer (the store's step answers: a
@@ -202,13 +202,13 @@ class QuestionKind:
     # A kind whose other forms are texts of its own (a myth's): the question form `form` of
     # item `key` asks, None when there is no such form (seen.py names it as it names code).
     form_text: Callable[[Lesson, str, int], str | None] | None = None
-    # Such a kind's question as item analysis sees it (app/learning/first_attempts.py), None
+    # Such a kind's question as item analysis sees it (app/learning/classes/first_attempts.py), None
     # when the step does not ask it.
     step_item: Callable[[Step], StepItem | None] | None = None
     # A step answer as a teacher reads it (the dashboard's answers; default: as kept).
     shown: Callable[[str], str] = str
     # A kind a step asks and grades at once through the one step route (app/routes/learning.py)
-    # and commit path (app/learning/lesson_answers.py, `commit_step`).
+    # and commit path (app/learning/answers/lesson_answers.py, `commit_step`).
     step: StepSide[Any] | None = None
 
     @property

@@ -2,8 +2,8 @@
 reveal. A myth with other forms (`forms`, app/lessons/format.py) is asked in review as one of
 them, never as the lesson page's question: picked by the return's own key, not the form the
 previous return asked while another remains, then (while another remains) not one the learner
-was shown (by a review or a fresh round of myth busters, app/learning/seen.py), then not the
-one the next fresh round will ask; graded against that form's answer.
+was shown (by a review or a fresh round of myth busters, app/learning/practice/seen.py), then
+not the one the next fresh round will ask; graded against that form's answer.
 
 Fresh rounds of myth busters go through a myth's other forms in an order of the learner's own,
 one form a round: the round is counted from the learner's answers to the myth, so that each
@@ -11,8 +11,8 @@ round asks another form than the rounds before while one remains."""
 
 from __future__ import annotations
 
-from app.learning import grader
-from app.learning.grader import Graded
+from app.learning.answers import grader
+from app.learning.answers.grader import Graded
 from app.learning.kinds.kind import Prompt, QuestionKind, Review, ReviewAnswer, item_number
 from app.learning.schemas import YesNo
 from app.lessons.format import Lesson, Myth

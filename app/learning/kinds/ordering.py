@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from app.errors import AnswerError
-from app.learning.grader import Graded
+from app.learning.answers.grader import Graded
 from app.learning.kinds.kind import (
     Prompt,
     QuestionKind,

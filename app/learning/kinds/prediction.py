@@ -10,8 +10,8 @@ import hashlib
 
 from pydantic import Field
 
-from app.learning import grader
-from app.learning.grader import Graded
+from app.learning.answers import grader
+from app.learning.answers.grader import Graded
 from app.learning.kinds.kind import (
     Prompt,
     QuestionKind,

@@ -15,7 +15,7 @@ from pydantic import Field
 
 from app import rendering
 from app.errors import NotAChoice
-from app.learning.grader import Graded, schedule, snippet_error, step_reveal
+from app.learning.answers.grader import Graded, schedule, snippet_error, step_reveal
 from app.learning.kinds.kind import (
     Prompt,
     QuestionKind,

@@ -9,7 +9,7 @@ until it expires), and retries with backoff.
 The score is the share of the lesson's predictions and myths answered right at the first try,
 out of all of them (an answer given after reading the lesson ahead counts as answered, not as
 right); `activityProgress` is Completed and `gradingProgress` FullyGraded once the lesson is
-done (`app/learning/completion.py`, the one definition of done), else InProgress and Pending
+done (`app/learning/answers/completion.py`, the one definition of done), else InProgress and Pending
 (the grade can still change).
 """
 
@@ -22,7 +22,7 @@ import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from app.learning.completion import is_done, lesson_questions
+from app.learning.answers.completion import is_done, lesson_questions
 from app.learning.kinds import MYTH, PREDICTION
 from app.learning.lti import claims as c
 from app.learning.lti.platform_http import PlatformError, post_json

@@ -8,7 +8,7 @@ import logging
 from collections.abc import Mapping
 
 from app.errors import InvalidText
-from app.learning.classes import clean_display_name
+from app.learning.classes.dashboard import clean_display_name
 from app.learning.lti import claims as c
 from app.learning.lti.platform_http import PlatformError, get_page
 from app.learning.lti.tokens import PlatformTokens

@@ -35,7 +35,7 @@ class LearnerRecord:
 
 
 class Fingerprinted:
-    """Which version of the question a row answers (see app/learning/questions.py): a record
+    """Which version of the question a row answers (see app/learning/answers/questions.py): a record
     whose fingerprint no longer matches its lesson's question is retired, never shown."""
 
     fingerprint: Mapped[str | None] = mapped_column(String(32), nullable=True, sort_order=1)

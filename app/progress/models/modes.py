@@ -116,7 +116,7 @@ class ReviewCard(LearnerRecord, Fingerprinted, Base):
 
 
 class RecallAnswer(LearnerRecord, Fingerprinted, Base):
-    """An answer to one of a lesson's recall questions (app/learning/recall.py): a step's
+    """An answer to one of a lesson's recall questions (app/learning/practice/recall.py): a step's
     question asked on one of its variant instances (`form`) once the build-up is committed.
     One per question and form is kept; the answer feeds the step's review card."""
 

@@ -85,7 +85,7 @@ export function initStepByStep(article) {
   const linked = match && Number(match[1]) >= 1 && Number(match[1]) <= total ? Number(match[1]) - 1 : -1;
 
   // A return to a begun lesson at its own address: the server names the first unanswered step
-  // (app/learning/guided.py), and the page opens there, its heading in view.
+  // (app/learning/pages/guided.py), and the page opens there, its heading in view.
   const resume = Number(root.dataset.resume || 0);
   const resumed = linked < 0 && resume >= 1 && resume <= total ? resume - 1 : -1;
   // Every step answered (resume is one past the last): the page opens at the path's end.

@@ -1,6 +1,6 @@
 """What a lesson's page shows a learner: each step before and after its answer, the saved
 progress that restores the page (reveals included), and a lesson's and the catalog's summary
-lines. The answers themselves are app/learning/lesson_answers.py's.
+lines. The answers themselves are app/learning/answers/lesson_answers.py's.
 
 Before an answer the page has the step's title, setup, locked code, question and choices (in
 this learner's order); what explains the answer comes only in the reveal. Saved answers to a
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.learning import grader
-from app.learning.completion import done_by, lesson_done
-from app.learning.guided import first_unanswered
+from app.learning.answers import grader
+from app.learning.answers.completion import done_by, lesson_done
+from app.learning.answers.questions import asks
 from app.learning.kinds import (
     MYTH,
     PREDICTION,
@@ -27,7 +27,7 @@ from app.learning.kinds import (
     step_ordering_fingerprint,
     value_fingerprint,
 )
-from app.learning.questions import asks
+from app.learning.pages.guided import first_unanswered
 from app.learning.schemas import (
     CatalogProgress,
     LessonProgress,
@@ -271,7 +271,7 @@ def _first_attempts(store: ProgressStore, learner: str) -> list[FirstAttempt]:
 
 
 def _resume(lesson: Lesson, done: set[int]) -> int | None:
-    """A begun lesson's first unanswered step (see app/learning/guided.py)."""
+    """A begun lesson's first unanswered step (see app/learning/pages/guided.py)."""
     return first_unanswered(len(lesson.steps), done) if done else None
 
 

@@ -1,13 +1,13 @@
 """Runs the learning core asks of the sandbox: the real `.grad` of a step's snippet (cached per
 step, for grading typed values), a learner's order of an ordering's lines (cached per code) and
 a learner's pitfall fix. A lesson's own code is answered from its first run
-(app/learning/known_runs.py); any other code runs fresh, in the line of a `Who`: the client's
-address and its learner (app/sandbox/fair.py), which the routes give."""
+(app/learning/running/known_runs.py); any other code runs fresh, in the line of a `Who`: the
+client's address and its learner (app/sandbox/fair.py), which the routes give."""
 
 from __future__ import annotations
 
 from app.errors import LearnerLimit, SandboxBusy, SandboxDisabled, SandboxUnavailable
-from app.learning.known_runs import KnownRuns
+from app.learning.running.known_runs import KnownRuns
 from app.lessons.format import Snippet, ValuePrediction
 from app.sandbox.fair import Who
 from app.sandbox.result import RunResult

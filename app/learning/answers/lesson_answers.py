@@ -1,6 +1,6 @@
-"""The answers a learner gives on a lesson's page, each graded by app/learning/grader.py,
+"""The answers a learner gives on a lesson's page, each graded by app/learning/answers/grader.py,
 recorded, and queued for review as it is recorded; what the page shows is
-app/learning/lesson_page.py's.
+app/learning/pages/lesson_page.py's.
 """
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from app.errors import AnswerError, PredictionNotCommitted, UnknownStep
-from app.learning import grader
+from app.learning.answers import grader
+from app.learning.answers.questions import disclosure_of, find_lesson, find_myth, find_step
 from app.learning.kinds import (
     DRILL,
     MYTH,
@@ -22,10 +23,9 @@ from app.learning.kinds import (
     stored_order,
     value_fingerprint,
 )
-from app.learning.lesson_page import asked_instance, myth_score
 from app.learning.lti.grades import queue_lesson_score
-from app.learning.questions import disclosure_of, find_lesson, find_myth, find_step
-from app.learning.queue import ReviewQueue
+from app.learning.pages.lesson_page import asked_instance, myth_score
+from app.learning.practice.queue import ReviewQueue
 from app.learning.schemas import (
     MythReveal,
     OrderingBody,

@@ -11,7 +11,8 @@ The post-test opens when the path is finished, or when a teacher of one of the l
 classes opened it for the class (`gradlab class open-post-test`, the dashboard's button).
 "The path is finished" is the project's notion of a lesson done, for every lesson: each of its
 steps done (the catalog's "steps done of total"). The catalog's part (the offer, and after
-the pre-test its marks and suggested start, app/learning/inventory_guide.py) costs no query
+the pre-test its marks and suggested start, app/learning/inventory/inventory_guide.py) costs no
+query
 for a learner whose cookie says they said "not now"; for another learner, one query of their
 answers, and between the tests one more (has a teacher opened the post-test?) unless the path
 is finished.
@@ -32,7 +33,10 @@ from app.errors import (
     NotInThisForm,
     PostTestClosed,
 )
-from app.learning.inventory import (
+from app.learning.inventory.inventory_gain import ClassGain, class_gain
+from app.learning.inventory.inventory_guide import Guide, guide
+from app.learning.inventory.inventory_report import class_gain_out, gain_csv
+from app.learning.inventory.learner import (
     PHASES,
     TestScore,
     choice_order,
@@ -40,9 +44,6 @@ from app.learning.inventory import (
     learner_gain,
     learner_scores,
 )
-from app.learning.inventory_gain import ClassGain, class_gain
-from app.learning.inventory_guide import Guide, guide
-from app.learning.inventory_report import class_gain_out, gain_csv
 from app.learning.inventory_schemas import (
     ClassGainOut,
     ConceptGainOut,

@@ -10,7 +10,7 @@ a kill, which say how busy the machine was) is kept and given to whoever asks fo
 code, including those who asked while that first run was going. Any other code (a learner's
 edit, a single character different) runs fresh in its own confined process, as always.
 
-What is kept lives in the learning core (app/learning/runs.py), one per catalog: a lesson
+What is kept lives in the learning core (app/learning/running/runs.py), one per catalog: a lesson
 reload builds a new core (app/main.py), so an answer never outlives the code it answered. The
 key is the exact source: the run options (limits, wall time) are the sandbox's, one per
 process. It is bounded (`KEPT_ENTRIES`, `KEPT_BYTES`; least recently used first out) and

@@ -8,7 +8,7 @@ import csv
 import io
 from datetime import UTC, datetime
 
-from app.learning.first_attempts import Question, first_attempts, left_out_reason, questions
+from app.learning.classes.first_attempts import Question, first_attempts, left_out_reason, questions
 from app.lessons.loader import Catalog
 from app.pedagogy.calibration import LEVELS
 from app.progress.classes_store import ClassInfo

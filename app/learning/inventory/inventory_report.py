@@ -7,7 +7,7 @@ from __future__ import annotations
 import csv
 import io
 
-from app.learning.inventory_gain import ClassGain
+from app.learning.inventory.inventory_gain import ClassGain
 from app.learning.inventory_schemas import (
     BandOut,
     ClassGainOut,

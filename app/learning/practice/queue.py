@@ -21,9 +21,9 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
 from app.errors import NotDue, NotTheFormAsked
-from app.learning.grader import Graded
+from app.learning.answers.grader import Graded
 from app.learning.kinds import FLASHCARD, Prompt, QuestionKind, find_kind
-from app.learning.seen import learner_shown, shown
+from app.learning.practice.seen import learner_shown, shown
 from app.lessons.loader import Catalog
 from app.lessons.variants import code_print
 from app.pedagogy import sitting
@@ -215,7 +215,8 @@ class ReviewQueue:
         confidence: str | None,
         at: datetime,
     ) -> Memory | None:
-        """An answer to a lesson's recall question (app/learning/recall.py), asked as `form`
+        """An answer to a lesson's recall question (app/learning/practice/recall.py), asked as
+        `form`
         (a variant instance). It is a retrieval: the item's card is reviewed as a review answer
         reviews it, due or not (FSRS takes an early review as one), and keeps `form` as the
         form asked, so that its next return asks another. Without a card, a miss or a right

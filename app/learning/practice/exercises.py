@@ -15,7 +15,8 @@ from datetime import UTC, datetime
 
 from app import rendering
 from app.errors import AnswerError, NotAChoice, PredictionNotCommitted, UnknownExercise
-from app.learning import grader
+from app.learning.answers import grader
+from app.learning.answers.questions import disclosure_of, find_lesson
 from app.learning.exercise_schemas import (
     CodePart,
     DiagnosisBody,
@@ -26,9 +27,8 @@ from app.learning.exercise_schemas import (
     LessonLink,
 )
 from app.learning.kinds import EXERCISE, choice_order
-from app.learning.questions import disclosure_of, find_lesson
-from app.learning.queue import ReviewQueue
-from app.learning.runs import Runs, Who
+from app.learning.practice.queue import ReviewQueue
+from app.learning.running.runs import Runs, Who
 from app.lessons.behaviour import GoalGrad
 from app.lessons.disclosure import Disclosure
 from app.lessons.exercises import goal, graded_programs, parts, program, without_probe

@@ -10,7 +10,7 @@ from collections import defaultdict
 from collections.abc import Hashable
 from dataclasses import dataclass
 
-from app.learning.first_attempts import (
+from app.learning.classes.first_attempts import (
     Question,
     answers_of,
     current_answers,

@@ -23,7 +23,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from app.learning.inventory import TestScore, gain, layout_of, learner_scores
+from app.learning.inventory.learner import TestScore, gain, layout_of, learner_scores
 from app.lessons.inventory import Inventory
 from app.pedagogy.sample_size import (
     MIN_LEARNERS_FOR_A_CLASS_GAIN,

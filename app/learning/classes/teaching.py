@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from app.errors import NotFound
-from app.learning.class_csv import export_csv
+from app.learning.answers.questions import find_lesson
 from app.learning.class_schemas import (
     ChoiceOut,
     DashboardOut,
@@ -29,18 +29,23 @@ from app.learning.class_schemas import (
     ReportBody,
     RosterOut,
 )
-from app.learning.classes import Dashboard, clean_display_name, clean_report, dashboard
-from app.learning.first_attempts import answers_of, current_answers, find_question, first_attempts
-from app.learning.inventory_schemas import ClassGainOut
-from app.learning.inventory_tests import InventoryTests
-from app.learning.question_figures import (
+from app.learning.classes.class_csv import export_csv
+from app.learning.classes.dashboard import Dashboard, clean_display_name, clean_report, dashboard
+from app.learning.classes.first_attempts import (
+    answers_of,
+    current_answers,
+    find_question,
+    first_attempts,
+)
+from app.learning.classes.question_figures import (
     InstanceStats,
     ItemRow,
     by_concern,
     instance_stats,
     item_rows,
 )
-from app.learning.questions import find_lesson
+from app.learning.inventory.inventory_tests import InventoryTests
+from app.learning.inventory_schemas import ClassGainOut
 from app.lessons.loader import Catalog
 from app.progress.classes_store import ClassInfo
 from app.progress.store import ProgressStore

@@ -1,6 +1,6 @@
 """The practice around lessons: drills, flashcards, pitfall fixes, the review queue and
-calibration. Every answer is graded by app/learning/grader.py; misses enter the queue as they
-are recorded, so reading the queue never writes."""
+calibration. Every answer is graded by app/learning/answers/grader.py; misses enter the queue as
+they are recorded, so reading the queue never writes."""
 
 from __future__ import annotations
 
@@ -17,12 +17,13 @@ from app.errors import (
     UnknownPitfall,
     UnknownReviewItem,
 )
-from app.learning import grader
+from app.learning.answers import grader
+from app.learning.answers.questions import disclosure_of, find_lesson
 from app.learning.kinds import DRILL, step_answer_of
-from app.learning.questions import disclosure_of, find_lesson
-from app.learning.queue import QueueView, ReviewQueue
-from app.learning.recall import answer_recall
-from app.learning.runs import Runs, Who
+from app.learning.practice.queue import QueueView, ReviewQueue
+from app.learning.practice.recall import answer_recall
+from app.learning.practice.seen import learner_shown, page_drill
+from app.learning.running.runs import Runs, Who
 from app.learning.schemas import (
     CalibrationOut,
     CalibrationRow,
@@ -40,7 +41,6 @@ from app.learning.schemas import (
     ReviewResult,
     ValueBody,
 )
-from app.learning.seen import learner_shown, page_drill
 from app.lessons.disclosure import Disclosure
 from app.lessons.format import Lesson, Pitfall
 from app.lessons.loader import Catalog
@@ -289,8 +289,9 @@ class Practice:
     def answer_recall(
         self, slug: str, number: int, body: Mapping[str, object], form: int | None
     ) -> RecallResult:
-        """An answer to the lesson's recall question on step `number` (app/learning/recall.py):
-        graded as review grades it, kept, and fed to the step's review card."""
+        """An answer to the lesson's recall question on step `number`
+        (app/learning/practice/recall.py): graded as review grades it, kept, and fed to the
+        step's review card."""
         lesson = find_lesson(self.catalog, slug)
         shown = self._disclosure(lesson)
         return answer_recall(shown, self.store, self.queue, number, body, form, now())

@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from app.learning import mode_pages
 from app.learning.kinds import (
     DRILL,
     EXERCISE,
@@ -18,7 +17,8 @@ from app.learning.kinds import (
     STEP_KINDS,
     QuestionKind,
 )
-from app.learning.mode_pages import ModeRequest
+from app.learning.pages import mode_pages
+from app.learning.pages.mode_pages import ModeRequest
 from app.lessons.format import Lesson
 
 ContextBuilder = Callable[[ModeRequest], dict[str, object]]

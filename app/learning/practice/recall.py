@@ -27,12 +27,12 @@ from datetime import datetime
 
 from app.errors import AnswerError, NotDue, NotTheFormAsked, PredictionNotCommitted, UnknownStep
 from app.learning.kinds import Prompt, QuestionKind, step_answer_of
-from app.learning.queue import ReviewQueue
+from app.learning.practice.queue import ReviewQueue
+from app.learning.practice.seen import learner_shown, only
 from app.learning.schemas import (
     RecallResult,
     StepQuestionReveal,
 )
-from app.learning.seen import learner_shown, only
 from app.lessons.disclosure import Disclosure
 from app.lessons.format import Lesson, Step
 from app.lessons.variants import Instance, choose, instances

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from app.errors import NotFound
-from app.learning.completion import step_answer_kind
+from app.learning.answers.completion import step_answer_kind
 from app.learning.kinds import MYTH, PREDICTION, QuestionKind, myth_fingerprint, step_kind
 from app.lessons.format import Lesson, Step
 from app.lessons.loader import Catalog

@@ -3,8 +3,8 @@
 Every mode shows only what the learner's disclosure allows (app/lessons/disclosure.py): the
 steps they have answered, the reference once the build-up is answered or read ahead.
 
-Each builder takes a `ModeRequest` and returns the template's context; app/learning/registry.py
-declares which builder, template and script each mode uses.
+Each builder takes a `ModeRequest` and returns the template's context;
+app/learning/pages/registry.py declares which builder, template and script each mode uses.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from app.learning.exercises import exercise_views
+from app.learning.answers.questions import disclosure_of
 from app.learning.kinds.myth import myth_round_form
-from app.learning.questions import disclosure_of
-from app.learning.recall import Asked, asks_recall, build_up_committed, recall_items
-from app.learning.seen import learner_shown, page_drill
+from app.learning.practice.exercises import exercise_views
+from app.learning.practice.recall import Asked, asks_recall, build_up_committed, recall_items
+from app.learning.practice.seen import learner_shown, page_drill
 from app.lessons.disclosure import Disclosure, asks
 from app.lessons.format import Lesson
 from app.lessons.variants import finished
@@ -159,7 +159,7 @@ def _exercises(request: ModeRequest) -> dict[str, object]:
 def deep_dive(request: ModeRequest) -> dict[str, object]:
     """The whole lesson: its exercises follow the steps they concern; after a step whose
     exercise is still closed, a note says it opens once the step is committed. The build-up
-    ends on its recall questions once every step is committed (app/learning/recall.py)."""
+    ends on its recall questions once every step is committed (app/learning/practice/recall.py)."""
     shown, lesson = request.disclosure, request.lesson
     waiting = {
         exercise.after_step

@@ -13,23 +13,23 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from app.errors import InvalidText
-from app.learning.completion import done_by
-from app.learning.first_attempts import (
+from app.learning.answers.completion import done_by
+from app.learning.classes.first_attempts import (
     Question,
     answers_of,
     current_answers,
     first_attempts,
     questions,
 )
-from app.learning.inventory_gain import ClassGain
-from app.learning.kinds import PREDICTION
-from app.learning.question_figures import (
+from app.learning.classes.question_figures import (
     ItemRow,
     Misconception,
     by_concern,
     item_rows,
     misconceptions,
 )
+from app.learning.inventory.inventory_gain import ClassGain
+from app.learning.kinds import PREDICTION
 from app.lessons.format import Lesson
 from app.lessons.loader import Catalog
 from app.pedagogy.calibration import LevelStats, advice, calibration
@@ -109,7 +109,7 @@ def clean_display_name(raw: str) -> str:
 def roster(
     store: ProgressStore, members: list[Member], attempts: list[FirstAttempt], catalog: Catalog
 ) -> list[RosterRow]:
-    """Per member: lessons begun (a step done), lessons done (app/learning/completion.py),
+    """Per member: lessons begun (a step done), lessons done (app/learning/answers/completion.py),
     their last answer."""
     begun = store.steps_done_by(member.learner for member in members)
     finished = done_by(catalog.lessons, attempts)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from app.learning.inventory import TestScore
+from app.learning.inventory.learner import TestScore
 from app.lessons.format import Lesson
 from app.lessons.inventory import Inventory
 
