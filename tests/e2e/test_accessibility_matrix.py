@@ -102,8 +102,11 @@ def test_no_serious_violation_at_either_width_in_either_scheme(
         found += _serious(page)
         if width == 390:
             # Every column of the misconceptions table is on screen: nothing scrolls sideways.
+            # (The dashboard's next step comes first, so the table may start below the fold:
+            # what matters is that its last column is within the screen's width.)
             weight = page.locator("#misconceptions ~ .table-scroll td[data-label='Weight']")
-            expect(weight.first).to_be_in_viewport()
+            box = weight.first.bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
             assert page.evaluate("document.documentElement.scrollWidth") <= 390
             _save(page, f"class-dashboard-390-{scheme}")
         if (width, scheme) == (1280, "light"):
