@@ -59,9 +59,10 @@ def pytest_sessionfinish() -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every browser test `browser`: a `pytestmark` in a conftest.py marks nothing. Then
-    run the files that hold a `slow` test first, each file's tests still together (so a module
-    fixture is set up once a process): the processes start on the long tests and end on short
-    ones, instead of one process running a long test alone at the end of the run."""
+    run the files that hold a `slow` test first: the processes start on the long tests and end
+    on short ones, instead of one process running a long test alone at the end of the run. Each
+    file's tests go to one process (`--dist loadfile`, pyproject's addopts), so a module's
+    fixture (a live server, a database) is set up once, not once in each process."""
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
         if item.path.is_relative_to(E2E) or fixtures & BROWSER_FIXTURES:
