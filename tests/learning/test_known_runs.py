@@ -22,7 +22,13 @@ from app.lessons.variants import instances
 from app.main import create_app
 from app.sandbox.result import RunResult
 from app.web.metrics import Metrics
-from tests.conftest import FIXTURE_LESSONS, SandboxHarness, SandboxOnItsLoop, make_settings
+from tests.conftest import (
+    FIXTURE_LESSONS,
+    SandboxHarness,
+    SandboxOnItsLoop,
+    in_own_thread,
+    make_settings,
+)
 
 ROOM = "192.0.2.1"  # every learner here is at one client address
 
@@ -94,13 +100,15 @@ def test_known_code_forks_once_and_is_then_answered_without_the_sandbox(
             await runs.run(edited, Who(ROOM, "ada")),
         ]
 
-    first, again, *together, mine = asyncio.run(scenario())
+    first, again, *together, mine = in_own_thread(asyncio.run, scenario())
     assert first.status == "ok" and again is first
     assert len({id(result) for result in together}) == 1  # one run answered all six
     assert sandbox.asked == [code, code.removesuffix("\n"), edited]
     assert counts(metrics) == {"hit": 6.0, "miss": 2.0, "entries": 2.0}
     assert mine.status == "ok"
-    asyncio.run(runs.run(edited, Who(ROOM, "ada")))  # edited code always runs: never kept
+    in_own_thread(
+        asyncio.run, runs.run(edited, Who(ROOM, "ada"))
+    )  # edited code always runs: never kept
     assert sandbox.asked[-1] == edited and counts(metrics)["entries"] == 2.0
 
 
@@ -118,10 +126,10 @@ def test_a_run_the_sandbox_cut_short_is_not_kept(
     runs = Runs(sandbox, KnownRuns(catalog))
     code = first_step_code(catalog)
     assert code.startswith("while True")
-    first = asyncio.run(runs.run(code, Who(ROOM, "ada")))
+    first = in_own_thread(asyncio.run, runs.run(code, Who(ROOM, "ada")))
     assert first.status == "killed"  # the output flood: the sandbox's limit, not the code's answer
     assert runs.known is not None and runs.known.entries == 0
-    assert asyncio.run(runs.run(code, Who(ROOM, "ada"))).status == "killed"
+    assert in_own_thread(asyncio.run, runs.run(code, Who(ROOM, "ada"))).status == "killed"
     assert len(sandbox.asked) == 2
 
 
@@ -134,10 +142,10 @@ def test_what_is_kept_is_bounded(default_sandbox: SandboxHarness, fixture_catalo
         for code in codes:
             await runs.run(code, Who(ROOM, "ada"))
 
-    asyncio.run(all_of_them())
+    in_own_thread(asyncio.run, all_of_them())
     assert known.entries <= 2
     tiny = KnownRuns(fixture_catalog, size=10)  # no answer fits in ten bytes
-    asyncio.run(Runs(Counted(default_sandbox), tiny).run(codes[0], Who(ROOM, "ada")))
+    in_own_thread(asyncio.run, Runs(Counted(default_sandbox), tiny).run(codes[0], Who(ROOM, "ada")))
     assert tiny.entries == 0 and tiny.size == 0
 
 
@@ -160,7 +168,7 @@ def test_a_lesson_reload_forgets_the_answers_of_the_old_code(reloading: TestClie
     folder = app.state.settings.lessons_dir[0]  # type: ignore[attr-defined]
     lesson = Path(folder) / "first-steps.yaml"
     lesson.write_text(lesson.read_text().replace("[2.0, 3.0]", "[4.0, 3.0]", 1))
-    asyncio.run(app.state.live_catalog.reload())  # type: ignore[attr-defined]
+    in_own_thread(asyncio.run, app.state.live_catalog.reload())  # type: ignore[attr-defined]
     known = app.state.learning.runs.known  # type: ignore[attr-defined]
     assert known.entries == 0
     assert not known.knows(code)
@@ -193,7 +201,7 @@ def test_every_bundled_code_is_answered_as_a_fresh_run_of_another_zygote_gives(
                 found += await asyncio.gather(*(runs.run(code, None) for code in batch))
             return found
 
-        kept = asyncio.run(kept_answers())
+        kept = in_own_thread(asyncio.run, kept_answers())
         fresh: list[RunResult] = []
         for start in range(0, len(codes), 8):
             fresh += other.run_many(codes[start : start + 8])

@@ -22,7 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from app.learning.readiness import UNREACHABLE, DatabaseProbe
 from app.main import create_app
 from app.progress.database import make_engine, require_reachable
-from tests.conftest import make_settings, wait_until
+from tests.conftest import in_own_thread, make_settings, wait_until
 
 TOKEN = secrets.token_urlsafe(24)
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -114,7 +114,7 @@ def test_a_database_that_says_nothing_is_unready_after_the_timeout_with_one_ques
             second = await probe.probe()
             return first.ready, second.ready
 
-        assert asyncio.run(twice()) == (False, False)
+        assert in_own_thread(asyncio.run, twice()) == (False, False)
         asking = [t for t in threading.enumerate() if t.name == probe.thread_name]
         assert len(asking) == 1, asking
         assert probe.last.problem == UNREACHABLE
