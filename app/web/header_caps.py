@@ -39,6 +39,10 @@ def refusal(problem: HeadersTooLarge) -> bytes:
     return head.encode("ascii") + body
 
 
+# How long a refused connection's late bytes are read and dropped before it closes.
+LINGER_S = 1.0
+
+
 class CappedHeadersProtocol(HeaderDeadlineProtocol):
     """uvicorn's httptools protocol with the header deadline (slow_clients.py) and these caps."""
 
@@ -86,7 +90,13 @@ class CappedHeadersProtocol(HeaderDeadlineProtocol):
             detail = f"The request's headers are longer than {MAX_HEAD_BYTES} bytes."
         if not self.transport.is_closing():
             self.transport.write(refusal(HeadersTooLarge(detail)))
-            self.transport.close()
+            # A lingering close: the answer, then our end closed for writing, and what the
+            # client still sends read and dropped for a moment before the socket closes.
+            # Closed at once, the unread bytes make the kernel send a reset, which can throw
+            # the 431 away on the client's side before it is read.
+            if self.transport.can_write_eof():
+                self.transport.write_eof()
+            asyncio.get_running_loop().call_later(LINGER_S, self.transport.close)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self._start_head()
