@@ -8,7 +8,6 @@ recall on an instance the learner has not seen."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 
 from pydantic import Field
@@ -25,6 +24,7 @@ from app.learning.kinds.kind import (
     StepSide,
     item_number,
 )
+from app.learning.kinds.ordering import read_order, stored_order
 from app.learning.kinds.prediction import choice_order
 from app.learning.schemas import SelectAllReveal, StatementVerdict
 from app.lessons.format import Lesson, SelectAll, Step
@@ -43,16 +43,8 @@ def select_all_fingerprint(step: Step) -> str | None:
 
 def kept(picked: list[str]) -> str:
     """The ticked statements as the step's committed answer keeps them: sorted, so that one
-    set is one answer whatever order it was ticked in."""
-    return json.dumps(sorted(set(picked)), ensure_ascii=False)
-
-
-def read_kept(text: str) -> list[str]:
-    try:
-        found = json.loads(text)
-    except ValueError:
-        return []
-    return [str(item) for item in found] if isinstance(found, list) else []
+    set is one answer whatever order it was ticked in (kept as an order is, a JSON list)."""
+    return stored_order(sorted(set(picked)))
 
 
 def _asked(step: Step) -> SelectAll:
@@ -126,7 +118,7 @@ def _reveal_step(
     step: Step, answer: str, correct: bool, attempt: int, opens: Instance | None
 ) -> SelectAllReveal:
     question = _asked(step)
-    return reveal(question, read_kept(answer), question.right, step, attempt, step)
+    return reveal(question, read_order(answer), question.right, step, attempt, step)
 
 
 def _prompt(
@@ -183,7 +175,7 @@ class _SetBeliefs(Mapping[str, str]):
         self._question = question
 
     def __getitem__(self, answer: str) -> str:
-        picked, holding = set(read_kept(answer)), set(self._question.right)
+        picked, holding = set(read_order(answer)), set(self._question.right)
         wrong = [
             option.misconception
             for option in self._question.options
@@ -208,7 +200,7 @@ def _item(step: Step) -> StepItem | None:
 
 
 def _shown(answer: str) -> str:
-    ticked = read_kept(answer)
+    ticked = read_order(answer)
     return "ticked " + ", ".join(ticked) if ticked else "ticked none"
 
 
@@ -230,7 +222,7 @@ SELECT_ALL = QuestionKind(
     shown=_shown,
     step=StepSide(
         keep=lambda answer: kept(answer.picked),
-        sent=lambda text: {"picked": read_kept(text)},
+        sent=lambda text: {"picked": read_order(text)},
         grade=_grade_step,
         reveal=_reveal_step,
     ),
