@@ -26,6 +26,7 @@ from app.lessons.loader import load_catalog
 from app.main import create_app
 from tests.conftest import make_settings
 from tests.learning.test_store_off_the_loop import calls_on_loop, writes_on_loop
+from tests.statements import statements_sent
 
 CATALOG = load_catalog(BUNDLED_LESSONS)
 INVENTORY: Inventory = CATALOG.inventory  # type: ignore[assignment]
@@ -569,20 +570,8 @@ def test_reading_the_inventory_writes_nothing(class_run: ClassRun) -> None:
 
 def _queries_of_catalog(client: TestClient) -> int:
     """How many SQL statements `GET /` runs for this client's learner."""
-    from sqlalchemy import event
-
     engine = client.app.state.store.engine  # type: ignore[attr-defined]
-    seen: list[str] = []
-
-    def count(*args: object) -> None:
-        seen.append(str(args[2]))
-
-    event.listen(engine, "before_cursor_execute", count)
-    try:
-        assert client.get("/").status_code == 200
-    finally:
-        event.remove(engine, "before_cursor_execute", count)
-    return len(seen)
+    return len(statements_sent(engine, lambda: client.get("/")))
 
 
 def test_the_offer_and_the_marks_cost_one_query_or_two(tmp_path: Path) -> None:

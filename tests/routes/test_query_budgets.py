@@ -3,8 +3,7 @@
 A round is what benchmarks/simulated_learner.py's learner sends (catalog, lesson page,
 progress, a run, a prediction, a myth) on the lesson it uses, with the real sandbox behind the
 run. Every
-statement sent to the app's engine is counted (SQLAlchemy's `before_cursor_execute`), on SQLite
-and on PostgreSQL, for a new learner's first round and for a later one. The counts must equal
+statement a request sends is counted (tests/statements.py), on SQLite and on PostgreSQL, for a new learner's first round and for a later one. The counts must equal
 the budgets: a request that reads more than before fails here, and one that reads less asks
 for its budget to be lowered, so that the saving is kept. Counting is exact where timing is
 noisy; docs/performance.md says how to measure the time a change costs."""
@@ -12,16 +11,15 @@ noisy; docs/performance.md says how to measure the time a change costs."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import Engine, event
 
 from app.config.paths import BUNDLED_LESSONS
 from benchmarks.simulated_learner import LESSON, SNIPPET
 from tests.conftest import app_on_shared_sandbox, make_settings
+from tests.statements import statements_sent
 
 # Statements per request: (a new learner's first round, a later round).
 BUDGETS: dict[str, tuple[int, int]] = {
@@ -78,29 +76,11 @@ def _the_round(client: TestClient) -> dict[str, Callable[[], httpx.Response]]:
     }
 
 
-def _counted(engine: Engine, send: Callable[[], httpx.Response]) -> int:
-    statements: list[str] = []
-
-    def count(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        # The LTI outbox's poll (app/learning/lti/grades.py) runs beside the requests, on its
-        # own clock; the round's learner came from no course, so no request of it sends one.
-        if "FROM lti_scores" not in statement:
-            statements.append(statement)
-
-    event.listen(engine, "before_cursor_execute", count)
-    try:
-        answer = send()
-    finally:
-        event.remove(engine, "before_cursor_execute", count)
-    assert answer.status_code == 200, answer.text
-    return len(statements)
-
-
 def test_each_request_of_a_round_stays_within_its_query_budget(round_client: TestClient) -> None:
     engine = round_client.app.state.store.engine  # type: ignore[attr-defined]
     requests = _the_round(round_client)
-    first = {name: _counted(engine, send) for name, send in requests.items()}
-    later = {name: _counted(engine, send) for name, send in requests.items()}
+    first = {name: len(statements_sent(engine, send)) for name, send in requests.items()}
+    later = {name: len(statements_sent(engine, send)) for name, send in requests.items()}
     counts = {name: (first[name], later[name]) for name in requests}
     assert counts == BUDGETS
 

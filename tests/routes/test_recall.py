@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import event, func, select
+from sqlalchemy import func, select
 
 from app.learning.kinds import PREDICTION
 from app.learning.practice.recall import RECALL_SIZE, recall_questions
@@ -26,6 +26,7 @@ from app.progress.models.learners import Learner
 from app.progress.models.modes import RecallAnswer, ReviewAnswer, ReviewCard
 from tests.clock import time_passes
 from tests.conftest import make_settings
+from tests.statements import statements_sent
 
 FORMS = Path(__file__).parents[1] / "fixtures" / "review-forms"
 VARIANTS = Path(__file__).parents[1] / "fixtures" / "variant-lessons"
@@ -243,18 +244,7 @@ def test_a_lesson_with_fewer_steps_with_variants_asks_fewer(migrated_url: str) -
 
 def _statements(client: TestClient, url: str) -> int:
     engine = client.app.state.store.engine  # type: ignore[attr-defined]
-    sent: list[str] = []
-
-    def count(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        if "FROM lti_scores" not in statement:  # the LTI outbox's poll, on its own clock
-            sent.append(statement)
-
-    event.listen(engine, "before_cursor_execute", count)
-    try:
-        assert client.get(url).status_code == 200
-    finally:
-        event.remove(engine, "before_cursor_execute", count)
-    return len(sent)
+    return len(statements_sent(engine, lambda: client.get(url)))
 
 
 def test_the_recall_reads_once_and_only_once_the_build_up_is_committed(
