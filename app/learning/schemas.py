@@ -7,7 +7,7 @@ See docs/http-contract.md.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field, JsonValue
 
@@ -75,16 +75,6 @@ class ShareMade(BaseModel):
 
 class PredictionBody(BaseModel):
     choice: str = Field(max_length=2000)
-    confidence: Confidence | None = Field(
-        default=None,
-        description="How sure the learner is; required: a commit without one is refused (422)",
-    )
-
-
-class OrderingBody(BaseModel):
-    order: list[Annotated[str, Field(max_length=2000)]] = Field(
-        max_length=8, description="The step's lines, each once, in the learner's order"
-    )
     confidence: Confidence | None = Field(
         default=None,
         description="How sure the learner is; required: a commit without one is refused (422)",
@@ -180,10 +170,6 @@ class SelectAllReveal(BaseModel):
     step: StepReveal
 
 
-# What a step question graded at once reveals.
-StepQuestionReveal = PredictionReveal | SelectAllReveal
-
-
 class OrderingReveal(BaseModel):
     correct: bool
     answer: list[str] = Field(description="The lines in the order the lesson wrote them")
@@ -197,6 +183,10 @@ class OrderingReveal(BaseModel):
         default=None, description="When this order answered the step's due review item: when"
     )
     due_count: int | None = Field(default=None, description="With comes_back: the items due")
+
+
+# What a step's question reveals once answered (its kind's `StepSide.reveal`).
+StepQuestionReveal = PredictionReveal | SelectAllReveal | OrderingReveal
 
 
 class MythReveal(BaseModel):
@@ -274,16 +264,9 @@ class SavedPrediction(BaseModel):
     reveal: PredictionReveal
 
 
-class SavedOrdering(BaseModel):
-    order: list[str]
-    confidence: str
-    correct: bool
-    reveal: OrderingReveal
-
-
 class SavedAnswer(BaseModel):
-    """A step's committed answer of a kind whose widget restores it from here (a select-all):
-    the kind's name, what was sent, and its reveal."""
+    """A step's committed answer of a kind answered through the step route (a select-all, an
+    order): the kind's name, what was sent, and its reveal (an order's without its run)."""
 
     kind: str
     sent: dict[str, JsonValue] = Field(description="The body the answer was sent as")
@@ -304,7 +287,6 @@ class SavedStep(BaseModel):
     code: str | None
     prediction: SavedPrediction | None
     value: SavedValue | None
-    ordering: SavedOrdering | None = None
     answer: SavedAnswer | None = None
 
 

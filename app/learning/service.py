@@ -8,6 +8,7 @@ row yet); the first recorded answer creates the row.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from app.errors import NotReady, UnknownMode
@@ -41,11 +42,10 @@ from app.learning.schemas import (
     Health,
     LessonProgress,
     ModeBody,
-    OrderingBody,
-    OrderingReveal,
     SandboxReport,
     ShareBody,
     ShareMade,
+    StepQuestionReveal,
     ValueBody,
     ValueFeedback,
 )
@@ -329,27 +329,31 @@ class Learning:
         # write waiting for the database never holds up other requests and the runs in flight.
         return await self.store.writer(answers.answer_value, slug, number, body, actual)
 
-    async def commit_ordering(
+    async def answer_step(
         self,
         learner: str,
         address: str,
         slug: str,
         number: int,
-        body: OrderingBody,
+        path: str,
+        body: Mapping[str, object],
         form: int | None = None,
-    ) -> OrderingReveal:
-        """Grade an order by running the code it makes (any order that prints the step's
-        output without raising is right), then keep it as the step's committed answer; with
-        `form`, an order of the variant instance the step's due review item asks, which
-        answers that item."""
+    ) -> StepQuestionReveal:
+        """Commit an answer to the step's question answered at `path`, graded as its kind
+        declares: at once, or by running the code the answer makes (an order: any order that
+        prints the step's output without raising is right), in the line of `learner` at the
+        client `address`. With `form`, an answer to the variant instance the step's due review
+        item asks (a kind graded by a run), which answers that item."""
         answers = self.answers(learner)
-        build = answers.ordering_program
+        build = answers.step_program
         if form is None or self.store.reads_in_place:  # no read, or a read that never waits
-            program = build(slug, number, body, form)
+            program = build(slug, number, path, body, form)
         else:  # the due item is read in a thread, as a route's read is
-            program = await asyncio.to_thread(build, slug, number, body, form)
-        result = await self.runs.run_order(program, Who(address, learner))
-        return await self.store.writer(answers.commit_ordering, slug, number, body, result, form)
+            program = await asyncio.to_thread(build, slug, number, path, body, form)
+        who = Who(address, learner)
+        result = await self.runs.run_order(program, who) if program is not None else None
+        commit = answers.commit_step
+        return await self.store.writer(commit, slug, number, path, body, result, form)
 
     async def run(
         self, code: str, learner: str | None, slug: str | None, step: int | None, who: Who

@@ -26,8 +26,6 @@ from app.learning.schemas import (
     LessonProgress,
     MythBody,
     MythReveal,
-    OrderingBody,
-    OrderingReveal,
     RecallResult,
     StepQuestionReveal,
     ValueBody,
@@ -46,28 +44,6 @@ from app.routes.deps import (
 from app.web.problems import responses
 
 router = APIRouter(tags=["learning"])
-
-
-@router.post(
-    "/api/lessons/{slug}/steps/{number}/ordering",
-    responses=responses(
-        UnknownLesson, UnknownStep, NotAChoice, AnswerError, NotDue, NotTheFormAsked, *RUNS, *STORE
-    ),
-)
-async def commit_ordering(
-    slug: str,
-    number: int,
-    body: OrderingBody,
-    learning: LearningDep,
-    learner: LearnerDep,
-    address: AddressDep,
-    form: Annotated[int | None, Query(ge=0, le=2**31 - 1)] = None,
-) -> OrderingReveal:
-    """Commit an order of the step's lines; it is run, and the verdict, the lesson's order,
-    what explains it and what the learner's order printed come back. With `form` (a review
-    item's), an order of the variant instance that the step's due review item asks: it
-    answers that item (409 when none is due, 422 when it asks another form)."""
-    return await learning.commit_ordering(learner, address, slug, number, body, form)
 
 
 @router.post(
@@ -92,20 +68,28 @@ StepQuestion = Annotated[str, Path(pattern=r"^[a-z][a-z-]{0,31}$")]
 
 @router.post(
     "/api/lessons/{slug}/steps/{number}/{question}",
-    responses=responses(UnknownLesson, UnknownStep, NotAChoice, AnswerError, *STORE),
+    responses=responses(
+        UnknownLesson, UnknownStep, NotAChoice, AnswerError, NotDue, NotTheFormAsked, *RUNS, *STORE
+    ),
 )
 async def answer_step(
     slug: str,
     number: int,
     question: StepQuestion,
     body: Annotated[AnswerBody, Body()],
-    answers: AnswersDep,
-    write: WriterDep,
+    learning: LearningDep,
+    learner: LearnerDep,
+    address: AddressDep,
+    form: Annotated[int | None, Query(ge=0, le=2**31 - 1)] = None,
 ) -> StepQuestionReveal:
-    """Commit an answer to the step's question (`prediction`: `{choice, confidence}`;
-    `select-all`: `{picked, confidence}`; each kind reads its own body, 422 naming what fits);
-    the verdict, what explains it and the step's output come back."""
-    return await write(answers.commit_step, slug, number, question, body)
+    """Commit an answer to the step's question, each kind reading its own body (422 naming
+    what fits): `prediction`, `{choice, confidence}`; `select-all`, `{picked, confidence}`;
+    `ordering`, `{order, confidence}`, graded by running the code the order makes. The verdict,
+    what explains it and the step's output (an order's run: what it printed) come back. With
+    `form` (a review item's, for a kind graded by a run), an answer to the variant instance
+    that the step's due review item asks: it answers that item (409 when none is due, 422
+    when it asks another form)."""
+    return await learning.answer_step(learner, address, slug, number, question, body, form)
 
 
 # The variant instance a recall question was asked as (its item's data-form): required, so an

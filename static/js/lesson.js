@@ -19,7 +19,6 @@ import {startUp} from "./ready.js";
 import {apiFetch, el, lessonUrl, networkMessage} from "./util.js";
 import {goToValueButton, placeValueForm} from "./value-form.js";
 import {mountChoice} from "./widgets/choice.js";
-import {mountOrdering} from "./widgets/ordering.js";
 import {widgetFor} from "./widgets/registry.js";
 import {mountValue} from "./widgets/value.js";
 import {mountYesNo} from "./widgets/yes-no.js";
@@ -65,12 +64,10 @@ function quietly(regions, fill) {
 export function buildUpAnswered(article, progress) {
   const steps = progress.steps || {};
   const choices = [...article.querySelectorAll('.prediction[data-widget="choice"]')];
-  const orderings = [...article.querySelectorAll('.ordering[data-widget="ordering"]')];
   const valuesOnly = [...article.querySelectorAll("form.value-prediction")]
     .filter((form) => !form.closest(".step")?.querySelector(".prediction"));
   const others = [...article.querySelectorAll(".step-question[data-widget]")];
   return choices.every((p) => steps[p.dataset.step]?.prediction)
-    && orderings.every((o) => steps[o.closest(".step")?.dataset.step]?.ordering)
     && others.every((q) => steps[q.dataset.step]?.answer)
     && valuesOnly.every((form) => {
       const value = steps[form.dataset.step]?.value;
@@ -198,20 +195,8 @@ export function initLesson(article) {
     });
     return {step, widget};
   });
-  const orderings = [...article.querySelectorAll('.ordering[data-widget="ordering"]')].map((root) => {
-    const step = stepNumber(root);
-    const widget = mountOrdering(root, {
-      url: lessonUrl(slug, "steps", step, "ordering"),
-      tryAgain: true,
-      onAnswer: (_reveal, {restored}) => {
-        if (restored) return;
-        refreshProgress();
-        article.dispatchEvent(new CustomEvent("step-committed", {detail: {step}}));
-      },
-    });
-    return {step, widget};
-  });
-  // Every other step question, by its widget (widgets/registry.js) and its route's last segment.
+  // Every other step question (a select-all, an ordering), by its widget (widgets/registry.js)
+  // and its route's last segment.
   const questions = [...article.querySelectorAll(".step-question[data-widget]")].map((root) => {
     const step = stepNumber(root);
     const widget = widgetFor(root)?.(root, {
@@ -252,13 +237,12 @@ export function initLesson(article) {
     const progress = answer.progress;
     const steps = progress.steps || {};
     const mythsSaved = progress.myths || {};
-    const regions = [...predictions, ...orderings, ...questions, ...values, ...myths].flatMap((x) => x.widget.regions);
+    const regions = [...predictions, ...questions, ...values, ...myths].flatMap((x) => x.widget.regions);
     if (progressLine) regions.push(progressLine);
     if (scoreLine) regions.push(scoreLine);
     quietly(regions, () => {
       applyProgress(progress);
       for (const p of predictions) p.widget.restore(steps[String(p.step)]?.prediction);
-      for (const o of orderings) o.widget.restore(steps[String(o.step)]?.ordering);
       for (const q of questions) q.widget.restore(steps[String(q.step)]?.answer);
       for (const v of values) {
         const saved = steps[String(v.step)]?.value;
@@ -276,7 +260,7 @@ export function initLesson(article) {
     }));
   })());
 
-  return {runnables, predictions, orderings, questions, values, myths, refreshProgress, restored};
+  return {runnables, predictions, questions, values, myths, refreshProgress, restored};
 }
 
 /** The deep dive's entry point (pages/deep-dive.js). */

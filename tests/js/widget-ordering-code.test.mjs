@@ -101,7 +101,7 @@ test("a review item's order goes to the step's route with its form; restore arra
   assert.equal(calls[0].url, "/api/lessons/demo/steps/3/ordering?form=2");
   assert.deepEqual(answers, [{correct: true, comes_back: "in 3 days", due_count: 0}]);
   widget.reopen();
-  widget.restore({order: SHUFFLED, confidence: "certain", correct: true, reveal: {answer: LINES}});
+  widget.restore({kind: "ordering", sent: {order: SHUFFLED}, confidence: "certain", correct: true, reveal: {answer: LINES}});
   assert.deepEqual(order(), SHUFFLED);
   assert.equal(q("input[value='certain']").checked, true);
   assert.match(q(".prediction-feedback").textContent, /^Right: your order prints what is asked\.Your committed order is shown above\./);

@@ -42,6 +42,9 @@ def test_each_bundled_lesson_asks_three_spread_questions_on_other_numbers(lesson
         steps_of.add(tuple(numbers))
         for question in questions:
             step = lesson.steps[question.number - 1]
+            # Recall grades as it is sent: never a question graded by a run (an ordering).
+            side = question.prompt.kind.step
+            assert side is not None and side.at_once, f"{lesson.slug} {question.number}"
             instance = question.prompt.instance
             assert instance is not None and step.snippet is not None
             assert instance.code.strip() != step.snippet.code.strip()

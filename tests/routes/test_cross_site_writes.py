@@ -105,9 +105,6 @@ def _calls(client: TestClient) -> dict[str, Call]:
     ).resume
     step = lesson.steps[0]
     assert step.prediction is not None
-    ordering = next(n for n, s in enumerate(lesson.steps, 1) if s.ordering)
-    order = lesson.steps[ordering - 1].ordering
-    assert order is not None
     deep = BUNDLED.get("grad-deep-dive")
     assert deep is not None and deep.exercises[0].diagnosis is not None
     diagnosis = deep.exercises[0].diagnosis.texts[0]
@@ -118,12 +115,6 @@ def _calls(client: TestClient) -> dict[str, Call]:
             "POST",
             f"{API}/steps/1/prediction",
             {"choice": step.prediction.answer, "confidence": "certain"},
-        ),
-        "commit_ordering": Call(
-            "POST",
-            f"{API}/steps/{ordering}/ordering",
-            {"order": order.texts, "confidence": "certain"},
-            writes=False,  # graded by a run: 503 here
         ),
         "answer_value": Call("POST", f"{API}/steps/2/value", {"value": "1"}),
         "answer_recall": Call(

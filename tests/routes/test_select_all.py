@@ -98,6 +98,9 @@ def test_refusals_keep_nothing(curriculum_learner: TestClient) -> None:
     assert curriculum_learner.post(url(), json={"choice": "x"}).status_code == 422
     assert curriculum_learner.post(url(), json={"picked": "nope"}).status_code == 422
     assert curriculum_learner.post(url(), json=["x"]).status_code == 422
+    # A review item's form is for a kind graded by a run; a select-all is reviewed on its page.
+    sure = {"picked": question.right, "confidence": "guess"}
+    assert curriculum_learner.post(url(), json=sure, params={"form": 0}).status_code == 422
     # Another step asks no select-all; a kind no step is answered through is 404.
     other = f"/api/lessons/{SLUG}/steps/1/select-all"
     assert (

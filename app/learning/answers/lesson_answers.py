@@ -6,7 +6,9 @@ app/learning/pages/lesson_page.py's.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from app.errors import AnswerError, PredictionNotCommitted, UnknownStep
 from app.learning.answers import grader
@@ -14,13 +16,13 @@ from app.learning.answers.questions import disclosure_of, find_lesson, find_myth
 from app.learning.kinds import (
     DRILL,
     MYTH,
-    ORDERING,
+    Answered,
     QuestionKind,
+    ReviewAnswer,
+    StepSide,
     answered_at,
     myth_fingerprint,
     step_answer_of,
-    step_ordering_fingerprint,
-    stored_order,
     value_fingerprint,
 )
 from app.learning.lti.grades import queue_lesson_score
@@ -28,8 +30,6 @@ from app.learning.pages.lesson_page import asked_instance, myth_score
 from app.learning.practice.queue import ReviewQueue
 from app.learning.schemas import (
     MythReveal,
-    OrderingBody,
-    OrderingReveal,
     StepQuestionReveal,
     ValueBody,
     ValueFeedback,
@@ -42,6 +42,15 @@ from app.pedagogy.scheduler import describe_wait
 from app.progress.records import MythRecord, StepAnswerRecord, ValueRecord
 from app.progress.store import ProgressStore
 from app.sandbox.result import RunResult
+
+
+@dataclass(frozen=True)
+class Reviewed:
+    """The due review item a committed answer answered: when it comes back, and how many
+    items are due now."""
+
+    due: datetime
+    due_count: int
 
 
 class LessonAnswers:
@@ -63,26 +72,76 @@ class LessonAnswers:
     def _seen_answers(self, slug: str) -> bool:
         return self.store.read_ahead(self.learner, slug)
 
-    def commit_step(
-        self, slug: str, number: int, path: str, body: Mapping[str, object]
-    ) -> StepQuestionReveal:
-        """Commit an answer to the step's question of the kind answered at `path` (a choice, a
-        select-all: every kind graded at once, by its declaration); what explains it comes
-        back. Refused before anything is kept: a step that asks no such question (404), a body
-        that does not fit the kind (422), no confidence (422), an answer not among the step's."""
+    def _asked(
+        self, slug: str, number: int, path: str
+    ) -> tuple[Lesson, Step, QuestionKind, StepSide[Any]]:
+        """The lesson, the step, and the kind (with its step side) of the step's question
+        answered at `path`; refused (404) when the step asks no such question."""
         lesson = find_lesson(self.catalog, slug)
         step = find_step(lesson, number)
         kind = answered_at(path)
         asked = {name for name, _ in step.questions()}
         if kind is None or kind.step is None or kind.step_field not in asked:
             raise UnknownStep(f"Step {number} of {slug!r} asks no {path} question")
+        return lesson, step, kind, kind.step
+
+    def step_program(
+        self, slug: str, number: int, path: str, body: Mapping[str, object], form: int | None
+    ) -> str | None:
+        """The code an answer to a question graded by a run makes (an order's), to be run;
+        None for a kind graded at once. Refused before any run: a step that asks no such
+        question (404), a body that does not fit the kind or has no confidence (422), an answer
+        not among the step's, and with `form`, no due review item that asks that form."""
+        _, step, kind, side = self._asked(slug, number, path)
+        answer = kind.read(body)
+        grader.require_confidence(answer.confidence)
+        if side.program is None:
+            if form is not None:
+                asked = kind.label.lower()
+                raise AnswerError(f"A {asked} is answered in review on the review page")
+            return None
+        return side.program(step, answer, self._review_instance(slug, kind, number, form))
+
+    def _review_instance(
+        self, slug: str, kind: QuestionKind, number: int, form: int | None
+    ) -> Instance | None:
+        """The variant instance a due review item of the step's question asks as `form`."""
+        if form is None:
+            return None
+        _, prompt = self._queue().asked(slug, kind, str(number), form, datetime.now(UTC))
+        return prompt.instance
+
+    def commit_step(
+        self,
+        slug: str,
+        number: int,
+        path: str,
+        body: Mapping[str, object],
+        result: RunResult | None = None,
+        form: int | None = None,
+    ) -> StepQuestionReveal:
+        """Commit an answer to the step's question of the kind answered at `path`, graded by
+        its declaration: at once (a choice, a select-all), or by `result`, the run of the code
+        `step_program` made (an order). What explains it comes back. Refused before anything
+        is kept, as `step_program` refuses. With `form` (a kind graded by a run), the answer is
+        to the variant instance a due review item asks: it answers that item and leaves the
+        step's committed answer alone (it is another question)."""
+        lesson, step, kind, side = self._asked(slug, number, path)
         answer = kind.read(body)
         confidence = grader.require_confidence(answer.confidence)
-        correct = kind.step.grade(step, answer)
-        kept = kind.step.keep(answer)
-        attempt = self._keep(lesson, number, kind, kept, confidence, correct)
-        instance = asked_instance(lesson, number, self.learner)
-        return kind.step.reveal(step, kept, correct, attempt, instance)
+        if form is not None:
+            return self._review_step(lesson, number, kind, side, answer, result, confidence, form)
+        answered = Answered(result=result, opens=asked_instance(lesson, number, self.learner))
+        correct = side.grade(step, answer, answered)
+        kept = side.keep(answer)
+        at = datetime.now(UTC)
+        attempt, reviewed = self._keep(lesson, number, kind, kept, confidence, correct, at)
+        reveal = side.reveal(step, kept, correct, attempt, answered)
+        if reviewed is None:
+            return reveal
+        return reveal.model_copy(
+            update={"comes_back": describe_wait(reviewed.due, at), "due_count": reviewed.due_count}
+        )
 
     def _keep(
         self,
@@ -92,101 +151,53 @@ class LessonAnswers:
         kept: str,
         confidence: str,
         correct: bool,
-    ) -> int:
+        at: datetime,
+    ) -> tuple[int, Reviewed | None]:
         """Keep a step's committed answer and queue it (a miss; a right guess, the first
-        time); the attempt it was. One transaction with its review card and score."""
+        time); the attempt it was and, for a kind graded by a run (answered in review through
+        the step route), the due review item it answered. One transaction with its review card
+        and score."""
         slug, step = lesson.slug, find_step(lesson, number)
         fingerprint = kind.step_answer(step) if kind.step_answer is not None else None
+        by_run = kind.step is not None and not kind.step.at_once
+        reviewed = None
         with self.store.together():
             seen = self._seen_answers(slug)
             answer = StepAnswerRecord(kept, confidence, correct, fingerprint, seen)
             attempt = self.store.record_step_answer(self.learner, slug, number, answer)
-            at = datetime.now(UTC)
-            if not correct:
-                urgent = confidence == "certain"
-                self._queue().note_miss(slug, kind, str(number), at, urgent=urgent)
-            elif confidence == "guess" and attempt == 1:  # later attempts follow the reveal
-                self._queue().note_guess(slug, kind, str(number), at)
+            queue, key = self._queue(), str(number)
+            if by_run and (card := queue.note_check(slug, kind, key, correct, at, confidence)):
+                reviewed = Reviewed(card.due, queue.due_count(at))  # a due item, answered
+            elif not correct and not by_run:  # note_check queued a miss graded by a run
+                queue.note_miss(slug, kind, key, at, urgent=confidence == "certain")
+            elif correct and confidence == "guess" and attempt == 1:  # later: after the reveal
+                queue.note_guess(slug, kind, key, at)
             queue_lesson_score(self.store, self.learner, lesson)
-        return attempt
+        return attempt, reviewed
 
-    def ordering_program(
-        self, slug: str, number: int, body: OrderingBody, form: int | None = None
-    ) -> str:
-        """The code the learner's order makes, to be run; refused before any run when the step
-        asks no ordering, the order is not one of its lines, or no confidence is given; with
-        `form`, when no due review item of the step asks that variant instance."""
-        step = find_step(find_lesson(self.catalog, slug), number)
-        if step.ordering is None:
-            raise UnknownStep(f"Step {number} of {slug!r} asks for no ordering")
-        grader.require_confidence(body.confidence)
-        instance = self._review_instance(slug, number, form)
-        return grader.ordering_program(step, body.order, instance)
-
-    def _review_instance(self, slug: str, number: int, form: int | None) -> Instance | None:
-        """The variant instance a due review item of the step's ordering asks as `form`."""
-        if form is None:
-            return None
-        at = datetime.now(UTC)
-        _, prompt = self._queue().asked(slug, ORDERING, str(number), form, at)
-        return prompt.instance
-
-    def commit_ordering(
+    def _review_step(
         self,
-        slug: str,
+        lesson: Lesson,
         number: int,
-        body: OrderingBody,
-        result: RunResult,
-        form: int | None = None,
-    ) -> OrderingReveal:
-        """Keep an order graded by its run (`result`), as the step's committed answer; with
-        `form`, an order of the variant instance a due review item asks, which answers that
-        item and leaves the step's committed answer alone (it is another question)."""
-        lesson = find_lesson(self.catalog, slug)
-        step = find_step(lesson, number)
-        confidence = grader.require_confidence(body.confidence)
-        if form is not None:
-            return self._review_ordering(slug, step, number, result, confidence, form)
-        fingerprint = step_ordering_fingerprint(step)
-        correct = grader.order_passes(step, result)
+        kind: QuestionKind,
+        side: StepSide[Any],
+        answer: ReviewAnswer,
+        result: RunResult | None,
+        confidence: str,
+        form: int,
+    ) -> StepQuestionReveal:
+        step, at, queue = find_step(lesson, number), datetime.now(UTC), self._queue()
         with self.store.together():
-            seen = self._seen_answers(slug)
-            order = stored_order(body.order)
-            kept = StepAnswerRecord(order, confidence, correct, fingerprint, seen)
-            attempt = self.store.record_step_answer(self.learner, slug, number, kept)
-            at = datetime.now(UTC)
-            queue = self._queue()
-            # A due review item of it is answered by this order; a miss enters the queue.
-            reviewed = queue.note_check(slug, ORDERING, str(number), correct, at, confidence)
-            if reviewed is None and correct and confidence == "guess" and attempt == 1:
-                queue.note_guess(slug, ORDERING, str(number), at)
-            due = queue.due_count(at) if reviewed else None
-            queue_lesson_score(self.store, self.learner, lesson)
-        reveal = grader.ordering_reveal(step, correct, attempt, result)
-        if reviewed is None:
-            return reveal
-        return reveal.model_copy(
-            update={"comes_back": describe_wait(reviewed.due, at), "due_count": due}
-        )
-
-    def _review_ordering(
-        self, slug: str, step: Step, number: int, result: RunResult, confidence: str, form: int
-    ) -> OrderingReveal:
-        at = datetime.now(UTC)
-        queue = self._queue()
-        with self.store.together():
-            _, prompt = queue.asked(slug, ORDERING, str(number), form, at)
-            instance = prompt.instance
-            correct = grader.order_passes(step, result, instance)
-            reviewed = queue.note_check(
-                slug, ORDERING, str(number), correct, at, confidence, form=form
+            _, prompt = queue.asked(lesson.slug, kind, str(number), form, at)
+            answered = Answered(result=result, form=prompt.instance)
+            correct = side.grade(step, answer, answered)
+            card = queue.note_check(
+                lesson.slug, kind, str(number), correct, at, confidence, form=form
             )
             due = queue.due_count(at)
-        reveal = grader.ordering_reveal(step, correct, 0, result, instance)
-        return reveal.model_copy(
-            update={"comes_back": describe_wait(reviewed.due, at) if reviewed else None}
-            | {"due_count": due}
-        )
+        reveal = side.reveal(step, side.keep(answer), correct, 0, answered)
+        comes_back = describe_wait(card.due, at) if card else None
+        return reveal.model_copy(update={"comes_back": comes_back, "due_count": due})
 
     def require_choice(self, lesson: Lesson, number: int) -> None:
         """A step's typed value is checked only once its choice is committed (or the lesson

@@ -11,7 +11,15 @@ from app.learning.kinds.drill import DRILL, drill_fingerprint
 from app.learning.kinds.exercise import EXERCISE, exercise_fingerprint
 from app.learning.kinds.fix import FIX
 from app.learning.kinds.flashcard import FLASHCARD, flashcard_fingerprint
-from app.learning.kinds.kind import Prompt, QuestionKind, Review, ReviewAnswer, Widget
+from app.learning.kinds.kind import (
+    Answered,
+    Prompt,
+    QuestionKind,
+    Review,
+    ReviewAnswer,
+    StepSide,
+    Widget,
+)
 from app.learning.kinds.myth import MYTH, myth_fingerprint
 from app.learning.kinds.ordering import (
     ORDERING,
@@ -36,10 +44,12 @@ __all__ = [
     "SELECT_ALL",
     "STEP_KINDS",
     "VALUE",
+    "Answered",
     "Prompt",
     "QuestionKind",
     "Review",
     "ReviewAnswer",
+    "StepSide",
     "Widget",
     "answered_at",
     "choice_order",
@@ -91,7 +101,7 @@ _BY_PATH = {kind.path: kind for kind in KINDS if kind.step is not None}
 
 
 def answered_at(path: str) -> QuestionKind | None:
-    """The kind a step graded at once is answered as at `.../steps/{n}/{path}`, or None."""
+    """The kind a step's question is answered as at `.../steps/{n}/{path}`, or None."""
     return _BY_PATH.get(path)
 
 

@@ -30,6 +30,7 @@ from app.lessons.variants import Instance
 from app.modes.drills import Drill
 from app.modes.flashcards import Flashcard
 from app.progress.records import ExerciseRecord, StepRecord
+from app.sandbox.result import RunResult
 
 # How a learner answers ("choice", "yes-no", "value", "card", "code", "ordering"): a widget is
 # its macro in templates/_widgets.html and its script in static/js/widgets/, dispatched on the
@@ -156,18 +157,40 @@ class Review(Generic[A]):
 
 
 @dataclass(frozen=True)
+class Answered:
+    """What a step's answer is graded and revealed with, besides the step and the answer."""
+
+    # The run of the code the answer makes, for a kind graded by a run (`StepSide.program`).
+    result: RunResult | None = None
+    # The variant instance a due review item asked it as (its `form`); None: the step's own.
+    form: Instance | None = None
+    # The variant instance the step's typed value asks this learner, which a reveal may open.
+    opens: Instance | None = None
+
+
+@dataclass(frozen=True)
 class StepSide(Generic[A]):
-    """How a step asks a kind graded at once on the step's own page (its answer is read as the
-    kind's `Review.answer`): the answer as the step's committed answer keeps it (`keep`), the
-    body a kept answer was sent as (`sent`: a saved answer is re-graded and restored from it),
-    its grading on the step's own code, and its reveal (from the kept answer, so a restored
-    answer shows the same). `instance`: the variant instance the step's typed value asks this
-    learner, which a reveal may open."""
+    """How a step asks a kind through the one step route (app/routes/learning.py) and commit
+    path (`LessonAnswers.commit_step`); its answer is read as the kind's `Review.answer`.
+
+    `keep`: the answer as the step's committed answer keeps it; `sent`: the body a kept answer
+    was sent as (a saved answer is restored from it); `grade` and `reveal` (from the kept
+    answer, so a restored answer shows the same). A kind graded at once grades the answer
+    itself. A kind graded by a run declares `program`, the code an answer makes (on a review
+    item's variant instance, or the step's own): the path runs it in the sandbox and grades
+    the run (`Answered.result`); such a kind is answered in review through the same route,
+    with the item's `form`, since a review answer is graded without waiting for a run."""
 
     keep: Callable[[A], str]
     sent: Callable[[str], dict[str, Any]]
-    grade: Callable[[Step, A], bool]
-    reveal: Callable[[Step, str, bool, int, Instance | None], StepQuestionReveal]
+    grade: Callable[[Step, A, Answered], bool]
+    reveal: Callable[[Step, str, bool, int, Answered], StepQuestionReveal]
+    program: Callable[[Step, A, Instance | None], str] | None = None
+
+    @property
+    def at_once(self) -> bool:
+        """Graded without a run: a review or recall answer can be graded as it is sent."""
+        return self.program is None
 
 
 def _problems(error: ValidationError) -> str:
@@ -207,8 +230,8 @@ class QuestionKind:
     step_item: Callable[[Step], StepItem | None] | None = None
     # A step answer as a teacher reads it (the dashboard's answers; default: as kept).
     shown: Callable[[str], str] = str
-    # A kind a step asks and grades at once through the one step route (app/routes/learning.py)
-    # and commit path (app/learning/answers/lesson_answers.py, `commit_step`).
+    # A kind a step asks through the one step route (app/routes/learning.py) and commit path
+    # (app/learning/answers/lesson_answers.py, `commit_step`): graded at once, or by a run.
     step: StepSide[Any] | None = None
 
     @property

@@ -1,26 +1,34 @@
 """A step's ordering (a Parsons problem): put the last lines of the step's code in an order
 that prints its output. Each learner is sent the lines in an order of their own; an order is
 graded by running it in the sandbox (any order that prints the output without raising is
-right), so it is answered through POST /api/lessons/{slug}/steps/{n}/ordering, never by the
-review queue's synchronous answer: in review, that route answers a due item (as code to write
-does), and each return shuffles the lines anew. On a step with variants a return asks one of
-its instances (the `form` the route is sent), whose numbers change which order is right."""
+right), so it is answered through the step route (POST /api/lessons/{slug}/steps/{n}/ordering),
+a kind graded by a run, never by the review queue's synchronous answer: in review, that route
+answers a due item (as code to write does), and each return shuffles the lines anew. On a
+step with variants a return asks one of its instances (the `form` the route is sent), whose
+numbers change which order is right."""
 
 from __future__ import annotations
 
 import json
+from typing import Annotated
+
+from pydantic import Field
 
 from app.errors import AnswerError
+from app.learning.answers import grader
 from app.learning.answers.grader import Graded
 from app.learning.kinds.kind import (
+    Answered,
     Prompt,
     QuestionKind,
     Review,
     ReviewAnswer,
     ReviewOrdering,
     StepItem,
+    StepSide,
     item_number,
 )
+from app.learning.schemas import OrderingReveal
 from app.lessons.format import Lesson, Ordering, Step
 from app.lessons.format_base import shuffled
 from app.lessons.memo import per_object
@@ -88,11 +96,32 @@ def _prompt(
     )
 
 
+class OrderingAnswer(ReviewAnswer):
+    """An order of the step's lines (on the step's page, or of a review item's instance)."""
+
+    order: list[Annotated[str, Field(max_length=2000)]] = Field(
+        max_length=8, description="The step's lines, each once, in the learner's order"
+    )
+
+
 def _grade(prompt: Prompt, answer: ReviewAnswer) -> Graded:
     raise AnswerError(
         "An ordering is graded by running it: send the order to "
         f"/api/lessons/{prompt.lesson.slug}/steps/{prompt.key}/ordering"
     )
+
+
+def _passes(step: Step, answer: OrderingAnswer, answered: Answered) -> bool:
+    if answered.result is None:
+        raise ValueError("An ordering is graded by its run: run its program first")
+    return grader.order_passes(step, answered.result, answered.form)
+
+
+def _reveal(
+    step: Step, kept: str, correct: bool, attempt: int, answered: Answered
+) -> OrderingReveal:
+    # A restored order was not run again: its verdict only (the run is None).
+    return grader.ordering_reveal(step, correct, attempt, answered.result, answered.form)
 
 
 def _committed(step: Step, record: StepRecord) -> bool:
@@ -117,7 +146,7 @@ ORDERING = QuestionKind(
     widget="ordering",
     confidence=True,
     count_in=lambda lesson: sum(step.ordering is not None for step in lesson.steps),
-    review=Review(_prompt, ReviewAnswer, _grade),
+    review=Review(_prompt, OrderingAnswer, _grade),
     anchor="step-{key}",
     step_field="ordering",
     committed=_committed,
@@ -125,4 +154,11 @@ ORDERING = QuestionKind(
     form_step=lambda lesson, key: item_number(key, len(lesson.steps)),
     step_item=_item,
     shown=lambda text: " → ".join(f"`{line.strip()}`" for line in read_order(text)),
+    step=StepSide(
+        keep=lambda answer: stored_order(answer.order),
+        sent=lambda text: {"order": read_order(text)},
+        grade=_passes,
+        reveal=_reveal,
+        program=lambda step, answer, form: grader.ordering_program(step, answer.order, form),
+    ),
 )

@@ -13,6 +13,7 @@ from pydantic import Field
 from app.learning.answers import grader
 from app.learning.answers.grader import Graded
 from app.learning.kinds.kind import (
+    Answered,
     Prompt,
     QuestionKind,
     Review,
@@ -24,7 +25,7 @@ from app.learning.kinds.kind import (
 from app.learning.schemas import PredictionReveal
 from app.lessons.format import ChoicePrediction, Lesson, Step
 from app.lessons.memo import per_object
-from app.lessons.variants import Instance, pick
+from app.lessons.variants import pick
 from app.modes.drills import value_key
 from app.progress.records import StepRecord
 
@@ -96,9 +97,9 @@ def _grade(prompt: Prompt, answer: ChoiceAnswer) -> Graded:
 
 
 def _reveal_step(
-    step: Step, choice: str, correct: bool, attempt: int, opens: Instance | None
+    step: Step, choice: str, correct: bool, attempt: int, answered: Answered
 ) -> PredictionReveal:
-    return grader.prediction_reveal(step, choice, correct, attempt, opens)
+    return grader.prediction_reveal(step, choice, correct, attempt, answered.opens)
 
 
 def _committed(step: Step, record: StepRecord) -> bool:
@@ -138,7 +139,7 @@ PREDICTION = QuestionKind(
     step=StepSide(
         keep=lambda answer: answer.choice,
         sent=lambda text: {"choice": text},
-        grade=lambda step, answer: grader.grade_choice(step, answer.choice),
+        grade=lambda step, answer, _: grader.grade_choice(step, answer.choice),
         reveal=_reveal_step,
     ),
 )

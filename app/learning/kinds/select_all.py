@@ -16,6 +16,7 @@ from app import rendering
 from app.errors import NotAChoice
 from app.learning.answers.grader import Graded, schedule, snippet_error, step_reveal
 from app.learning.kinds.kind import (
+    Answered,
     Prompt,
     QuestionKind,
     Review,
@@ -109,13 +110,13 @@ class PickedAnswer(ReviewAnswer):
     picked: list[str] = Field(max_length=6)
 
 
-def _grade_step(step: Step, answer: PickedAnswer) -> bool:
+def _grade_step(step: Step, answer: PickedAnswer, _: Answered) -> bool:
     question = _asked(step)
     return graded(question, answer.picked, question.right)
 
 
 def _reveal_step(
-    step: Step, answer: str, correct: bool, attempt: int, opens: Instance | None
+    step: Step, answer: str, correct: bool, attempt: int, _: Answered
 ) -> SelectAllReveal:
     question = _asked(step)
     return reveal(question, read_order(answer), question.right, step, attempt, step)

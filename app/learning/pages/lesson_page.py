@@ -17,14 +17,13 @@ from app.learning.answers.questions import asks
 from app.learning.kinds import (
     MYTH,
     PREDICTION,
+    Answered,
     QuestionKind,
     choice_order,
     myth_fingerprint,
     prediction_fingerprint,
-    read_order,
     step_answer_of,
     step_kind,
-    step_ordering_fingerprint,
     value_fingerprint,
 )
 from app.learning.pages.guided import first_unanswered
@@ -34,7 +33,6 @@ from app.learning.schemas import (
     LessonSummary,
     SavedAnswer,
     SavedMyth,
-    SavedOrdering,
     SavedPrediction,
     SavedStep,
     SavedValue,
@@ -82,7 +80,7 @@ class StepView:
     @property
     def locked(self) -> bool:
         """Does its code wait for the commit (a run would answer a question graded at once)?"""
-        return any(kind.step is not None for kind in self.kinds)
+        return any(kind.step is not None and kind.step.at_once for kind in self.kinds)
 
 
 def asked_instance(lesson: Lesson, number: int, learner: str | None) -> Instance | None:
@@ -182,14 +180,14 @@ def _saved_step(step: Step, record: StepRecord, instance: Instance | None) -> Sa
         code=record.code,
         prediction=saved_prediction,
         value=saved_value,
-        ordering=_saved_ordering(step, record),
         answer=_saved_answer(step, record, instance),
     )
 
 
 def _saved_answer(step: Step, record: StepRecord, instance: Instance | None) -> SavedAnswer | None:
-    """The step's committed answer, for a kind graded at once (its declaration's step side):
-    what was sent, and the reveal it got, so that its widget restores it."""
+    """The step's committed answer, for a kind answered through the step route (its
+    declaration's step side): what was sent, and the reveal it got (an order's without its
+    run), so that its widget restores it."""
     found, saved = step_answer_of(step), record.answer
     side = found[0].step if found is not None else None
     if found is None or saved is None or side is None or saved.fingerprint != found[1]:
@@ -199,21 +197,7 @@ def _saved_answer(step: Step, record: StepRecord, instance: Instance | None) -> 
         sent=side.sent(saved.choice),
         confidence=saved.confidence,
         correct=saved.correct,
-        reveal=side.reveal(step, saved.choice, saved.correct, 0, instance),
-    )
-
-
-def _saved_ordering(step: Step, record: StepRecord) -> SavedOrdering | None:
-    """An ordering's committed answer (kept as the step's committed answer, its own kind told
-    by its fingerprint), with its reveal without the run of the learner's order."""
-    saved = record.answer
-    if saved is None or saved.fingerprint != step_ordering_fingerprint(step):
-        return None
-    return SavedOrdering(
-        order=read_order(saved.choice),
-        confidence=saved.confidence,
-        correct=saved.correct,
-        reveal=grader.ordering_reveal(step, saved.correct, 0),
+        reveal=side.reveal(step, saved.choice, saved.correct, 0, Answered(opens=instance)),
     )
 
 

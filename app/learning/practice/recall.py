@@ -107,7 +107,8 @@ def _kind(step: Step) -> QuestionKind | None:
     """The kind of the step's committed question, if it is graded at once (a choice, a
     select-all: recall grades as review does, without a run)."""
     found = step_answer_of(step)
-    return found[0] if found is not None and found[0].step is not None else None
+    side = found[0].step if found is not None else None
+    return found[0] if found is not None and side is not None and side.at_once else None
 
 
 def _askable(step: Step) -> bool:

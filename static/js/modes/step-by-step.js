@@ -15,7 +15,7 @@ export function initStepByStep(article) {
   const {nav, prev, next, lock, done, bar, current: label} =
     parts(root, "sbs", "nav", "prev", "next", "lock", "done", "bar", "current");
   // A step's committed question: its choice, or its ordering.
-  const predictions = steps.map((step) => step.querySelector('.prediction[data-widget="choice"], .ordering[data-widget="ordering"], .step-question'));
+  const predictions = steps.map((step) => step.querySelector('.prediction[data-widget="choice"], .step-question'));
   const committed = new Set(); // once committed, a step stays open (even after "Try again")
   let current = 0;
   let finished = false;

@@ -5,7 +5,8 @@
 // what the order printed or raised, the lesson's order and the explanation.
 //
 //   mountOrdering(root, options) -> {restore(saved), reopen(), order(), regions}
-//     root       the .ordering of templates/_widgets.html (the `ordering` macro)
+//     root       the .ordering of templates/_widgets.html (the `ordering` macro; on a lesson
+//                page, its `ordering_step`)
 //     feedback   the live region for the verdict (default: root's .prediction-feedback)
 //     url        where {order, confidence} is sent
 //     lesson, card   a review item's lesson and step (widgets/registry.js): the order goes to
@@ -143,10 +144,12 @@ export function mountOrdering(root, {feedback = null, url, lesson = null, card =
     reopen,
     order,
     regions: [box, moved],
-    /** A committed order from the progress store: {order, confidence, correct, reveal}. */
+    /** A committed order from the progress store: {kind, sent: {order}, confidence, correct,
+     *  reveal} (a step's saved answer). */
     restore(saved) {
-      if (!saved || !Array.isArray(saved.order)) return;
-      arrange(saved.order);
+      const committed = saved?.sent?.order;
+      if (!Array.isArray(committed)) return;
+      arrange(committed);
       const radio = fieldset?.querySelector(`input[value="${CSS.escape(String(saved.confidence ?? ""))}"]`);
       if (radio) radio.checked = true;
       const reveal = {...(saved.reveal || {}), correct: saved.correct};
