@@ -220,3 +220,27 @@ def test_the_learning_cores_door_names_what_it_loads() -> None:
     assert sorted(door.__all__) == sorted(door._DOOR)
     for name in door.__all__:
         assert getattr(door, name) is not None, name
+
+
+def test_step_questions_are_drawn_and_mounted_by_their_kind_alone() -> None:
+    """Every question a step asks is drawn by its widget's `<macro>_step` macro and mounted,
+    restored and revealed through widgets/registry.js: no script outside static/js/widgets/
+    selects a step question by its widget's name, its route's segment or its root's class."""
+    widgets = templates.env.get_template("_widgets.html").module
+    stepped = [kind for kind in KINDS if kind.step is not None]
+    for kind in stepped:
+        assert callable(getattr(widgets, f"{kind.macro}_step", None)), kind.name
+    # A step question's root has its route's segment for a class (`.prediction`, `.ordering`).
+    roots = "|".join(re.escape(kind.path) for kind in stepped)
+    selector = re.compile(
+        r"""data-(?:widget|question|kind)=["']?\w"""  # by a name in an attribute selector
+        + rf"""|["'][^"'\n]*\.(?:{roots})(?![\w-])"""  # by a root's class, in a string
+    )
+    found = [
+        f"{path.relative_to(PROJECT_ROOT)}:{number}: {line.strip()}"
+        for path in sorted((PROJECT_ROOT / "static" / "js").rglob("*.js"))
+        if WIDGETS_JS not in path.parents and "vendor" not in path.parts
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if not line.lstrip().startswith("//") and selector.search(line)
+    ]
+    assert found == []

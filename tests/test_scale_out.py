@@ -107,7 +107,7 @@ def test_progress_written_through_one_instance_is_read_through_the_other(cluster
         cookie = one.cookies["gradlab_learner"]
     with httpx.Client(base_url=second.url, cookies={"gradlab_learner": cookie}) as other:
         progress = other.get(f"{LESSON}/progress").json()
-    assert progress["steps"]["1"]["prediction"]["choice"] == "None"
+    assert progress["steps"]["1"]["answer"]["sent"] == {"choice": "None"}
     assert progress["myths"]["1"]["correct"] is True
 
 

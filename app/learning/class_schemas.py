@@ -7,10 +7,14 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, Field, JsonValue
 
-from app.learning.kinds import MYTH, PREDICTION
+from app.learning.kinds import KINDS, MYTH
 
-# The kinds of question a learner can report: those item analysis counts.
-REPORTED_KINDS = (PREDICTION.name, MYTH.name)
+# The kinds of question a learner can report: those item analysis counts (every step question
+# whose kind declares its item, and the myths; app/learning/classes/first_attempts.py).
+REPORTED_KINDS = (
+    *(kind.name for kind in KINDS if kind.step_item is not None and kind.step_answer is not None),
+    MYTH.name,
+)
 
 
 def _reported_kind(name: str) -> str:

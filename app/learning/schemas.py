@@ -257,13 +257,6 @@ class FixVerdict(BaseModel):
 
 
 # --- saved progress ---------------------------------------------------------------------------
-class SavedPrediction(BaseModel):
-    choice: str
-    confidence: str
-    correct: bool
-    reveal: PredictionReveal
-
-
 class SavedAnswer(BaseModel):
     """A step's committed answer of a kind answered through the step route (a select-all, an
     order): the kind's name, what was sent, and its reveal (an order's without its run)."""
@@ -285,7 +278,6 @@ class SavedValue(BaseModel):
 class SavedStep(BaseModel):
     done: bool
     code: str | None
-    prediction: SavedPrediction | None
     value: SavedValue | None
     answer: SavedAnswer | None = None
 

@@ -1,6 +1,6 @@
 // The interactive lesson page (the deep dive; step by step pages through the same markup): its
-// question widgets (widgets/: predictions, orderings, typed values, myths), its runnable cells, saved
-// progress and the reference that opens once the build-up is answered.
+// questions (each step question mounted through widgets/registry.js; typed values and myths),
+// its runnable cells, saved progress and the reference that opens once the build-up is answered.
 //
 //   initLesson(article)          wire up one <article class="lesson">; returns {runnables, refreshProgress, restored}
 //   progressText(progress)       "3/7 steps done · myths 2/4"
@@ -18,7 +18,6 @@ import {mountRunnable} from "./runnable.js";
 import {startUp} from "./ready.js";
 import {apiFetch, el, lessonUrl, networkMessage} from "./util.js";
 import {goToValueButton, placeValueForm} from "./value-form.js";
-import {mountChoice} from "./widgets/choice.js";
 import {widgetFor} from "./widgets/registry.js";
 import {mountValue} from "./widgets/value.js";
 import {mountYesNo} from "./widgets/yes-no.js";
@@ -63,12 +62,12 @@ function quietly(regions, fill) {
 /** Has the learner committed every question of the build-up, as the server counts it? */
 export function buildUpAnswered(article, progress) {
   const steps = progress.steps || {};
-  const choices = [...article.querySelectorAll('.prediction[data-widget="choice"]')];
+  // A typed value is a step's own question where the step asks nothing else (the server
+  // asks it after the step's choice otherwise, and counts the choice).
   const valuesOnly = [...article.querySelectorAll("form.value-prediction")]
-    .filter((form) => !form.closest(".step")?.querySelector(".prediction"));
-  const others = [...article.querySelectorAll(".step-question[data-widget]")];
-  return choices.every((p) => steps[p.dataset.step]?.prediction)
-    && others.every((q) => steps[q.dataset.step]?.answer)
+    .filter((form) => !form.closest(".step")?.querySelector(".step-question"));
+  const questions = [...article.querySelectorAll(".step-question[data-widget]")];
+  return questions.every((q) => steps[q.dataset.step]?.answer)
     && valuesOnly.every((form) => {
       const value = steps[form.dataset.step]?.value;
       return Boolean(value && (value.correct || value.revealed));
@@ -177,10 +176,12 @@ export function initLesson(article) {
       },
     }));
   }
-  const predictions = [...article.querySelectorAll('.prediction[data-widget="choice"]')].map((root) => {
+  // Every step question (a choice, a select-all, an ordering), by its widget
+  // (widgets/registry.js) and its route's last segment.
+  const questions = [...article.querySelectorAll(".step-question[data-widget]")].map((root) => {
     const step = stepNumber(root);
-    const widget = mountChoice(root, {
-      url: lessonUrl(slug, "steps", step, "prediction"),
+    const widget = widgetFor(root)?.(root, {
+      url: lessonUrl(slug, "steps", step, root.dataset.question),
       tryAgain: true,
       // The step's typed-value question came with this reveal: its form opens under the code.
       extra: (reveal) => (reveal.value ? goToValueButton(stepOf(step), reveal.value) : null),
@@ -190,23 +191,6 @@ export function initLesson(article) {
         refreshProgress();
         runWhenAnswered(step);
         // What opens with this commit (code to write after the step) is the page's to fetch.
-        article.dispatchEvent(new CustomEvent("step-committed", {detail: {step}}));
-      },
-    });
-    return {step, widget};
-  });
-  // Every other step question (a select-all, an ordering), by its widget (widgets/registry.js)
-  // and its route's last segment.
-  const questions = [...article.querySelectorAll(".step-question[data-widget]")].map((root) => {
-    const step = stepNumber(root);
-    const widget = widgetFor(root)?.(root, {
-      url: lessonUrl(slug, "steps", step, root.dataset.question),
-      tryAgain: true,
-      onAnswer: (_reveal, {restored}) => {
-        runnables.get(step)?.setLocked(false);
-        if (restored) return;
-        refreshProgress();
-        runWhenAnswered(step);
         article.dispatchEvent(new CustomEvent("step-committed", {detail: {step}}));
       },
     });
@@ -237,12 +221,11 @@ export function initLesson(article) {
     const progress = answer.progress;
     const steps = progress.steps || {};
     const mythsSaved = progress.myths || {};
-    const regions = [...predictions, ...questions, ...values, ...myths].flatMap((x) => x.widget.regions);
+    const regions = [...questions, ...values, ...myths].flatMap((x) => x.widget.regions);
     if (progressLine) regions.push(progressLine);
     if (scoreLine) regions.push(scoreLine);
     quietly(regions, () => {
       applyProgress(progress);
-      for (const p of predictions) p.widget.restore(steps[String(p.step)]?.prediction);
       for (const q of questions) q.widget.restore(steps[String(q.step)]?.answer);
       for (const v of values) {
         const saved = steps[String(v.step)]?.value;
@@ -260,7 +243,7 @@ export function initLesson(article) {
     }));
   })());
 
-  return {runnables, predictions, questions, values, myths, refreshProgress, restored};
+  return {runnables, questions, values, myths, refreshProgress, restored};
 }
 
 /** The deep dive's entry point (pages/deep-dive.js). */

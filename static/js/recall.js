@@ -79,7 +79,7 @@ export function watchBuildUp(article) {
   const section = article.querySelector("section.recall[data-waiting='true']");
   if (!section) return;
   const questions = () => [...article.querySelectorAll(".steps > .step")]
-    .map((step) => step.querySelector('.prediction[data-widget="choice"], .step-question'))
+    .map((step) => step.querySelector(".step-question"))
     .filter(Boolean);
   let opening = false;
   const observer = new MutationObserver(async () => {

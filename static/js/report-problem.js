@@ -39,12 +39,13 @@ function reportBox(slug, kind, number) {
   return el("details", {class: "report-problem"}, el("summary", {}, "Report a problem with this question"), form);
 }
 
-/** A report box under each prediction and myth found in `root`. */
+/** A report box under each step question (of the kind its data-kind names) and myth found in
+ *  `root`. */
 export function addReportLinks(root = document) {
   const slug = lessonSlug();
   if (!slug) return;
-  for (const prediction of root.querySelectorAll(".prediction[data-widget='choice'][data-step]")) {
-    prediction.append(reportBox(slug, "prediction", Number(prediction.dataset.step)));
+  for (const question of root.querySelectorAll(".step-question[data-kind][data-step]")) {
+    question.append(reportBox(slug, question.dataset.kind, Number(question.dataset.step)));
   }
   for (const myth of root.querySelectorAll("[data-myth]")) {
     myth.append(reportBox(slug, "myth", Number(myth.dataset.myth)));

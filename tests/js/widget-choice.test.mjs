@@ -144,7 +144,7 @@ test("restore draws the committed answer, its confidence and the reveal, and sen
   const calls = stubFetch(() => ({body: REVEAL}));
   const answers = [];
   const widget = mountChoice(root, {url: ANSWER_URL, onAnswer: (reveal, how) => answers.push(how.restored)});
-  widget.restore({choice: "tensor(2.)", confidence: "fairly_sure", correct: true, reveal: {...REVEAL, correct: false}});
+  widget.restore({sent: {choice: "tensor(2.)"}, confidence: "fairly_sure", correct: true, reveal: {...REVEAL, correct: false}});
   assert.equal(calls.length, 0);
   assert.equal(root.querySelector("input[value='fairly_sure']").checked, true);
   assert.equal(feedback.dataset.result, "right", "the stored verdict wins over the reveal's");

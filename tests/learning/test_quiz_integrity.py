@@ -62,7 +62,7 @@ def test_the_commit_and_a_reload_carry_the_reveal(client: TestClient) -> None:
     ).json()
     assert reveal["why_html"].startswith("A fresh tensor has no gradient")
     assert reveal["step"]["concept_html"] == "d(x²)/dx = 2x"
-    saved = client.get(f"{LESSON}/progress").json()["steps"]["1"]["prediction"]["reveal"]
+    saved = client.get(f"{LESSON}/progress").json()["steps"]["1"]["answer"]["reveal"]
     assert saved["step"]["insight_html"] == "Backward fills leaves."
     right = client.post(
         f"{LESSON}/steps/1/prediction", json={"choice": "tensor([4., 6.])", "confidence": "guess"}
@@ -143,7 +143,7 @@ def test_a_rewritten_question_retires_its_saved_answers(client: TestClient) -> N
     _rewrite(client, StepAnswer)
     _rewrite(client, MythAnswer)
     progress = client.get(f"{LESSON}/progress").json()
-    assert progress["steps"]["1"]["prediction"] is None  # never shown as the new one's answer
+    assert progress["steps"]["1"]["answer"] is None  # never shown as the new one's answer
     assert progress["myths"] == {} and progress["score"]["answered"] == 0
     assert client.get("/api/progress").json()["lessons"]["first-steps"]["myths_answered"] == 0
     assert client.get("/api/progress/calibration").json()["based_on"] == 0

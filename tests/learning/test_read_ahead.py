@@ -77,7 +77,7 @@ def test_answers_after_reading_ahead_are_kept_as_seen_and_not_counted(client: Te
     assert calibration["based_on"] == 0
     assert [row["answered"] for row in calibration["levels"]] == [0, 0, 0]
     progress = client.get(f"{LESSON}/progress").json()
-    assert progress["steps"]["1"]["prediction"]["correct"] is True  # still shown to them
+    assert progress["steps"]["1"]["answer"]["correct"] is True  # still shown to them
     store = client.app.state.store  # type: ignore[attr-defined]
     with store.reading() as connection:
         assert connection.execute(select(StepAnswer.seen_answers)).scalars().all() == [True]

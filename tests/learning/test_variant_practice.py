@@ -76,7 +76,7 @@ def test_a_reasked_prediction_shows_a_variant_the_sandbox_computed(
         client.post(
             f"{LESSON}/steps/1/prediction", json={"choice": "None", "confidence": "certain"}
         )
-        value_code = client.get(f"{LESSON}/progress").json()["steps"]["1"]["prediction"]["reveal"][
+        value_code = client.get(f"{LESSON}/progress").json()["steps"]["1"]["answer"]["reveal"][
             "value"
         ]["code"]
         time_passes(client)

@@ -36,7 +36,7 @@ def _read_back(url: str, cookies: dict[str, str]) -> None:
         summary = client.get("/api/progress").json()["lessons"]["first-steps"]
         assert summary["steps_done"] == 1
         saved = client.get("/api/lessons/first-steps/progress").json()["steps"]["1"]
-        assert saved["prediction"]["choice"] == "tensor([4., 6.])"
+        assert saved["answer"]["sent"] == {"choice": "tensor([4., 6.])"}
 
 
 @pytest.mark.skipif(shutil.which("sqlite3") is None, reason="the sqlite3 shell is not installed")

@@ -42,9 +42,10 @@ def test_a_prediction_reveals_the_answer_explanation_and_output(client: TestClie
     )
     assert right.json()["correct"] is True
     assert right.json()["attempt"] == 2
-    state = client.get(f"{LESSON}/progress").json()["steps"]["1"]["prediction"]
-    assert (state["choice"], state["confidence"], state["correct"]) == (
-        "tensor([4., 6.])",
+    state = client.get(f"{LESSON}/progress").json()["steps"]["1"]["answer"]
+    assert (state["kind"], state["sent"], state["confidence"], state["correct"]) == (
+        "prediction",
+        {"choice": "tensor([4., 6.])"},
         "fairly_sure",
         True,
     )

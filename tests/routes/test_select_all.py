@@ -72,7 +72,7 @@ def test_the_right_set_passes_and_is_restored(curriculum_learner: TestClient) ->
     assert all(s["why_html"] is None for s in reveal["statements"])  # nothing got wrong
     assert reveal["step"]["insight_html"]
     saved = curriculum_learner.get(f"/api/lessons/{SLUG}/progress").json()["steps"][str(number)]
-    assert saved["done"] is True and saved["prediction"] is None
+    assert saved["done"] is True
     assert saved["answer"]["kind"] == SELECT_ALL.name
     assert sorted(saved["answer"]["sent"]["picked"]) == sorted(question.right)
     assert saved["answer"]["reveal"]["statements"] == reveal["statements"]
@@ -188,3 +188,14 @@ def test_the_class_dashboard_counts_each_set_ticked(curriculum_learner: TestClie
     assert beliefs["ticked " + ", ".join(sorted(question.right))] is None
     page = curriculum_learner.get(f"/classes/{links.info.id}").text
     assert f'id="item-{SLUG}-{SELECT_ALL.name}-{number}"' in page
+
+
+def test_a_select_all_can_be_reported_as_item_analysis_counts_it(
+    curriculum_learner: TestClient,
+) -> None:
+    _, number, _, _ = asking()
+    report = f"/api/lessons/{SLUG}/report"
+    body = {"kind": SELECT_ALL.name, "number": number, "text": "Two statements say the same"}
+    assert curriculum_learner.post(report, json=body).status_code == 204
+    # A step that asks none: no such question to report.
+    assert curriculum_learner.post(report, json=body | {"number": 1}).status_code == 404

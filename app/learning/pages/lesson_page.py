@@ -21,7 +21,6 @@ from app.learning.kinds import (
     QuestionKind,
     choice_order,
     myth_fingerprint,
-    prediction_fingerprint,
     step_answer_of,
     step_kind,
     value_fingerprint,
@@ -33,7 +32,6 @@ from app.learning.schemas import (
     LessonSummary,
     SavedAnswer,
     SavedMyth,
-    SavedPrediction,
     SavedStep,
     SavedValue,
     Score,
@@ -149,21 +147,6 @@ def myth_score(lesson: Lesson, myths: dict[int, MythRecord]) -> Score:
 
 
 def _saved_step(step: Step, record: StepRecord, instance: Instance | None) -> SavedStep:
-    answer = record.answer
-    saved_prediction = None
-    if (
-        answer is not None
-        and step.prediction is not None
-        and step.ordering is None
-        and answer.fingerprint == prediction_fingerprint(step.prediction)
-    ):
-        reveal = grader.prediction_reveal(step, answer.choice, answer.correct, 0, instance)
-        saved_prediction = SavedPrediction(
-            choice=answer.choice,
-            confidence=answer.confidence,
-            correct=answer.correct,
-            reveal=reveal,
-        )
     value = record.value
     saved_value = None
     guess = step.value_prediction
@@ -178,7 +161,6 @@ def _saved_step(step: Step, record: StepRecord, instance: Instance | None) -> Sa
     return SavedStep(
         done=record.done,
         code=record.code,
-        prediction=saved_prediction,
         value=saved_value,
         answer=_saved_answer(step, record, instance),
     )

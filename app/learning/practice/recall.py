@@ -78,13 +78,12 @@ class RecallItem:
 
     @property
     def restore(self) -> dict[str, object] | None:
-        """The saved answer as its widget restores one (static/js/widgets/: `choice` reads the
-        choice, the others what was sent)."""
+        """The saved answer as its widget restores one (static/js/widgets/: each reads what
+        was sent), in the shape of a step's saved answer (`SavedAnswer`)."""
         side = self.question.prompt.kind.step
         if self.saved is None or self.reveal is None or side is None:
             return None
         return {
-            "choice": self.saved.choice,
             "sent": side.sent(self.saved.choice),
             "confidence": self.saved.confidence,
             "correct": self.saved.correct,

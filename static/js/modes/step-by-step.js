@@ -14,8 +14,8 @@ export function initStepByStep(article) {
   const total = steps.length;
   const {nav, prev, next, lock, done, bar, current: label} =
     parts(root, "sbs", "nav", "prev", "next", "lock", "done", "bar", "current");
-  // A step's committed question: its choice, or its ordering.
-  const predictions = steps.map((step) => step.querySelector('.prediction[data-widget="choice"], .step-question'));
+  // A step's question, of whatever kind (lesson.js mounts each through widgets/registry.js).
+  const predictions = steps.map((step) => step.querySelector(".step-question"));
   const committed = new Set(); // once committed, a step stays open (even after "Try again")
   let current = 0;
   let finished = false;

@@ -110,16 +110,18 @@ export function mountChoice(root, {feedback = null, url, read = (data) => data, 
   return {
     reopen,
     regions: [box],
-    /** A committed answer from the progress store: {choice, confidence, correct, reveal}. */
+    /** A committed answer, as a step's saved answer (or a recall item's) keeps it:
+     *  {sent: {choice}, confidence, correct, reveal}. */
     restore(saved) {
-      if (!saved || !saved.choice) return;
+      const choice = saved?.sent?.choice;
+      if (typeof choice !== "string" || !choice) return;
       const stored = saved.reveal && typeof saved.reveal === "object" ? saved.reveal : {};
       const reveal = {...stored, correct: saved.correct ?? stored.correct};
       const radio = fieldset?.querySelector(`input[value="${CSS.escape(String(saved.confidence ?? ""))}"]`);
       if (radio) radio.checked = true;
-      renderVerdict(root, box, reveal, {choice: saved.choice, confidence: saved.confidence, restored: true, extra});
-      markCommitted(saved.choice, reveal.answer);
-      onAnswer(reveal, {restored: true, choice: saved.choice, data: null});
+      renderVerdict(root, box, reveal, {choice, confidence: saved.confidence, restored: true, extra});
+      markCommitted(choice, reveal.answer);
+      onAnswer(reveal, {restored: true, choice, data: null});
     },
   };
 }
