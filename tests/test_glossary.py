@@ -29,7 +29,7 @@ NEW_NAMES = {
     "reports_without_item": "app/learning/classes/dashboard.py",
     "shared_statement": "app/lessons/lint_examples.py",
     "LEVEL_RANGES": "app/pedagogy/calibration.py",
-    "stated": "app/lessons/format_base.py",
+    "stated": "app/lessons/format_questions.py",
     "queue_lesson_score": "app/learning/lti/grades.py",
     "add_to_outbox": "app/progress/lti_store.py",
 }
@@ -67,8 +67,8 @@ def test_every_name_the_glossary_gives_is_there() -> None:
 
 
 def test_data_kind_holds_only_a_question_kinds_name() -> None:
-    """On a lesson page a question names its widget (`data-widget`); `data-kind` is written
-    only from a question kind's name (review and recall items)."""
+    """A question names its widget in `data-widget`; `data-kind` is written only from a
+    question kind's name (review and recall items, a lesson page's step questions)."""
     written = []
     for folder in ("templates", "static/js"):
         for path in sorted((PROJECT_ROOT / folder).rglob("*")):
@@ -78,7 +78,7 @@ def test_data_kind_holds_only_a_question_kinds_name() -> None:
     assert set(written) == {'data-kind="{{'}, written
     pages = (PROJECT_ROOT / "templates").rglob("*.html")
     kinds = {m for p in pages for m in re.findall(r'data-kind="\{\{ ([^}]*) \}\}"', p.read_text())}
-    assert kinds == {"prompt.kind.name"}, kinds
+    assert kinds == {"prompt.kind.name", "kind.name"}, kinds
 
 
 def test_a_planted_retired_name_fails(tmp_path: Path) -> None:

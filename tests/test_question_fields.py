@@ -20,7 +20,7 @@ FIELDS = frozenset(Step.QUESTIONS)
 OWNERS = ("app/lessons/format*.py", "app/learning/kinds/*.py")
 
 # Modules that still name a field today, and why. Shorten it by moving what the module
-# reads into the declaration (format_base.Question, kinds/kind.QuestionKind).
+# reads into the declaration (format_questions.Question, kinds/kind.QuestionKind).
 ALLOWED: dict[str, str] = {
     # One kind's own answer path: the choice, the typed value and the order are each graded,
     # kept and restored their own way (the step side of a kind is not declared yet).

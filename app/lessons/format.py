@@ -21,28 +21,30 @@ from pydantic import (
 
 from app.lessons.format_base import (
     IDENTIFIER,
-    Choice,
-    ChoicePrediction,
     Code,
     ExpectedError,
     GradValue,
     Level,
-    Option,
-    Ordering,
     Plain,
-    Question,
-    SelectAll,
     Slug,
     Snippet,
     StepLevel,
     Strict,
     Text,
     TextOrMapping,
+)
+from app.lessons.format_exercises import BLANK, Exercise, Gradcheck, Hint, HintCase, Probe, Rerun
+from app.lessons.format_questions import (
+    Choice,
+    ChoicePrediction,
+    Option,
+    Ordering,
+    Question,
+    SelectAll,
     ValueMisconception,
     ValuePrediction,
     distinct_lines,
 )
-from app.lessons.format_exercises import BLANK, Exercise, Gradcheck, Hint, HintCase, Probe, Rerun
 from app.lessons.format_variants import (
     PLACEHOLDER,
     MisconceptionRule,

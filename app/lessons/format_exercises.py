@@ -11,15 +11,8 @@ from pydantic import (
     model_validator,
 )
 
-from app.lessons.format_base import (
-    IDENTIFIER,
-    ChoicePrediction,
-    Code,
-    GradValue,
-    Slug,
-    Strict,
-    Text,
-)
+from app.lessons.format_base import IDENTIFIER, Code, GradValue, Slug, Strict, Text
+from app.lessons.format_questions import ChoicePrediction
 
 # A line of an exercise's code that is only this marker is a blank the learner writes.
 BLANK = "____"

@@ -20,7 +20,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from app.lessons.format_base import ChoicePrediction, Slug, Snippet, Strict, Text
+from app.lessons.format_base import Slug, Snippet, Strict, Text
+from app.lessons.format_questions import ChoicePrediction
 
 INVENTORY_FILE = "inventory.yaml"  # its name in a lessons folder; never read as a lesson
 FORMS = ("A", "B")

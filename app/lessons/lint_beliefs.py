@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from app.lessons.format_base import ChoicePrediction, Question
+from app.lessons.format_questions import ChoicePrediction, Question
 
 
 def belief_problems(question: Question) -> Iterator[str]:

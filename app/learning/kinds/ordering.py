@@ -30,7 +30,7 @@ from app.learning.kinds.kind import (
 )
 from app.learning.schemas import OrderingReveal
 from app.lessons.format import Lesson, Ordering, Step
-from app.lessons.format_base import shuffled
+from app.lessons.format_questions import shuffled
 from app.lessons.memo import per_object
 from app.lessons.variants import pick
 from app.progress.records import StepRecord
