@@ -31,12 +31,12 @@ from app.learning.pages.registry import DEFAULT_MODE, MODES, find_mode
 from app.learning.practice.exercises import ExercisePractice
 from app.learning.practice.practice import Practice, calibration_of, now, queue_items
 from app.learning.practice.queue import QueueView
+from app.learning.practice_schemas import CalibrationOut
 from app.learning.readiness import DatabaseProbe, DatabaseState
 from app.learning.running.doctor import answer as doctor_answer
 from app.learning.running.known_runs import KnownRuns, KnownRunsMeter
 from app.learning.running.runs import Runs, Who
 from app.learning.schemas import (
-    CalibrationOut,
     CatalogProgress,
     DatabaseReport,
     Health,

@@ -19,6 +19,7 @@ from app.errors import (
     UnknownMyth,
     UnknownStep,
 )
+from app.learning.practice_schemas import RecallResult
 from app.learning.schemas import (
     AnswerBody,
     CatalogProgress,
@@ -26,7 +27,6 @@ from app.learning.schemas import (
     LessonProgress,
     MythBody,
     MythReveal,
-    RecallResult,
     StepQuestionReveal,
     ValueBody,
     ValueFeedback,

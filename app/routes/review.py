@@ -16,7 +16,8 @@ from app.errors import (
     NotTheFormAsked,
     UnknownReviewItem,
 )
-from app.learning.schemas import CalibrationOut, ReviewAnswerBody, ReviewQueueOut, ReviewResult
+from app.learning.practice_schemas import CalibrationOut, ReviewQueueOut, ReviewResult
+from app.learning.schemas import ReviewAnswerBody
 from app.routes.deps import (
     LearningDep,
     MaybeLearnerDep,

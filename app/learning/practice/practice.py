@@ -23,22 +23,24 @@ from app.learning.kinds import DRILL, step_answer_of
 from app.learning.practice.queue import QueueView, ReviewQueue
 from app.learning.practice.recall import answer_recall
 from app.learning.practice.seen import learner_shown, page_drill
-from app.learning.running.runs import Runs, Who
-from app.learning.schemas import (
+from app.learning.practice_schemas import (
     CalibrationOut,
     CalibrationRow,
     CertainMiss,
+    RecallResult,
+    ReviewItemOut,
+    ReviewQueueOut,
+    ReviewResult,
+)
+from app.learning.running.runs import Runs, Who
+from app.learning.schemas import (
     DrillFeedback,
     FixOut,
     FixVerdict,
     FlashcardBack,
     HintOut,
     RatingResult,
-    RecallResult,
     ReviewAnswerBody,
-    ReviewItemOut,
-    ReviewQueueOut,
-    ReviewResult,
     ValueBody,
 )
 from app.lessons.disclosure import Disclosure

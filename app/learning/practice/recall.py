@@ -29,10 +29,8 @@ from app.errors import AnswerError, NotDue, NotTheFormAsked, PredictionNotCommit
 from app.learning.kinds import Prompt, QuestionKind, step_answer_of
 from app.learning.practice.queue import ReviewQueue
 from app.learning.practice.seen import learner_shown, only
-from app.learning.schemas import (
-    RecallResult,
-    StepQuestionReveal,
-)
+from app.learning.practice_schemas import RecallResult
+from app.learning.schemas import StepQuestionReveal
 from app.lessons.disclosure import Disclosure
 from app.lessons.format import Lesson, Step
 from app.lessons.variants import Instance, choose, instances
