@@ -351,7 +351,7 @@ class Learning:
         else:  # the due item is read in a thread, as a route's read is
             program = await asyncio.to_thread(build, slug, number, path, body, form)
         who = Who(address, learner)
-        result = await self.runs.run_order(program, who) if program is not None else None
+        result = await self.runs.run_answer(program, who) if program is not None else None
         commit = answers.commit_step
         return await self.store.writer(commit, slug, number, path, body, result, form)
 

@@ -13,7 +13,7 @@ from app.sandbox.fair import Who
 from app.sandbox.result import RunResult
 from app.sandbox.runner import SnippetRunner
 
-ORDERS_KEPT = 4096
+ANSWER_RUNS_KEPT = 4096
 
 __all__ = ["Runs", "Who"]  # Who: for the routes, which name no sandbox module
 
@@ -23,9 +23,10 @@ class Runs:
         self.sandbox = sandbox
         self.known = known
         self.real_grads: dict[tuple[str, int], object] = {}
-        # An ordering of n lines makes at most n! programs, and every learner may send the same
-        # ones: each is run once. Only complete runs are kept (not a timeout under load).
-        self.orders: dict[str, RunResult] = {}
+        # The code an answer graded by a run makes: an ordering of n lines makes at most n!
+        # programs, and every learner may send the same ones: each is run once. Only complete
+        # runs are kept (not a timeout under load).
+        self.answer_runs: dict[str, RunResult] = {}
 
     async def run(self, code: str, who: Who | None = None, doctor: bool = False) -> RunResult:
         """Run code in a fresh sandboxed process, in the line of `who` (a client's address and
@@ -44,13 +45,14 @@ class Runs:
             return await self.known.answer(code, lambda: sandbox.run(code, who))
         return await sandbox.run(code, who)
 
-    async def run_order(self, code: str, who: Who) -> RunResult:
-        """The run of the code a learner's order makes, run once per distinct code."""
-        if (kept := self.orders.get(code)) is not None:
+    async def run_answer(self, code: str, who: Who) -> RunResult:
+        """The run of the code an answer graded by a run makes (a learner's order), run once
+        per distinct code."""
+        if (kept := self.answer_runs.get(code)) is not None:
             return kept
         result = await self.run(code, who)
-        if result.status in ("ok", "error") and len(self.orders) < ORDERS_KEPT:
-            self.orders[code] = result
+        if result.status in ("ok", "error") and len(self.answer_runs) < ANSWER_RUNS_KEPT:
+            self.answer_runs[code] = result
         return result
 
     async def real_grad(
