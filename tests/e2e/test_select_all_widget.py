@@ -123,3 +123,23 @@ def test_a_missed_select_all_comes_back_in_review_on_an_instance(
     item.get_by_role("button", name="Check").click()
     expect(item.locator(".review-feedback")).to_contain_text("Right")
     item.screenshot(path=str(SCREENSHOTS / "select-all-review-390-light.png"))
+
+
+def test_a_select_all_has_its_report_box_and_the_report_is_kept(
+    page: Page, bundled_server: LiveServer
+) -> None:
+    """The report box goes under every step question, of its kind (`data-kind`): a select-all's
+    report is about the select-all, and the server takes it."""
+    number, _ = the_step()
+    page.goto(f"{bundled_server.url}/lessons/{SLUG}/deep-dive")
+    wait_ready(page)
+    widget = page.locator(f".step[data-step='{number}'] .select-all")
+    expect(widget).to_have_attribute("data-kind", "select_all")
+    box = widget.locator(".report-problem")
+    box.locator("summary").click()
+    box.get_by_label("What is wrong with this question?").fill("Two statements say the same")
+    with page.expect_response(lambda r: r.url.endswith(f"/api/lessons/{SLUG}/report")) as sent:
+        box.get_by_role("button", name="Send the report").click()
+    assert sent.value.status == 204
+    assert sent.value.request.post_data_json["kind"] == "select_all"
+    expect(box.get_by_role("status")).to_contain_text("Thank you")
