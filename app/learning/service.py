@@ -345,15 +345,14 @@ class Learning:
         client `address`. With `form`, an answer to the variant instance the step's due review
         item asks (a kind graded by a run), which answers that item."""
         answers = self.answers(learner)
-        build = answers.step_program
+        read = answers.answering
         if form is None or self.store.reads_in_place:  # no read, or a read that never waits
-            program = build(slug, number, path, body, form)
+            asked = read(slug, number, path, body, form)
         else:  # the due item is read in a thread, as a route's read is
-            program = await asyncio.to_thread(build, slug, number, path, body, form)
-        who = Who(address, learner)
+            asked = await asyncio.to_thread(read, slug, number, path, body, form)
+        program, who = asked.program, Who(address, learner)
         result = await self.runs.run_answer(program, who) if program is not None else None
-        commit = answers.commit_step
-        return await self.store.writer(commit, slug, number, path, body, result, form)
+        return await self.store.writer(answers.commit_step, asked, result, form)
 
     async def run(
         self, code: str, learner: str | None, slug: str | None, step: int | None, who: Who

@@ -53,6 +53,22 @@ class Reviewed:
     due_count: int
 
 
+@dataclass(frozen=True)
+class Answering:
+    """An answer to a step's question, read once from its body and checked: where it goes, as
+    its kind reads it, how sure the learner was, and the code it makes when its kind is graded
+    by a run (None: graded at once)."""
+
+    lesson: Lesson
+    number: int
+    step: Step
+    kind: QuestionKind
+    side: StepSide[Any]
+    answer: ReviewAnswer
+    confidence: str
+    program: str | None
+
+
 class LessonAnswers:
     """The answers one learner gives on a lesson page; each is recorded, and a miss (or a right
     guess) is queued as it is recorded (reading the queue later never writes)."""
@@ -72,35 +88,29 @@ class LessonAnswers:
     def _seen_answers(self, slug: str) -> bool:
         return self.store.read_ahead(self.learner, slug)
 
-    def _asked(
-        self, slug: str, number: int, path: str
-    ) -> tuple[Lesson, Step, QuestionKind, StepSide[Any]]:
-        """The lesson, the step, and the kind (with its step side) of the step's question
-        answered at `path`; refused (404) when the step asks no such question."""
+    def answering(
+        self, slug: str, number: int, path: str, body: Mapping[str, object], form: int | None
+    ) -> Answering:
+        """The body read once as an answer to the step's question of the kind answered at
+        `path`, with the code it makes when its kind is graded by a run (to be run before
+        `commit_step`). Refused before any run and before anything is kept: a step that asks no
+        such question (404), a body that does not fit the kind or has no confidence (422), an
+        answer not among the step's, and with `form`, a kind graded at once (422) or no due
+        review item that asks that form (409, 422)."""
         lesson = find_lesson(self.catalog, slug)
         step = find_step(lesson, number)
         kind = answered_at(path)
-        asked = {name for name, _ in step.questions()}
-        if kind is None or kind.step is None or kind.step_field not in asked:
+        if kind is None or kind.step is None or kind.step_field not in dict(step.questions()):
             raise UnknownStep(f"Step {number} of {slug!r} asks no {path} question")
-        return lesson, step, kind, kind.step
-
-    def step_program(
-        self, slug: str, number: int, path: str, body: Mapping[str, object], form: int | None
-    ) -> str | None:
-        """The code an answer to a question graded by a run makes (an order's), to be run;
-        None for a kind graded at once. Refused before any run: a step that asks no such
-        question (404), a body that does not fit the kind or has no confidence (422), an answer
-        not among the step's, and with `form`, no due review item that asks that form."""
-        _, step, kind, side = self._asked(slug, number, path)
+        side = kind.step
         answer = kind.read(body)
-        grader.require_confidence(answer.confidence)
-        if side.program is None:
-            if form is not None:
-                asked = kind.label.lower()
-                raise AnswerError(f"A {asked} is answered in review on the review page")
-            return None
-        return side.program(step, answer, self._review_instance(slug, kind, number, form))
+        confidence = grader.require_confidence(answer.confidence)
+        program = None
+        if side.program is not None:
+            program = side.program(step, answer, self._review_instance(slug, kind, number, form))
+        elif form is not None:
+            raise AnswerError(f"A {kind.label.lower()} is answered in review on the review page")
+        return Answering(lesson, number, step, kind, side, answer, confidence, program)
 
     def _review_instance(
         self, slug: str, kind: QuestionKind, number: int, form: int | None
@@ -112,31 +122,22 @@ class LessonAnswers:
         return prompt.instance
 
     def commit_step(
-        self,
-        slug: str,
-        number: int,
-        path: str,
-        body: Mapping[str, object],
-        result: RunResult | None = None,
-        form: int | None = None,
+        self, asked: Answering, result: RunResult | None = None, form: int | None = None
     ) -> StepQuestionReveal:
-        """Commit an answer to the step's question of the kind answered at `path`, graded by
-        its declaration: at once (a choice, a select-all), or by `result`, the run of the code
-        `step_program` made (an order). What explains it comes back. Refused before anything
-        is kept, as `step_program` refuses. With `form` (a kind graded by a run), the answer is
-        to the variant instance a due review item asks: it answers that item and leaves the
-        step's committed answer alone (it is another question)."""
-        lesson, step, kind, side = self._asked(slug, number, path)
-        answer = kind.read(body)
-        confidence = grader.require_confidence(answer.confidence)
+        """Commit an answer (`answering`'s) to the step's question, graded by its kind's
+        declaration: at once (a choice, a select-all), or by `result`, the run of the code it
+        made (an order). What explains it comes back. With `form` (a kind graded by a run),
+        the answer is to the variant instance a due review item asks: it answers that item and
+        leaves the step's committed answer alone (it is another question)."""
         if form is not None:
-            return self._review_step(lesson, number, kind, side, answer, result, confidence, form)
+            return self._review_step(asked, result, form)
+        side, lesson, number = asked.side, asked.lesson, asked.number
         answered = Answered(result=result, opens=asked_instance(lesson, number, self.learner))
-        correct = side.grade(step, answer, answered)
-        kept = side.keep(answer)
+        correct = side.grade(asked.step, asked.answer, answered)
+        kept = side.keep(asked.answer)
         at = datetime.now(UTC)
-        attempt, reviewed = self._keep(lesson, number, kind, kept, confidence, correct, at)
-        reveal = side.reveal(step, kept, correct, attempt, answered)
+        attempt, reviewed = self._keep(asked, kept, correct, at)
+        reveal = side.reveal(asked.step, kept, correct, attempt, answered)
         if reviewed is None:
             return reveal
         return reveal.model_copy(
@@ -144,22 +145,16 @@ class LessonAnswers:
         )
 
     def _keep(
-        self,
-        lesson: Lesson,
-        number: int,
-        kind: QuestionKind,
-        kept: str,
-        confidence: str,
-        correct: bool,
-        at: datetime,
+        self, asked: Answering, kept: str, correct: bool, at: datetime
     ) -> tuple[int, Reviewed | None]:
         """Keep a step's committed answer and queue it (a miss; a right guess, the first
         time); the attempt it was and, for a kind graded by a run (answered in review through
         the step route), the due review item it answered. One transaction with its review card
         and score."""
-        slug, step = lesson.slug, find_step(lesson, number)
-        fingerprint = kind.step_answer(step) if kind.step_answer is not None else None
-        by_run = kind.step is not None and not kind.step.at_once
+        lesson, kind, confidence = asked.lesson, asked.kind, asked.confidence
+        slug, number = lesson.slug, asked.number
+        fingerprint = kind.step_answer(asked.step) if kind.step_answer is not None else None
+        by_run = not asked.side.at_once
         reviewed = None
         with self.store.together():
             seen = self._seen_answers(slug)
@@ -176,26 +171,17 @@ class LessonAnswers:
         return attempt, reviewed
 
     def _review_step(
-        self,
-        lesson: Lesson,
-        number: int,
-        kind: QuestionKind,
-        side: StepSide[Any],
-        answer: ReviewAnswer,
-        result: RunResult | None,
-        confidence: str,
-        form: int,
+        self, asked: Answering, result: RunResult | None, form: int
     ) -> StepQuestionReveal:
-        step, at, queue = find_step(lesson, number), datetime.now(UTC), self._queue()
+        slug, kind, side, key = asked.lesson.slug, asked.kind, asked.side, str(asked.number)
+        at, queue = datetime.now(UTC), self._queue()
         with self.store.together():
-            _, prompt = queue.asked(lesson.slug, kind, str(number), form, at)
+            _, prompt = queue.asked(slug, kind, key, form, at)
             answered = Answered(result=result, form=prompt.instance)
-            correct = side.grade(step, answer, answered)
-            card = queue.note_check(
-                lesson.slug, kind, str(number), correct, at, confidence, form=form
-            )
+            correct = side.grade(asked.step, asked.answer, answered)
+            card = queue.note_check(slug, kind, key, correct, at, asked.confidence, form=form)
             due = queue.due_count(at)
-        reveal = side.reveal(step, side.keep(answer), correct, 0, answered)
+        reveal = side.reveal(asked.step, side.keep(asked.answer), correct, 0, answered)
         comes_back = describe_wait(card.due, at) if card else None
         return reveal.model_copy(update={"comes_back": comes_back, "due_count": due})
 
