@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlalchemy import BindParameter, bindparam, select
 from sqlalchemy.exc import IntegrityError
 
 from app.progress.base import StoreBase
+from app.progress.models.declarative import stored_utc
 from app.progress.models.inventory import InventoryAnswer
 
 PRE, POST = "pre", "post"
@@ -115,5 +116,5 @@ def _answer(row: object) -> StoredInventoryAnswer:
         row.correct,  # type: ignore[attr-defined]
         row.confidence,  # type: ignore[attr-defined]
         row.fingerprint,  # type: ignore[attr-defined]
-        at if at.tzinfo is not None else at.replace(tzinfo=UTC),
+        stored_utc(at),
     )

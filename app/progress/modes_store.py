@@ -19,6 +19,7 @@ from sqlalchemy import (
 )
 
 from app.progress.base import StoreBase
+from app.progress.models.declarative import stored_utc
 from app.progress.models.learners import StepAnswer
 from app.progress.models.modes import (
     DrillAttempt,
@@ -35,6 +36,7 @@ from app.progress.records import (
     CardMemory,
     DrillRecord,
     FirstStepAnswer,
+    FormAnswered,
     LessonCounts,
     PitfallRecord,
     RecallRecord,
@@ -336,26 +338,28 @@ class ModesRecords(StoreBase):
             connection.execute(_UPDATE_CARD, {**changed, "card_id": card_id})
 
     def record_review_answer(
-        self, learner: str, card_id: int, grade: str, form: int | None = None
+        self, learner: str, card_id: int, grade: str, at: datetime, form: int | None = None
     ) -> None:
-        """`form`: the other form of the card's question this review asked, if any."""
+        """A review of a card at `at` (the queue's time, which its schedule counts in).
+        `form`: the other form of the card's question this review asked, if any."""
+        row = {"learner_id": learner, "card_id": card_id, "grade": grade, "form": form}
         with self.writing() as connection:
-            connection.execute(
-                self.insert(ReviewAnswer),
-                {"learner_id": learner, "card_id": card_id, "grade": grade, "form": form},
-            )
+            connection.execute(self.insert(ReviewAnswer), {**row, "created_at": at})
 
-    def review_forms(self, learner: str) -> dict[int, frozenset[int]]:
-        """Every other form of its question each of the learner's cards was asked, by card."""
-        found: dict[int, set[int]] = {}
-        asked = select(ReviewAnswer.card_id, ReviewAnswer.form).where(
-            ReviewAnswer.learner_id == learner, ReviewAnswer.form.is_not(None)
+    def review_forms(self, learner: str) -> dict[int, tuple[FormAnswered, ...]]:
+        """Every other form of its question each of the learner's cards was asked in review,
+        and when, by card, oldest first."""
+        found: dict[int, list[FormAnswered]] = {}
+        asked = (
+            select(ReviewAnswer.card_id, ReviewAnswer.form, ReviewAnswer.created_at)
+            .where(ReviewAnswer.learner_id == learner, ReviewAnswer.form.is_not(None))
+            .order_by(ReviewAnswer.id)
         )
         with self.reading() as connection:
-            for card_id, form in connection.execute(asked):
+            for card_id, form, at in connection.execute(asked):
                 if form is not None:  # (the query keeps none)
-                    found.setdefault(card_id, set()).add(form)
-        return {card_id: frozenset(forms) for card_id, forms in found.items()}
+                    found.setdefault(card_id, []).append(FormAnswered(form, stored_utc(at)))
+        return {card_id: tuple(forms) for card_id, forms in found.items()}
 
     def review_answers_since(self, learner: str, since: datetime) -> int:
         with self.reading() as connection:

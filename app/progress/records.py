@@ -134,6 +134,15 @@ class CardMemory:
 
 
 @dataclass(frozen=True)
+class FormAnswered:
+    """A form of a card's question (a variant instance, a myth's form) that one of its review
+    answers answered, and when (the queue's time of the answer)."""
+
+    form: int
+    at: datetime
+
+
+@dataclass(frozen=True)
 class StoredCard:
     """A review-queue item as stored: what it points at and its scheduling memory."""
 

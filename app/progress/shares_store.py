@@ -6,11 +6,12 @@ moves, and only through `mark_viewed`, which the share page's beacon (a POST) ca
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlalchemy import BindParameter, bindparam, delete, func, select, update
 
 from app.progress.base import StoreBase
+from app.progress.models.declarative import stored_utc
 from app.progress.models.shares import Share
 
 
@@ -61,8 +62,8 @@ class SharesRecords(StoreBase):
             row.lesson,
             row.step,
             row.author_key,
-            _utc(row.created_at),
-            _utc(row.last_viewed),
+            stored_utc(row.created_at),
+            stored_utc(row.last_viewed),
         )
 
     def shares_made_since(self, author_key: str, since: datetime) -> tuple[int, datetime | None]:
@@ -71,7 +72,7 @@ class SharesRecords(StoreBase):
             count, oldest = connection.execute(
                 _MADE_SINCE, {"author": author_key, "since": since}
             ).one()
-        return int(count), _utc(oldest) if oldest is not None else None
+        return int(count), stored_utc(oldest) if oldest is not None else None
 
     def mark_viewed(self, share_id: str, now: datetime, before: datetime) -> None:
         """Move `last_viewed` to `now` when it is older than `before` (at most one write per
@@ -90,8 +91,3 @@ class SharesRecords(StoreBase):
     def delete_shares_viewed_before(self, cutoff: datetime) -> int:
         with self.writing() as connection:
             return connection.execute(delete(Share).where(Share.last_viewed < cutoff)).rowcount
-
-
-def _utc(moment: datetime) -> datetime:
-    """SQLite hands back the UTC times it was given without their zone."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

@@ -17,18 +17,18 @@ since (its fingerprint no longer matches) is retired; a miss of the new question
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 
 from app.errors import NotDue, NotTheFormAsked
 from app.learning.answers.grader import Graded
 from app.learning.kinds import FLASHCARD, Prompt, QuestionKind, find_kind
-from app.learning.practice.seen import learner_shown, shown
+from app.learning.practice.seen import learner_shown, review_shown, shown_elsewhere
 from app.lessons.loader import Catalog
 from app.lessons.variants import code_print
 from app.pedagogy import sitting
 from app.pedagogy.scheduler import Grade, Memory, new_memory, review, utc, with_confidence
-from app.progress.records import LEFT_REVIEW, CardMemory
+from app.progress.records import LEFT_REVIEW, CardMemory, FormAnswered
 from app.progress.store import ProgressStore, StoredCard
 
 
@@ -79,6 +79,29 @@ def _asked_after(form: int | None, grade: Grade) -> int | None:
     if form is None and grade is Grade.good:
         return LEFT_REVIEW
     return form
+
+
+def _as_drawn(
+    card: StoredCard, cards: list[StoredCard], forms: Mapping[int, tuple[FormAnswered, ...]]
+) -> tuple[list[StoredCard], dict[int, tuple[FormAnswered, ...]]]:
+    """The learner's cards and the forms review asked of them, as they were when a due `card`
+    fell due, for the cards drawn after it (newer ones): their review answers given since
+    are left out (so is the latest form they asked, which such an answer set). A newer due
+    card avoids the form drawn for an older one, so its answer adds nothing that older card
+    avoided; leaving it out keeps what the older card asks as the sitting showed it, even
+    when the forms have run out and both were asked on one (`_unseen`)."""
+    since = utc(card.memory.due)
+    then_cards: list[StoredCard] = []
+    then_forms: dict[int, tuple[FormAnswered, ...]] = {}
+    for other in cards:
+        answered = forms.get(other.id, ())
+        if other.id > card.id and any(form.at >= since for form in answered):
+            then_cards.append(replace(other, asked=None))
+            then_forms[other.id] = tuple(form for form in answered if form.at < since)
+        else:
+            then_cards.append(other)
+            then_forms[other.id] = answered
+    return then_cards, then_forms
 
 
 def _token(card: StoredCard) -> str:
@@ -183,7 +206,7 @@ class ReviewQueue:
         missed = card.memory.last_miss_at if passed else at
         stored = _stored(memory, missed, urgent=urgent)
         self.store.update_review_card(card.id, stored, asked=_asked_after(form, grade))
-        self.store.record_review_answer(self.learner, card.id, grade.value, form)
+        self.store.record_review_answer(self.learner, card.id, grade.value, at, form)
         return memory
 
     def asked(
@@ -233,7 +256,7 @@ class ReviewQueue:
             missed = at if counted is Grade.again else None  # None: the last miss stays
             stored = _stored(memory, missed, urgent=urgent)
             self.store.update_review_card(card.id, stored, asked=form)
-            self.store.record_review_answer(self.learner, card.id, counted.value, form)
+            self.store.record_review_answer(self.learner, card.id, counted.value, at, form)
             return memory
         if counted is Grade.good:
             return None
@@ -266,15 +289,26 @@ class ReviewQueue:
             return
         with self.store.together():
             self.store.update_review_card(card.id, _stored(review(_memory(card), grade_given, now)))
-            self.store.record_review_answer(self.learner, card.id, grade_given.value)
+            self.store.record_review_answer(self.learner, card.id, grade_given.value, utc(now))
 
     # --- reading and answering ---------------------------------------------------------------
     def view(self, now: datetime) -> QueueView:
         """This sitting and what waits; reads only."""
         now = utc(now)
+        cards = self.store.review_cards(self.learner)
+        due, later = self._due(cards, now)
+        planned = sitting.plan(due, _slot, self.sitting_size)
+        drawn = self._draw(due, cards, {item.card.lesson for item in planned})
+        asked = [QueueItem(item.card, drawn[item.card.id]) for item in planned]
+        return QueueView(asked, len(later), min(later) if later else None, len(due))
+
+    def _due(
+        self, cards: list[StoredCard], now: datetime
+    ) -> tuple[list[QueueItem], list[datetime]]:
+        """The items of `cards` due at `now`, as their lessons ask them, and when the others
+        fall due."""
         due: list[QueueItem] = []
         later: list[datetime] = []
-        cards = self.store.review_cards(self.learner)
         for card in cards:
             if not self._current(card.lesson, card.kind, card.key, card.fingerprint):
                 continue  # the lesson no longer has this item, or asks it differently now
@@ -286,37 +320,47 @@ class ReviewQueue:
                 due.append(QueueItem(card, prompt))
             elif when > now:
                 later.append(when)
-        planned = self._unseen(sitting.plan(due, _slot, self.sitting_size), due, cards)
-        return QueueView(planned, len(later), min(later) if later else None, len(due))
+        return due, later
 
-    def _unseen(
-        self, planned: list[QueueItem], due: list[QueueItem], cards: list[StoredCard]
-    ) -> list[QueueItem]:
-        """The sitting's items asked on code the learner was not shown (seen.py), nor by a due
-        item of an older card (not the sitting's order, which every answer changes: so an
-        answer, which adds its form to what was shown, leaves the others' forms as they were),
-        while another form remains; a form is the first unseen in the return's own order."""
-        lessons = {item.card.lesson for item in planned}
-        forms = self.store.review_forms(self.learner) if planned else {}
-        before: dict[str, frozenset[str]] = {}
+    def _draw(
+        self, due: list[QueueItem], cards: list[StoredCard], lessons: set[str]
+    ) -> dict[int, Prompt]:
+        """What each due item of `lessons` asks, by card: on code the learner was not shown
+        (seen.py), nor by a due item of an older card, while another form remains; a form is
+        the first unseen in the return's own order. Every due item is drawn, in or out of this
+        sitting (which of them a sitting holds changes with every answer), and what one asks
+        stays as it was while it is due, whatever is answered meanwhile and in whatever order:
+        an older card's form is one the item avoided already, and a newer card's answer given
+        since the item fell due is one the item never avoided (`_as_drawn`)."""
+        forms = self.store.review_forms(self.learner) if lessons else {}
+        elsewhere: dict[str, frozenset[str]] = {}
+        older: dict[str, set[str]] = {}  # the forms drawn for the due items of older cards
         drawn: dict[int, Prompt] = {}
         for item in sorted(due, key=lambda item: item.card.id):
             lesson = item.prompt.lesson
             if lesson.slug not in lessons:
                 continue  # another lesson's code is never this sitting's
-            if lesson.slug not in before:
-                before[lesson.slug] = shown(self.store, self.learner, lesson, cards, forms)
-            prompt = self._prompt(item.card, before[lesson.slug]) or item.prompt
+            if lesson.slug not in elsewhere:
+                elsewhere[lesson.slug] = shown_elsewhere(self.store, self.learner, lesson)
+                older[lesson.slug] = set()
+            then_cards, then_forms = _as_drawn(item.card, cards, forms)
+            seen = review_shown(lesson, then_cards, then_forms) | elsewhere[lesson.slug]
+            prompt = self._prompt(item.card, seen | older[lesson.slug]) or item.prompt
             code = prompt.instance.code if prompt.instance is not None else prompt.code
             if prompt.form is not None and code:
-                before[lesson.slug] |= {code_print(code)}
+                older[lesson.slug].add(code_print(code))
             drawn[item.card.id] = prompt
-        return [QueueItem(item.card, drawn[item.card.id]) for item in planned]
+        return drawn
 
     def _asked_now(self, card: StoredCard, now: datetime) -> Prompt | None:
-        """What this return of a due card asks: as the sitting draws it (`view`)."""
-        if drawn := next((item for item in self.view(now).due if item.card.id == card.id), None):
-            return drawn.prompt
+        """What this return of a card asks: a due one as `view` draws it, in or out of the
+        sitting; one not due, as a return now would."""
+        now = utc(now)
+        if utc(card.memory.due) <= now:
+            cards = self.store.review_cards(self.learner)
+            due, _ = self._due(cards, now)
+            if drawn := self._draw(due, cards, {card.lesson}).get(card.id):
+                return drawn
         found = self.catalog.get(card.lesson)
         return self._prompt(card, learner_shown(self.store, self.learner, found)) if found else None
 
@@ -355,7 +399,9 @@ class ReviewQueue:
                 # A flashcard is a card to see again: it stays, spaced by FSRS.
                 asked = prompt.form if prompt.flashcard else _asked_after(prompt.form, counted)
                 self.store.update_review_card(card.id, stored, asked=asked)
-                self.store.record_review_answer(self.learner, card.id, counted.value, prompt.form)
+                self.store.record_review_answer(
+                    self.learner, card.id, counted.value, utc(now), prompt.form
+                )
         return outcome, memory
 
     def left(self, card_id: int) -> bool:

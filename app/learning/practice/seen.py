@@ -21,7 +21,7 @@ from app.learning.kinds.myth import rounds_seen
 from app.lessons.format import Lesson, Step
 from app.lessons.variants import code_print, instances
 from app.modes.drills import Drill, drills_page_key, find_drill, for_learner
-from app.progress.records import DrillRecord, RecallRecord
+from app.progress.records import DrillRecord, FormAnswered, RecallRecord
 from app.progress.store import ProgressStore, StoredCard
 
 
@@ -44,21 +44,40 @@ def shown(
     learner: str,
     lesson: Lesson,
     cards: Iterable[StoredCard],
-    forms: Mapping[int, frozenset[int]],
+    forms: Mapping[int, Iterable[FormAnswered]],
     recall: list[RecallRecord] | None = None,
 ) -> frozenset[str]:
     """The code fingerprints of what `learner` was shown in `lesson`: the forms `cards` (their
     review cards) asked (`forms`: by card, those its review answers answered, as
     `ProgressStore.review_forms` reads them), their recall answers and the drills they
     answered (`recall`: their recall answers, when read already)."""
-    codes: list[str | None] = [
+    return review_shown(lesson, cards, forms) | shown_elsewhere(store, learner, lesson, recall)
+
+
+def review_shown(
+    lesson: Lesson, cards: Iterable[StoredCard], forms: Mapping[int, Iterable[FormAnswered]]
+) -> frozenset[str]:
+    """The code fingerprints of the forms review asked of `lesson`: each card's latest
+    (`asked`) and those its review answers answered (`forms`)."""
+    codes = [
         form_code(lesson, card.kind, card.key, form)
         for card in cards
         if card.lesson == lesson.slug
-        for form in {card.asked, *forms.get(card.id, ())}
+        for form in {card.asked, *(answered.form for answered in forms.get(card.id, ()))}
         if form is not None
     ]
-    codes += [
+    return frozenset(code_print(code) for code in codes if code)
+
+
+def shown_elsewhere(
+    store: ProgressStore,
+    learner: str,
+    lesson: Lesson,
+    recall: list[RecallRecord] | None = None,
+) -> frozenset[str]:
+    """The code fingerprints of what `learner` was shown in `lesson` outside review: their
+    recall answers, the drills they answered on the drills page and the myths' rounds."""
+    codes: list[str | None] = [
         form_code(lesson, answer.kind, str(answer.step), answer.form)
         for answer in (store.recall_answers(learner, lesson.slug) if recall is None else recall)
     ]

@@ -15,6 +15,12 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+def stored_utc(moment: datetime) -> datetime:
+    """A time read back from a column: SQLite hands back the UTC times it was given without
+    their zone."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
 class Base(DeclarativeBase):
     pass
 
