@@ -82,25 +82,31 @@ def _asked_after(form: int | None, grade: Grade) -> int | None:
 
 
 def _as_drawn(
-    card: StoredCard, cards: list[StoredCard], forms: Mapping[int, tuple[FormAnswered, ...]]
-) -> tuple[list[StoredCard], dict[int, tuple[FormAnswered, ...]]]:
+    card: StoredCard,
+    cards: list[StoredCard],
+    forms: Mapping[int, tuple[FormAnswered, ...]],
+    latest: Mapping[int, datetime],
+) -> tuple[list[StoredCard], dict[int, tuple[FormAnswered, ...]]] | None:
     """The learner's cards and the forms review asked of them, as they were when a due `card`
     fell due, for the cards drawn after it (newer ones): their review answers given since
     are left out (so is the latest form they asked, which such an answer set). A newer due
     card avoids the form drawn for an older one, so its answer adds nothing that older card
     avoided; leaving it out keeps what the older card asks as the sitting showed it, even
-    when the forms have run out and both were asked on one (`_unseen`)."""
+    when the forms have run out and both were asked on one (`_draw`). `latest`: each card's
+    latest answer's time (of those in `forms`). None: nothing to leave out (as in a
+    sitting's first view)."""
     since = utc(card.memory.due)
-    then_cards: list[StoredCard] = []
-    then_forms: dict[int, tuple[FormAnswered, ...]] = {}
-    for other in cards:
-        answered = forms.get(other.id, ())
-        if other.id > card.id and any(form.at >= since for form in answered):
-            then_cards.append(replace(other, asked=None))
-            then_forms[other.id] = tuple(form for form in answered if form.at < since)
-        else:
-            then_cards.append(other)
-            then_forms[other.id] = answered
+
+    def since_due(other: StoredCard) -> bool:
+        return other.id > card.id and other.id in latest and latest[other.id] >= since
+
+    if not any(since_due(other) for other in cards):
+        return None
+    then_cards = [replace(other, asked=None) if since_due(other) else other for other in cards]
+    then_forms = {
+        other.id: tuple(f for f in forms.get(other.id, ()) if not since_due(other) or f.at < since)
+        for other in cards
+    }
     return then_cards, then_forms
 
 
@@ -335,6 +341,10 @@ class ReviewQueue:
         forms = self.store.review_forms(self.learner) if lessons else {}
         elsewhere: dict[str, frozenset[str]] = {}
         older: dict[str, set[str]] = {}  # the forms drawn for the due items of older cards
+        known: dict[tuple[int, int], str | None] = {}  # each card's forms' code, found once
+        own: dict[str, list[StoredCard]] = {}  # the lesson's cards
+        now_shown: dict[str, frozenset[str]] = {}  # what review showed of it, up to now
+        latest = {card: max(f.at for f in answered) for card, answered in forms.items() if answered}
         drawn: dict[int, Prompt] = {}
         for item in sorted(due, key=lambda item: item.card.id):
             lesson = item.prompt.lesson
@@ -343,8 +353,13 @@ class ReviewQueue:
             if lesson.slug not in elsewhere:
                 elsewhere[lesson.slug] = shown_elsewhere(self.store, self.learner, lesson)
                 older[lesson.slug] = set()
-            then_cards, then_forms = _as_drawn(item.card, cards, forms)
-            seen = review_shown(lesson, then_cards, then_forms) | elsewhere[lesson.slug]
+                own[lesson.slug] = [card for card in cards if card.lesson == lesson.slug]
+            if then := _as_drawn(item.card, own[lesson.slug], forms, latest):
+                seen = review_shown(lesson, *then, known) | elsewhere[lesson.slug]
+            else:
+                if lesson.slug not in now_shown:
+                    now_shown[lesson.slug] = review_shown(lesson, own[lesson.slug], forms, known)
+                seen = now_shown[lesson.slug] | elsewhere[lesson.slug]
             prompt = self._prompt(item.card, seen | older[lesson.slug]) or item.prompt
             code = prompt.instance.code if prompt.instance is not None else prompt.code
             if prompt.form is not None and code:

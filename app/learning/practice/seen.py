@@ -55,18 +55,28 @@ def shown(
 
 
 def review_shown(
-    lesson: Lesson, cards: Iterable[StoredCard], forms: Mapping[int, Iterable[FormAnswered]]
+    lesson: Lesson,
+    cards: Iterable[StoredCard],
+    forms: Mapping[int, Iterable[FormAnswered]],
+    known: dict[tuple[int, int], str | None] | None = None,
 ) -> frozenset[str]:
     """The code fingerprints of the forms review asked of `lesson`: each card's latest
-    (`asked`) and those its review answers answered (`forms`)."""
-    codes = [
-        form_code(lesson, card.kind, card.key, form)
-        for card in cards
-        if card.lesson == lesson.slug
-        for form in {card.asked, *(answered.form for answered in forms.get(card.id, ()))}
-        if form is not None
-    ]
-    return frozenset(code_print(code) for code in codes if code)
+    (`asked`) and those its review answers answered (`forms`). `known`: each (card, form)'s
+    fingerprint found so far, kept across calls on the same cards."""
+    known = {} if known is None else known
+    found: set[str] = set()
+    for card in cards:
+        if card.lesson != lesson.slug:
+            continue
+        for form in {card.asked, *(answered.form for answered in forms.get(card.id, ()))}:
+            if form is None:
+                continue
+            if (card.id, form) not in known:
+                code = form_code(lesson, card.kind, card.key, form)
+                known[card.id, form] = code_print(code) if code else None
+            if printed := known[card.id, form]:
+                found.add(printed)
+    return frozenset(found)
 
 
 def shown_elsewhere(
