@@ -184,7 +184,12 @@ OWN_TEMPLATE = {"code": "_exercise.html", "card": "modes/flashcards.html"}
 def _scripts() -> dict[str, str]:
     """widget name -> its script, as widgets/registry.js maps it."""
     registry = (WIDGETS_JS / "registry.js").read_text()
-    files = dict(re.findall(r'import \{(\w+)\} from "\./([\w-]+\.js)";', registry))
+    files = {
+        name.strip(): file
+        for names, file in re.findall(r'import \{([^}]+)\} from "\./([\w-]+\.js)";', registry)
+        for name in names.split(",")
+        if name.strip().startswith("mount")
+    }
     table = registry[registry.index("export const WIDGETS") :]
     mapped = re.findall(r'"?([\w-]+)"?: (mount\w+)', table[: table.index("};")])
     return {name: f"static/js/widgets/{files[mount]}" for name, mount in mapped}
@@ -230,8 +235,12 @@ def test_step_questions_are_drawn_and_mounted_by_their_kind_alone() -> None:
     stepped = [kind for kind in KINDS if kind.step is not None]
     for kind in stepped:
         assert callable(getattr(widgets, f"{kind.macro}_step", None)), kind.name
-    # A step question's root has its route's segment for a class (`.prediction`, `.ordering`).
-    roots = "|".join(re.escape(kind.path) for kind in stepped)
+    # A step question's root class, as the macros draw it (`prediction step-question`,
+    # `value-prediction{% if kind %} step-question`).
+    source = (PROJECT_ROOT / "templates" / "_widgets.html").read_text()
+    classes = set(re.findall(r"([\w-]+)(?:\{% if kind %\})? step-question", source))
+    assert {"prediction", "ordering", "select-all", "value-prediction"} <= classes, classes
+    roots = "|".join(re.escape(name) for name in sorted(classes))
     selector = re.compile(
         r"""data-(?:widget|question|kind)=["']?\w"""  # by a name in an attribute selector
         + rf"""|["'][^"'\n]*\.(?:{roots})(?![\w-])"""  # by a root's class, in a string

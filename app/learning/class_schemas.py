@@ -12,7 +12,7 @@ from app.learning.kinds import KINDS, MYTH
 # The kinds of question a learner can report: those item analysis counts (every step question
 # whose kind declares its item, and the myths; app/learning/classes/first_attempts.py).
 REPORTED_KINDS = (
-    *(kind.name for kind in KINDS if kind.step_item is not None and kind.step_answer is not None),
+    *(kind.name for kind in KINDS if kind.reported),
     MYTH.name,
 )
 

@@ -35,7 +35,7 @@ from app.learning.practice_schemas import CalibrationOut
 from app.learning.readiness import DatabaseProbe, DatabaseState
 from app.learning.running.doctor import answer as doctor_answer
 from app.learning.running.known_runs import KnownRuns, KnownRunsMeter
-from app.learning.running.runs import Runs, Who
+from app.learning.running.runs import NO_RUN, Runs, Who
 from app.learning.schemas import (
     CatalogProgress,
     DatabaseReport,
@@ -46,7 +46,6 @@ from app.learning.schemas import (
     ShareBody,
     ShareMade,
     StepQuestionReveal,
-    ValueBody,
     ValueFeedback,
 )
 from app.learning.shares import Shares
@@ -314,21 +313,6 @@ class Learning:
         if learner is not None:
             self.store.reset(learner)
 
-    async def answer_value(
-        self, learner: str, address: str, slug: str, number: int, body: ValueBody
-    ) -> ValueFeedback:
-        """Grade a typed value against the step's real run (made, once, in the line of
-        `learner` at the client `address`)."""
-        answers = self.answers(learner)
-        _, snippet, guess = answers.value_step(slug, number)
-        # A variant instance's answer is stored with it (proved by `gradlab check`): no run.
-        stored = answers.asks_on_instance(slug, number)
-        who = Who(address, learner)
-        actual = None if stored else await self.runs.real_grad((slug, number), snippet, guess, who)
-        # The store is synchronous: its writer runs the write off the event loop, so that a
-        # write waiting for the database never holds up other requests and the runs in flight.
-        return await self.store.writer(answers.answer_value, slug, number, body, actual)
-
     async def answer_step(
         self,
         learner: str,
@@ -338,12 +322,13 @@ class Learning:
         path: str,
         body: Mapping[str, object],
         form: int | None = None,
-    ) -> StepQuestionReveal:
+    ) -> StepQuestionReveal | ValueFeedback:
         """Commit an answer to the step's question answered at `path`, graded as its kind
         declares: at once, or by running the code the answer makes (an order: any order that
-        prints the step's output without raising is right), in the line of `learner` at the
-        client `address`. With `form`, an answer to the variant instance the step's due review
-        item asks (a kind graded by a run), which answers that item."""
+        prints the step's output without raising is right; a typed value: the step's own
+        code, whose `.grad` it is checked against), in the line of `learner` at the client
+        `address`. With `form`, an answer to the variant instance the step's due review item
+        asks (a kind graded by a run), which answers that item."""
         answers = self.answers(learner)
         read = answers.answering
         if form is None or self.store.reads_in_place:  # no read, or a read that never waits
@@ -351,7 +336,14 @@ class Learning:
         else:  # the due item is read in a thread, as a route's read is
             asked = await asyncio.to_thread(read, slug, number, path, body, form)
         program, who = asked.program, Who(address, learner)
-        result = await self.runs.run_answer(program, who) if program is not None else None
+        result = None
+        try:
+            result = await self.runs.run_answer(program, who) if program is not None else None
+        except NO_RUN:
+            if not asked.side.without_sandbox:
+                raise
+        # The store is synchronous: its writer runs the write off the event loop, so that a
+        # write waiting for the database never holds up other requests and the runs in flight.
         return await self.store.writer(answers.commit_step, asked, result, form)
 
     async def run(
@@ -363,7 +355,7 @@ class Learning:
         result = await self.runs.run(code, who)
         answers = self.answers(learner) if learner is not None else None
         # Most runs complete nothing (their step asks for a prediction): no hop to the writer
-        # for them. The write is off the event loop, as in answer_value.
+        # for them. The write is off the event loop, as in answer_step.
         if answers is not None and answers.completed_by_running(slug, step):
             await self.store.writer(answers.mark_run, slug, step)
         return result

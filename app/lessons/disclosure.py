@@ -63,11 +63,8 @@ class Disclosure:
 
     def question_open(self, number: int, question: Question) -> bool:
         """May this question of step `number` (its text and its form) be sent? A question that
-        comes after the others (`Question.after_others`, a typed value) waits for the commit
-        of the step's other question, where it has one; any other is sent at once."""
-        step = self.lesson.steps[number - 1]
-        others = [q for _, q in step.questions() if q is not question]
-        return not (question.after_others and others) or self.step_open(number)
+        waits (`waits`) is sent once the step is open; any other at once."""
+        return not waits(self.lesson.steps[number - 1], question) or self.step_open(number)
 
     def value_open(self, number: int) -> bool:
         """May the step's typed-value question (its text and its form) be sent? On a step that
@@ -184,3 +181,11 @@ def exercise_texts(number: int, exercise: Exercise) -> list[tuple[str, str]]:
         choices = " ".join(exercise.diagnosis.texts)
         found.append((f"{where} diagnosis", f"{exercise.diagnosis.question} {choices}"))
     return found
+
+
+def waits(step: Step, question: Question) -> bool:
+    """Does this question of `step` wait for the commit of the step's other question? One
+    that comes after the others (`Question.after_others`, a typed value) does, where the step
+    has another; any other is asked at once."""
+    others = [q for _, q in step.questions() if q is not question]
+    return question.after_others and bool(others)

@@ -28,7 +28,6 @@ from app.learning.schemas import (
     MythBody,
     MythReveal,
     StepQuestionReveal,
-    ValueBody,
     ValueFeedback,
 )
 from app.routes.deps import (
@@ -46,31 +45,16 @@ from app.web.problems import responses
 router = APIRouter(tags=["learning"])
 
 
-@router.post(
-    "/api/lessons/{slug}/steps/{number}/value",
-    responses=responses(UnknownLesson, UnknownStep, AnswerError, PredictionNotCommitted, *STORE),
-)
-async def answer_value(
-    slug: str,
-    number: int,
-    body: ValueBody,
-    learning: LearningDep,
-    learner: LearnerDep,
-    address: AddressDep,
-) -> ValueFeedback:
-    """Grade a typed `.grad` value numerically against the real run, element by element."""
-    return await learning.answer_value(learner, address, slug, number, body)
-
-
 # The last segment of a step question's route: the kind's path (`prediction`, `select-all`).
 StepQuestion = Annotated[str, Path(pattern=r"^[a-z][a-z-]{0,31}$")]
 
 
+STEP_REFUSALS = (UnknownLesson, UnknownStep, NotAChoice, AnswerError, PredictionNotCommitted)
+
+
 @router.post(
     "/api/lessons/{slug}/steps/{number}/{question}",
-    responses=responses(
-        UnknownLesson, UnknownStep, NotAChoice, AnswerError, NotDue, NotTheFormAsked, *RUNS, *STORE
-    ),
+    responses=responses(*STEP_REFUSALS, NotDue, NotTheFormAsked, *RUNS, *STORE),
 )
 async def answer_step(
     slug: str,
@@ -81,14 +65,16 @@ async def answer_step(
     learner: LearnerDep,
     address: AddressDep,
     form: Annotated[int | None, Query(ge=0, le=2**31 - 1)] = None,
-) -> StepQuestionReveal:
-    """Commit an answer to the step's question, each kind reading its own body (422 naming
-    what fits): `prediction`, `{choice, confidence}`; `select-all`, `{picked, confidence}`;
-    `ordering`, `{order, confidence}`, graded by running the code the order makes. The verdict,
-    what explains it and the step's output (an order's run: what it printed) come back. With
-    `form` (a review item's, for a kind graded by a run), an answer to the variant instance
-    that the step's due review item asks: it answers that item (409 when none is due, 422
-    when it asks another form)."""
+) -> StepQuestionReveal | ValueFeedback:
+    """Answer the step's question, each kind reading its own body (422 naming what fits):
+    `prediction`, `{choice, confidence}`; `select-all`, `{picked, confidence}`; `ordering`,
+    `{order, confidence}`, graded by running the code the order makes; `value`, `{value,
+    reveal}`, a typed `.grad` checked element by element against the step's real run, tried
+    until right or revealed (409 before the step's choice is committed). A committed answer's
+    verdict, what explains it and the step's output (an order's run: what it printed) come
+    back; a typed value's check. With `form` (a review item's, for a kind graded by a run), an
+    answer to the variant instance that the step's due review item asks: it answers that item
+    (409 when none is due, 422 when it asks another form)."""
     return await learning.answer_step(learner, address, slug, number, question, body, form)
 
 

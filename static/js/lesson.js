@@ -1,5 +1,5 @@
 // The interactive lesson page (the deep dive; step by step pages through the same markup): its
-// questions (each step question mounted through widgets/registry.js; typed values and myths),
+// questions (each step question mounted through widgets/registry.js, and the myths),
 // its runnable cells, saved progress and the reference that opens once the build-up is answered.
 //
 //   initLesson(article)          wire up one <article class="lesson">; returns {runnables, refreshProgress, restored}
@@ -17,9 +17,8 @@ import {bindLessonNavigation} from "./lesson-nav.js";
 import {mountRunnable} from "./runnable.js";
 import {startUp} from "./ready.js";
 import {apiFetch, el, lessonUrl, networkMessage} from "./util.js";
-import {goToValueButton, placeValueForm} from "./value-form.js";
-import {widgetFor} from "./widgets/registry.js";
-import {mountValue} from "./widgets/value.js";
+import {settles, widgetFor} from "./widgets/registry.js";
+import {goToValueButton, placeValueForm} from "./widgets/value-form.js";
 import {mountYesNo} from "./widgets/yes-no.js";
 
 // ---- Text helpers -----------------------------------------------------------
@@ -62,16 +61,10 @@ function quietly(regions, fill) {
 /** Has the learner committed every question of the build-up, as the server counts it? */
 export function buildUpAnswered(article, progress) {
   const steps = progress.steps || {};
-  // A typed value is a step's own question where the step asks nothing else (the server
-  // asks it after the step's choice otherwise, and counts the choice).
-  const valuesOnly = [...article.querySelectorAll("form.value-prediction")]
-    .filter((form) => !form.closest(".step")?.querySelector(".step-question"));
-  const questions = [...article.querySelectorAll(".step-question[data-widget]")];
-  return questions.every((q) => steps[q.dataset.step]?.answer)
-    && valuesOnly.every((form) => {
-      const value = steps[form.dataset.step]?.value;
-      return Boolean(value && (value.correct || value.revealed));
-    });
+  // A question that waits for the step's other one (a typed value after a choice) is not
+  // counted: the server counts the other one.
+  const questions = [...article.querySelectorAll(".step-question[data-widget]:not([data-waits])")];
+  return questions.every((q) => settles(q, steps[q.dataset.step]?.[q.dataset.saved]));
 }
 
 /** The server sends the reference once the build-up is answered: say so, and offer it. */
@@ -93,7 +86,7 @@ export function initLesson(article) {
   const progressLine = article.querySelector(".lesson-progress");
   const scoreLine = article.querySelector(".myth-score");
   const runnables = new Map(); // step -> controller
-  const settledValues = new Set(); // steps whose typed value was answered right or shown
+  const settled = new WeakSet(); // the step questions answered (a typed value: right or shown)
   let progressSeq = 0;
   let refreshTimer = null;
 
@@ -133,36 +126,14 @@ export function initLesson(article) {
     }, 150);
   };
 
-  /** The step's predictions are all committed: run its code, so the run shows with the reveal.
+  /** The step's questions are all answered: run its code, so the run shows with the reveal.
    *  A typed value still to answer waits: the run's .grad inspector would answer it. */
   const runWhenAnswered = (step) => {
-    const form = stepOf(step)?.querySelector("form.value-prediction");
+    const open = [...(stepOf(step)?.querySelectorAll(".step-question") ?? [])]
+      .some((root) => !settled.has(root));
     const controller = runnables.get(step);
-    if ((form && !settledValues.has(step)) || !controller || controller.isLocked()) return;
+    if (open || !controller || controller.isLocked()) return;
     controller.ready.then(() => controller.run());
-  };
-
-  const values = [];
-  const mountValueForm = (form) => {
-    const step = stepNumber(form);
-    const widget = mountValue(form, {
-      url: lessonUrl(slug, "steps", step, "value"),
-      onAnswer: (result, {reveal}) => {
-        refreshProgress();
-        if (!(result.correct || reveal) || settledValues.has(step)) return;
-        settledValues.add(step);
-        runWhenAnswered(step);
-      },
-    });
-    values.push({step, widget});
-  };
-
-  /** The step's choice is committed: its code may run, and its typed-value question (`value`,
-   *  from the reveal; the server did not send it before) is drawn without a reload. */
-  const unlockStep = (step, value) => {
-    runnables.get(step)?.setLocked(false);
-    const form = placeValueForm(stepOf(step), step, value);
-    if (form) mountValueForm(form);
   };
 
   for (const section of article.querySelectorAll("section.runnable")) {
@@ -176,27 +147,46 @@ export function initLesson(article) {
       },
     }));
   }
-  // Every step question (a choice, a select-all, an ordering), by its widget
-  // (widgets/registry.js) and its route's last segment.
-  const questions = [...article.querySelectorAll(".step-question[data-widget]")].map((root) => {
+
+  // Every step question (a choice, a select-all, an ordering, a typed value), by its widget
+  // (widgets/registry.js) and its route's last segment; restored from the field of the step's
+  // saved progress its root names (data-saved).
+  const questions = [];
+  const mountQuestion = (root) => {
     const step = stepNumber(root);
+    const waits = Boolean(root.dataset.waits); // comes after the step's other question
     const widget = widgetFor(root)?.(root, {
       url: lessonUrl(slug, "steps", step, root.dataset.question),
       tryAgain: true,
       // The step's typed-value question came with this reveal: its form opens under the code.
-      extra: (reveal) => (reveal.value ? goToValueButton(stepOf(step), reveal.value) : null),
-      onAnswer: (reveal, {restored}) => {
-        unlockStep(step, reveal?.value);
+      extra: (reveal) => (reveal?.value ? goToValueButton(stepOf(step), reveal.value) : null),
+      onAnswer: (reveal, {restored = false, settled: done = true} = {}) => {
+        if (!done) {
+          if (!restored) refreshProgress(); // a try, not right yet: the question stays open
+          return;
+        }
+        settled.add(root);
+        if (!waits) unlockStep(step, reveal?.value);
         if (restored) return;
         refreshProgress();
         runWhenAnswered(step);
         // What opens with this commit (code to write after the step) is the page's to fetch.
-        article.dispatchEvent(new CustomEvent("step-committed", {detail: {step}}));
+        if (!waits) article.dispatchEvent(new CustomEvent("step-committed", {detail: {step}}));
       },
     });
-    return {step, widget: widget ?? {regions: [], restore() {}}};
-  });
-  for (const form of article.querySelectorAll("form.value-prediction")) mountValueForm(form);
+    questions.push({step, root, widget: widget ?? {regions: [], restore() {}}});
+  };
+
+  /** The step's question is committed: its code may run, and the question that waits for it
+   *  (`value`, a typed value, from the reveal; the server did not send it before) is drawn and
+   *  mounted without a reload. */
+  const unlockStep = (step, value) => {
+    runnables.get(step)?.setLocked(false);
+    const form = placeValueForm(stepOf(step), step, value);
+    if (form) mountQuestion(form);
+  };
+
+  for (const root of article.querySelectorAll(".step-question[data-widget]")) mountQuestion(root);
   const myths = [...article.querySelectorAll(".myth[data-myth]")].map((root) => {
     const number = Number(root.dataset.myth);
     const widget = mountYesNo(root, {
@@ -221,17 +211,13 @@ export function initLesson(article) {
     const progress = answer.progress;
     const steps = progress.steps || {};
     const mythsSaved = progress.myths || {};
-    const regions = [...questions, ...values, ...myths].flatMap((x) => x.widget.regions);
+    const regions = [...questions, ...myths].flatMap((x) => x.widget.regions);
     if (progressLine) regions.push(progressLine);
     if (scoreLine) regions.push(scoreLine);
     quietly(regions, () => {
       applyProgress(progress);
-      for (const q of questions) q.widget.restore(steps[String(q.step)]?.answer);
-      for (const v of values) {
-        const saved = steps[String(v.step)]?.value;
-        if (saved && (saved.correct || saved.revealed)) settledValues.add(v.step);
-        v.widget.restore(saved);
-      }
+      // (A question a restored one opens is mounted into `questions` as this goes, and restored.)
+      for (const q of questions) q.widget.restore(steps[String(q.step)]?.[q.root.dataset.saved]);
       for (const m of myths) m.widget.restore(mythsSaved[String(m.number)]);
     });
     await Promise.all([...runnables.entries()].map(async ([step, controller]) => {
@@ -243,7 +229,7 @@ export function initLesson(article) {
     }));
   })());
 
-  return {runnables, questions, values, myths, refreshProgress, restored};
+  return {runnables, questions, myths, refreshProgress, restored};
 }
 
 /** The deep dive's entry point (pages/deep-dive.js). */

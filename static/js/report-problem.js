@@ -39,12 +39,12 @@ function reportBox(slug, kind, number) {
   return el("details", {class: "report-problem"}, el("summary", {}, "Report a problem with this question"), form);
 }
 
-/** A report box under each step question (of the kind its data-kind names) and myth found in
- *  `root`. */
+/** A report box under each step question a learner may report (data-reported: one the class
+ *  dashboard analyses, of the kind its data-kind names) and each myth found in `root`. */
 export function addReportLinks(root = document) {
   const slug = lessonSlug();
   if (!slug) return;
-  for (const question of root.querySelectorAll(".step-question[data-kind][data-step]")) {
+  for (const question of root.querySelectorAll(".step-question[data-reported][data-kind][data-step]")) {
     question.append(reportBox(slug, question.dataset.kind, Number(question.dataset.step)));
   }
   for (const myth of root.querySelectorAll("[data-myth]")) {

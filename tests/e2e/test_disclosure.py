@@ -64,8 +64,9 @@ def offences(lesson: Lesson, where: str, page_html: str) -> list[str]:
                 found.append(f"{lesson.slug} {where}: step {number}'s answer {text!r}")
                 break
     for number, step in enumerate(lesson.steps, start=1):
-        # Its mere presence would say the code does not raise (tests/routes reads the text).
-        form = re.search(rf'<form class="value-prediction" data-step="{number}"', page_html)
+        # The value form (its root names its kind): its mere presence would say the code does
+        # not raise (tests/routes reads the text).
+        form = re.search(rf'data-kind="value" data-step="{number}"', page_html)
         if step.prediction is not None and step.value_prediction is not None and form:
             found.append(f"{lesson.slug} {where}: step {number}'s value question")
     for number, myth in enumerate(lesson.myths, start=1):
@@ -120,7 +121,7 @@ FORM_MARKUP = """(form) => {
   const copy = form.cloneNode(true);
   for (const node of [copy, ...copy.querySelectorAll("*")]) {
     for (const name of ["id", "aria-describedby", "aria-invalid", "aria-busy", "data-correct",
-      "data-result"]) node.removeAttribute(name);
+      "data-committed", "data-result"]) node.removeAttribute(name);
   }
   copy.querySelector(".value-feedback").replaceChildren();
   return copy.outerHTML.replace(/\\s+/g, " ").replace(/>\\s+</g, "><");

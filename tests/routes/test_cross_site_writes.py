@@ -116,7 +116,6 @@ def _calls(client: TestClient) -> dict[str, Call]:
             f"{API}/steps/1/prediction",
             {"choice": step.prediction.answer, "confidence": "certain"},
         ),
-        "answer_value": Call("POST", f"{API}/steps/2/value", {"value": "1"}),
         "answer_recall": Call(
             "POST",
             f"{API}/recall/1",

@@ -110,7 +110,7 @@ def test_the_value_is_refused_before_the_prediction_is_committed(client: TestCli
 def test_the_page_sends_the_value_question_only_after_the_commit(client: TestClient) -> None:
     """A step whose code raises has no value to type: a form drawn before the commit would
     say the code does not raise. Neither the form nor its question is sent until then."""
-    form, question = '<form class="value-prediction" data-step="1"', "Type <code>x.grad</code>."
+    form, question = 'data-kind="value" data-step="1"', "Type <code>x.grad</code>."
     before = client.get("/lessons/first-steps").text
     assert form not in before and question not in before
     assert "value_prediction" not in client.get(LESSON).json()["steps"][0]
@@ -162,8 +162,11 @@ def test_a_value_is_graded_against_the_real_run(sandbox_client: TestClient) -> N
     commit(sandbox_client)
     answer = sandbox_client.post(f"{LESSON}/steps/1/value", json={"value": "[4., 6.]"}).json()
     assert answer["correct"] is True
-    grads = sandbox_client.app.state.learning.runs.real_grads  # type: ignore[attr-defined]
-    assert grads[("first-steps", 1)] == [4.0, 6.0]
+    # Graded against the step's own code as it ran (kept, as every answer's run is).
+    app = sandbox_client.app
+    step = app.state.catalog.get("first-steps").steps[0]  # type: ignore[attr-defined]
+    ran = app.state.learning.runs.answer_runs[step.snippet.code]  # type: ignore[attr-defined]
+    assert [tensor.grad for tensor in ran.tensors if tensor.name == "x"] == [[4.0, 6.0]]
 
 
 def test_myth_answers_are_graded_by_the_server_and_scored(client: TestClient) -> None:

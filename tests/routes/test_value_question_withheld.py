@@ -24,7 +24,7 @@ def gated(lesson: Lesson) -> list[tuple[int, str, str]]:
     for number, step in enumerate(lesson.steps, start=1):
         if step.prediction is None or step.value_prediction is None:
             continue
-        form = f'<form class="value-prediction" data-step="{number}"'
+        form = f'data-kind="value" data-step="{number}"'
         found.append((number, form, str(rendering.markdown_inline(step.value_prediction.question))))
     return found
 

@@ -6,7 +6,7 @@ app/learning/pages/lesson_page.py's.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -14,16 +14,15 @@ from app.errors import AnswerError, PredictionNotCommitted, UnknownStep
 from app.learning.answers import grader
 from app.learning.answers.questions import disclosure_of, find_lesson, find_myth, find_step
 from app.learning.kinds import (
-    DRILL,
     MYTH,
     Answered,
     QuestionKind,
     ReviewAnswer,
     StepSide,
+    Tried,
     answered_at,
     myth_fingerprint,
     step_answer_of,
-    value_fingerprint,
 )
 from app.learning.lti.grades import queue_lesson_score
 from app.learning.pages.lesson_page import asked_instance, myth_score
@@ -31,15 +30,14 @@ from app.learning.practice.queue import ReviewQueue
 from app.learning.schemas import (
     MythReveal,
     StepQuestionReveal,
-    ValueBody,
     ValueFeedback,
 )
-from app.lessons.format import Lesson, Snippet, Step, ValuePrediction
+from app.lessons.disclosure import waits
+from app.lessons.format import Lesson, Step
 from app.lessons.loader import Catalog
 from app.lessons.variants import Instance
-from app.modes.drills import value_drill_id
 from app.pedagogy.scheduler import describe_wait
-from app.progress.records import MythRecord, StepAnswerRecord, ValueRecord
+from app.progress.records import MythRecord, StepAnswerRecord
 from app.progress.store import ProgressStore
 from app.sandbox.result import RunResult
 
@@ -65,8 +63,9 @@ class Answering:
     kind: QuestionKind
     side: StepSide[Any]
     answer: ReviewAnswer
-    confidence: str
+    confidence: str | None  # None: a kind that does not ask it (a typed value)
     program: str | None
+    answered: Answered  # what it is asked on: a review item's instance, the value's instance
 
 
 class LessonAnswers:
@@ -94,23 +93,42 @@ class LessonAnswers:
         """The body read once as an answer to the step's question of the kind answered at
         `path`, with the code it makes when its kind is graded by a run (to be run before
         `commit_step`). Refused before any run and before anything is kept: a step that asks no
-        such question (404), a body that does not fit the kind or has no confidence (422), an
-        answer not among the step's, and with `form`, a kind graded at once (422) or no due
-        review item that asks that form (409, 422)."""
+        such question (404), a body that does not fit the kind or has no confidence where the
+        kind asks it (422), an answer not among the step's, and with `form`, a kind graded at
+        once or never reviewed (422) or no due review item that asks that form (409, 422).
+        Without `form` it reads nothing from the store (it runs on the event loop)."""
         lesson = find_lesson(self.catalog, slug)
         step = find_step(lesson, number)
         kind = answered_at(path)
-        if kind is None or kind.step is None or kind.step_field not in dict(step.questions()):
+        questions = dict(step.questions())
+        if kind is None or kind.step is None or kind.step_field not in questions:
             raise UnknownStep(f"Step {number} of {slug!r} asks no {path} question")
         side = kind.step
-        answer = kind.read(body)
-        confidence = grader.require_confidence(answer.confidence)
-        program = None
-        if side.program is not None:
-            program = side.program(step, answer, self._review_instance(slug, kind, number, form))
-        elif form is not None:
+        answer = kind.read_step(body)
+        confidence = grader.require_confidence(answer.confidence) if kind.confidence else None
+        if form is not None and (side.at_once or kind.review is None):
             raise AnswerError(f"A {kind.label.lower()} is answered in review on the review page")
-        return Answering(lesson, number, step, kind, side, answer, confidence, program)
+        asked_on = self._review_instance(slug, kind, number, form)
+        answered = Answered(form=asked_on, opens=asked_instance(lesson, number, self.learner))
+        program = side.program(step, answer, answered) if side.program is not None else None
+        return Answering(lesson, number, step, kind, side, answer, confidence, program, answered)
+
+    def _require_open(self, asked: Answering) -> None:
+        """A question that waits for the step's other one (a typed value, for the choice) is
+        answered only once that is committed, or the lesson is read ahead: its answer, its
+        explanation and even a hint would answer the other (409, nothing kept). Checked as it
+        is committed, off the event loop: the run it waited for is the step's own code, which
+        the server answers from what it knows."""
+        lesson, number, step = asked.lesson, asked.number, asked.step
+        question = dict(step.questions())[asked.kind.step_field or ""]
+        if not waits(step, question):
+            return
+        records = self.store.lesson_state(self.learner, lesson.slug)
+        if not disclosure_of(lesson, records).question_open(number, question):
+            raise PredictionNotCommitted(
+                f"Commit your prediction for step {number} first: checking the value now "
+                "would give its answer away. (Or read the lesson ahead.)"
+            )
 
     def _review_instance(
         self, slug: str, kind: QuestionKind, number: int, form: int | None
@@ -123,17 +141,27 @@ class LessonAnswers:
 
     def commit_step(
         self, asked: Answering, result: RunResult | None = None, form: int | None = None
-    ) -> StepQuestionReveal:
+    ) -> StepQuestionReveal | ValueFeedback:
         """Commit an answer (`answering`'s) to the step's question, graded by its kind's
         declaration: at once (a choice, a select-all), or by `result`, the run of the code it
-        made (an order). What explains it comes back. With `form` (a kind graded by a run),
-        the answer is to the variant instance a due review item asks: it answers that item and
-        leaves the step's committed answer alone (it is another question)."""
+        made (an order; a typed value, the step's own code, None when no sandbox ran it).
+        What explains it comes back: a committed answer's reveal, or a try's reply (a typed
+        value's, tried until right or revealed: an unreadable try keeps nothing). With `form`
+        (a kind graded by a run), the answer is to the variant instance a due review item
+        asks: it answers that item and leaves the step's committed answer alone (it is another
+        question)."""
         if form is not None:
             return self._review_step(asked, result, form)
-        side, lesson, number = asked.side, asked.lesson, asked.number
-        answered = Answered(result=result, opens=asked_instance(lesson, number, self.learner))
+        self._require_open(asked)
+        side = asked.side
+        answered = replace(asked.answered, result=result)
         correct = side.grade(asked.step, asked.answer, answered)
+        if side.tried is not None:
+            if correct is not None:
+                self._keep_try(asked, side.tried, correct)
+            return side.tried.reply(asked.step, asked.answer, answered)
+        if side.reveal is None or correct is None:
+            raise ValueError(f"{asked.kind.name}: a committed answer is read and revealed")
         kept = side.keep(asked.answer)
         at = datetime.now(UTC)
         attempt, reviewed = self._keep(asked, kept, correct, at)
@@ -143,6 +171,19 @@ class LessonAnswers:
         return reveal.model_copy(
             update={"comes_back": describe_wait(reviewed.due, at), "due_count": reviewed.due_count}
         )
+
+    def _keep_try(self, asked: Answering, tried: Tried[Any], correct: bool) -> None:
+        """Keep a try as the step's latest (a typed value's); a wrong one queues the review
+        item its kind names (the step's drill). One transaction with its review card. (The
+        lesson's score counts committed answers and myths: a try leaves it as it was.)"""
+        slug, number = asked.lesson.slug, asked.number
+        with self.store.together():
+            seen = self._seen_answers(slug)
+            record = tried.record(asked.step, asked.answer, correct, seen)
+            self.store.record_value(self.learner, slug, number, record)
+            missed = tried.missed(asked.lesson, number) if not correct else None
+            if missed is not None:
+                self._queue().note_miss(slug, missed[0], missed[1], datetime.now(UTC))
 
     def _keep(
         self, asked: Answering, kept: str, correct: bool, at: datetime
@@ -158,6 +199,8 @@ class LessonAnswers:
         reviewed = None
         with self.store.together():
             seen = self._seen_answers(slug)
+            if confidence is None:
+                raise ValueError(f"{kind.name}: a committed answer says how sure")
             answer = StepAnswerRecord(kept, confidence, correct, fingerprint, seen)
             attempt = self.store.record_step_answer(self.learner, slug, number, answer)
             queue, key = self._queue(), str(number)
@@ -179,62 +222,13 @@ class LessonAnswers:
             _, prompt = queue.asked(slug, kind, key, form, at)
             answered = Answered(result=result, form=prompt.instance)
             correct = side.grade(asked.step, asked.answer, answered)
+            if side.reveal is None or correct is None:  # (`answering` refuses a form on one)
+                raise ValueError(f"{kind.name}: answered in review only with a reveal")
             card = queue.note_check(slug, kind, key, correct, at, asked.confidence, form=form)
             due = queue.due_count(at)
         reveal = side.reveal(asked.step, side.keep(asked.answer), correct, 0, answered)
         comes_back = describe_wait(card.due, at) if card else None
         return reveal.model_copy(update={"comes_back": comes_back, "due_count": due})
-
-    def require_choice(self, lesson: Lesson, number: int) -> None:
-        """A step's typed value is checked only once its choice is committed (or the lesson
-        is read ahead): its answer, explanation and even a hint would answer the choice."""
-        step = find_step(lesson, number)
-        if step.prediction is None:
-            return  # the typed value is the step's own question
-        records = self.store.lesson_state(self.learner, lesson.slug)
-        if not disclosure_of(lesson, records).step_open(number):
-            raise PredictionNotCommitted(
-                f"Commit your prediction for step {number} first: checking the value now "
-                "would give its answer away. (Or read the lesson ahead.)"
-            )
-
-    def asks_on_instance(self, slug: str, number: int) -> bool:
-        """Is this step's typed value asked on a stored variant instance (no run needed)?"""
-        lesson = find_lesson(self.catalog, slug)
-        return asked_instance(lesson, number, self.learner) is not None
-
-    def value_step(self, slug: str, number: int) -> tuple[Step, Snippet, ValuePrediction]:
-        """The step, its code and its value question, if it asks for a typed value."""
-        step = find_step(find_lesson(self.catalog, slug), number)
-        if step.value_prediction is None or step.snippet is None:
-            raise UnknownStep(f"Step {number} of {slug!r} asks for no value")
-        return step, step.snippet, step.value_prediction
-
-    def answer_value(
-        self, slug: str, number: int, body: ValueBody, actual: object
-    ) -> ValueFeedback:
-        """Grade a typed `.grad` against `actual`, the value the step's code really produces."""
-        lesson = find_lesson(self.catalog, slug)
-        step, _, guess = self.value_step(slug, number)
-        self.require_choice(lesson, number)
-        unlocks = step if step.prediction is None else None  # a choice's reveal explains it
-        instance = asked_instance(lesson, number, self.learner)
-        rubric = (
-            grader.instance_rubric(step, instance)
-            if instance is not None
-            else grader.ValueRubric(actual, guess.explanation, unlocks, guess.misconceptions)
-        )
-        correct, feedback = grader.grade_typed(rubric, body.value, body.reveal)
-        if correct is None:
-            return grader.value_feedback(feedback)
-        drill = value_drill_id(lesson, number)
-        with self.store.together():
-            seen = self._seen_answers(slug)
-            answer = ValueRecord(body.value, correct, body.reveal, value_fingerprint(guess), seen)
-            self.store.record_value(self.learner, slug, number, answer)
-            if not correct and drill is not None:
-                self._queue().note_miss(slug, DRILL, drill, datetime.now(UTC))
-        return grader.value_feedback(feedback)
 
     def answer_myth(
         self, slug: str, number: int, answer: str, form: int | None = None

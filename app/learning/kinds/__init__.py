@@ -18,6 +18,7 @@ from app.learning.kinds.kind import (
     Review,
     ReviewAnswer,
     StepSide,
+    Tried,
     Widget,
 )
 from app.learning.kinds.myth import MYTH, myth_fingerprint
@@ -50,6 +51,7 @@ __all__ = [
     "Review",
     "ReviewAnswer",
     "StepSide",
+    "Tried",
     "Widget",
     "answered_at",
     "choice_order",

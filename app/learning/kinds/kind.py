@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field, ValidationError
 from app.errors import AnswerError
 from app.learning.answers import grader
 from app.learning.answers.grader import Graded
-from app.learning.schemas import Confidence, StepQuestionReveal
+from app.learning.schemas import Confidence, StepQuestionReveal, ValueFeedback
 from app.lessons.behaviour import GoalGrad
 from app.lessons.exercises import goal, parts
 from app.lessons.format import Exercise, Lesson, Step
@@ -29,7 +29,7 @@ from app.lessons.memo import per_object
 from app.lessons.variants import Instance
 from app.modes.drills import Drill
 from app.modes.flashcards import Flashcard
-from app.progress.records import ExerciseRecord, StepRecord
+from app.progress.records import ExerciseRecord, StepRecord, ValueRecord
 from app.sandbox.result import RunResult
 
 # How a learner answers ("choice", "yes-no", "value", "card", "code", "ordering"): a widget is
@@ -169,28 +169,62 @@ class Answered:
 
 
 @dataclass(frozen=True)
+class Tried(Generic[A]):
+    """A step question tried until it is right or its answer is shown (a typed value), rather
+    than committed once: each try the grader can read is kept as the step's latest try
+    (`record`: the try as kept, from the answer, whether it was right and whether it was given
+    after reading ahead), never as an attempt at the step's committed answer. `missed`: the
+    review item a wrong try queues (its kind and key: a typed value's drill), if any. `reply`:
+    what a try gets back (the grade comes from `StepSide.grade`)."""
+
+    record: Callable[[Step, A, bool, bool], ValueRecord]
+    missed: Callable[[Lesson, int], tuple[QuestionKind, str] | None]
+    reply: Callable[[Step, A, Answered], ValueFeedback]
+
+
+@dataclass(frozen=True)
 class StepSide(Generic[A]):
     """How a step asks a kind through the one step route (app/routes/learning.py) and commit
-    path (`LessonAnswers.commit_step`); its answer is read as the kind's `Review.answer`.
+    path (`LessonAnswers.commit_step`); its answer is read as `answer` (default: the kind's
+    `Review.answer`), with the learner's confidence where the kind asks it.
 
-    `keep`: the answer as the step's committed answer keeps it; `sent`: the body a kept answer
-    was sent as (a saved answer is restored from it); `grade` and `reveal` (from the kept
-    answer, so a restored answer shows the same). A kind graded at once grades the answer
-    itself. A kind graded by a run declares `program`, the code an answer makes (on a review
-    item's variant instance, or the step's own): the path runs it in the sandbox and grades
-    the run (`Answered.result`); such a kind is answered in review through the same route,
-    with the item's `form`, since a review answer is graded without waiting for a run."""
+    `keep`: the answer as the step keeps it; `sent`: the body a kept answer was sent as (a
+    saved answer is restored from it); `grade` (None: the answer could not be read, and
+    nothing is kept) and `reveal` (from the kept answer, so a restored answer shows the
+    same). A kind graded at once grades the answer itself. A kind graded by a run declares
+    `program`, the code an answer makes (on a review item's variant instance, or the step's
+    own; None: nothing to run, as for a typed value asked on a variant instance, whose
+    answer is stored): the path runs it in the sandbox and grades the run (`Answered.result`);
+    such a committed kind is answered in review through the same route, with the item's
+    `form`, since a review answer is graded without waiting for a run. `without_sandbox`: the
+    kind is graded without its run when no sandbox can run it (a typed value: against the
+    lesson's value, which `gradlab check` proves). `tried`: a question tried until right
+    rather than committed once (`Tried`), which replies to each try instead of revealing: a
+    kind declares one of `reveal` and `tried`."""
 
     keep: Callable[[A], str]
     sent: Callable[[str], dict[str, Any]]
-    grade: Callable[[Step, A, Answered], bool]
-    reveal: Callable[[Step, str, bool, int, Answered], StepQuestionReveal]
-    program: Callable[[Step, A, Instance | None], str] | None = None
+    grade: Callable[[Step, A, Answered], bool | None]
+    reveal: Callable[[Step, str, bool, int, Answered], StepQuestionReveal] | None = None
+    program: Callable[[Step, A, Answered], str | None] | None = None
+    answer: type[A] | None = None
+    without_sandbox: bool = False
+    tried: Tried[A] | None = None
+
+    def __post_init__(self) -> None:
+        if (self.reveal is None) == (self.tried is None):
+            raise ValueError("a step side reveals a committed answer or replies to a try: one")
 
     @property
     def at_once(self) -> bool:
         """Graded without a run: a review or recall answer can be graded as it is sent."""
         return self.program is None
+
+    @property
+    def saved(self) -> str:
+        """The field of a step's saved progress (`SavedStep`) that restores its widget: the
+        committed answer, or a tried question's latest try (the typed value)."""
+        return "value" if self.tried is not None else "answer"
 
 
 def _problems(error: ValidationError) -> str:
@@ -233,6 +267,12 @@ class QuestionKind:
     # A kind a step asks through the one step route (app/routes/learning.py) and commit path
     # (app/learning/answers/lesson_answers.py, `commit_step`): graded at once, or by a run.
     step: StepSide[Any] | None = None
+
+    @property
+    def reported(self) -> bool:
+        """Can a learner report a step question of this kind: one the class dashboard analyses
+        (a step's committed answer, with its item)?"""
+        return self.step_item is not None and self.step_answer is not None
 
     @property
     def path(self) -> str:
@@ -287,6 +327,15 @@ class QuestionKind:
         if self.review is None:
             raise AnswerError(f"{self.label}: never answered in review")
         found: ReviewAnswer = _read(self.review.answer, body, self.label, self.confidence)
+        return found
+
+    def read_step(self, body: Mapping[str, object]) -> ReviewAnswer:
+        """A body sent to the step route read as this kind's step answer (`StepSide.answer`,
+        or its review answer); refused (AnswerError, a 422) when it does not fit."""
+        model = self.step.answer if self.step is not None else None
+        if model is None:
+            return self.read(body)
+        found: ReviewAnswer = _read(model, body, self.label, self.confidence)
         return found
 
     def grade(self, prompt: Prompt, answer: ReviewAnswer) -> Graded:

@@ -159,6 +159,6 @@ ORDERING = QuestionKind(
         sent=lambda text: {"order": read_order(text)},
         grade=_passes,
         reveal=_reveal,
-        program=lambda step, answer, form: grader.ordering_program(step, answer.order, form),
+        program=lambda step, answer, asked: grader.ordering_program(step, answer.order, asked.form),
     ),
 )

@@ -36,7 +36,7 @@ from app.learning.schemas import (
     SavedValue,
     Score,
 )
-from app.lessons.disclosure import Disclosure
+from app.lessons.disclosure import Disclosure, waits
 from app.lessons.format import Lesson, Question, Step
 from app.lessons.loader import Catalog
 from app.lessons.variants import Instance, pick
@@ -74,6 +74,27 @@ class StepView:
     def asked(self, kind: QuestionKind) -> Question | None:
         """The step's question of this kind."""
         return dict(self.step.questions()).get(kind.step_field or "")
+
+    @property
+    def kinds_above(self) -> list[QuestionKind]:
+        """The kinds `step_item` draws above the step's code: those asked first."""
+        return [kind for kind in self.kinds if not self._after_code(kind)]
+
+    @property
+    def kinds_below(self) -> list[QuestionKind]:
+        """The kinds drawn below the step's code: a question that comes after the others (a
+        typed value: `Question.after_others`)."""
+        return [kind for kind in self.kinds if self._after_code(kind)]
+
+    def waits(self, kind: QuestionKind) -> bool:
+        """Does this kind's question wait for the commit of the step's other question (a typed
+        value on a step that asks a choice: `disclosure.waits`)? The build-up counts the other."""
+        question = self.asked(kind)
+        return question is not None and waits(self.step, question)
+
+    def _after_code(self, kind: QuestionKind) -> bool:
+        question = self.asked(kind)
+        return question is not None and question.after_others
 
     @property
     def locked(self) -> bool:
@@ -174,6 +195,8 @@ def _saved_answer(step: Step, record: StepRecord, instance: Instance | None) -> 
     side = found[0].step if found is not None else None
     if found is None or saved is None or side is None or saved.fingerprint != found[1]:
         return None
+    if side.reveal is None:
+        raise ValueError(f"{found[0].name}: a committed answer is revealed")
     return SavedAnswer(
         kind=found[0].name,
         sent=side.sent(saved.choice),

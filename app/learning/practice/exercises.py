@@ -137,7 +137,7 @@ class ExercisePractice:
     ) -> ExerciseVerdict:
         """Run the filled code in the sandbox (in this learner's line at the client `address`)
         and grade what it does; a miss brings a hint."""
-        # Reads of the store: in a thread, off the event loop (see Learning.answer_value).
+        # Reads of the store: in a thread, off the event loop (see Learning.answer_step).
         exercise, record = await asyncio.to_thread(self._ready, slug, number)
         if len(body.lines) != exercise.blanks:
             raise AnswerError(

@@ -245,10 +245,10 @@ class Practice:
     async def check_fix(self, slug: str, number: int, code: str, address: str) -> FixVerdict:
         """Run the fix (in this learner's line at the client `address`) and compare what it
         does with what the corrected code is declared to do. Text is never compared."""
-        # A read of the store: in a thread, off the event loop (see Learning.answer_value).
+        # A read of the store: in a thread, off the event loop (see Learning.answer_step).
         pitfall = await asyncio.to_thread(self._open_pitfall, slug, number)
         verdict = grader.fix_verdict(pitfall, await self.runs.run(code, Who(address, self.learner)))
-        # The store is synchronous: off the event loop (see Learning.answer_value).
+        # The store is synchronous: off the event loop (see Learning.answer_step).
         await self.store.writer(
             self.store.record_pitfall_check, self.learner, slug, number, verdict.passed
         )

@@ -8,24 +8,26 @@ from __future__ import annotations
 
 from app.errors import LearnerLimit, SandboxBusy, SandboxDisabled, SandboxUnavailable
 from app.learning.running.known_runs import KnownRuns
-from app.lessons.format import Snippet, ValuePrediction
 from app.sandbox.fair import Who
 from app.sandbox.result import RunResult
 from app.sandbox.runner import SnippetRunner
 
 ANSWER_RUNS_KEPT = 4096
 
-__all__ = ["Runs", "Who"]  # Who: for the routes, which name no sandbox module
+# Why a run may not happen: a kind graded without its run when none can (a typed value, against
+# the lesson's value) falls back on these, and only these.
+NO_RUN = (SandboxDisabled, SandboxBusy, LearnerLimit, SandboxUnavailable)
+
+__all__ = ["NO_RUN", "Runs", "Who"]  # Who: for the routes, which name no sandbox module
 
 
 class Runs:
     def __init__(self, sandbox: SnippetRunner | None, known: KnownRuns | None = None) -> None:
         self.sandbox = sandbox
         self.known = known
-        self.real_grads: dict[tuple[str, int], object] = {}
         # The code an answer graded by a run makes: an ordering of n lines makes at most n!
-        # programs, and every learner may send the same ones: each is run once. Only complete
-        # runs are kept (not a timeout under load).
+        # programs, a typed value the step's own code, and every learner may send the same
+        # ones: each is run once. Only complete runs are kept (not a timeout under load).
         self.answer_runs: dict[str, RunResult] = {}
 
     async def run(self, code: str, who: Who | None = None, doctor: bool = False) -> RunResult:
@@ -46,28 +48,11 @@ class Runs:
         return await sandbox.run(code, who)
 
     async def run_answer(self, code: str, who: Who) -> RunResult:
-        """The run of the code an answer graded by a run makes (a learner's order), run once
-        per distinct code."""
+        """The run of the code an answer graded by a run makes (a learner's order, a typed
+        value's step code), run once per distinct code."""
         if (kept := self.answer_runs.get(code)) is not None:
             return kept
         result = await self.run(code, who)
         if result.status in ("ok", "error") and len(self.answer_runs) < ANSWER_RUNS_KEPT:
             self.answer_runs[code] = result
         return result
-
-    async def real_grad(
-        self, key: tuple[str, int], snippet: Snippet, guess: ValuePrediction, who: Who
-    ) -> object:
-        """The `.grad` the step's own snippet really produces, run once and cached. Falls back
-        to the lesson's value (verified by `gradlab check`) when no sandbox runs."""
-        if key in self.real_grads:
-            return self.real_grads[key]
-        try:
-            result = await self.run(snippet.code, who)
-        except (SandboxDisabled, SandboxBusy, LearnerLimit, SandboxUnavailable):
-            return guess.expected
-        found = next((t for t in result.tensors if t.name == guess.tensor), None)
-        if found is None:
-            return guess.expected
-        self.real_grads[key] = found.grad
-        return found.grad

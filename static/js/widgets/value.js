@@ -15,8 +15,12 @@
 //                one) and its busy state (default: root)
 //     once       a graded answer closes the form, and a wrong one shows the answer (review)
 //     extra(result)                  a node to end the verdict with, or null
-//     onAnswer(result, {reveal, value, data})   after a graded verdict (result null: answered
-//                                    already, elsewhere)
+//     onAnswer(result, {reveal, value, data, settled, restored})   after a graded verdict
+//                                    (result null: answered already, elsewhere), and after a
+//                                    restored value that settled the question; `settled`: right,
+//                                    or the answer shown (the question is done with)
+//
+//   settles(saved)   has a saved value settled the question (right, or the answer shown)?
 
 import {renderStepReveal} from "../reveals.js";
 import {el, uid} from "../util.js";
@@ -67,7 +71,7 @@ export function mountValue(root, {feedback = null, url, holder = root, tensor = 
     if (!sent) return;
     if (sent.already) {
       close();
-      onAnswer(null, {reveal, value, data: null});
+      onAnswer(null, {reveal, value, data: null, settled: false});
       return;
     }
     const result = read(sent.data);
@@ -79,8 +83,9 @@ export function mountValue(root, {feedback = null, url, holder = root, tensor = 
     }
     if (result.graded === false) return; // unreadable: nothing counted, type again
     form.dataset.correct = result.correct ? "true" : "false";
+    if (result.correct || reveal) form.dataset.committed = "true"; // done with, as a commit is
     if (once) close();
-    onAnswer(result, {reveal, value, data: sent.data});
+    onAnswer(result, {reveal, value, data: sent.data, settled: Boolean(result.correct || reveal)});
     // Focus stays where it was (the input after Enter, or the clicked button), unless it is gone.
     if (trigger && (document.activeElement === document.body || trigger.disabled)) {
       (trigger.disabled ? box.querySelector(".feedback-title") : trigger)?.focus();
@@ -101,10 +106,18 @@ export function mountValue(root, {feedback = null, url, holder = root, tensor = 
       if (!saved || typeof saved.value !== "string") return;
       if (input) input.value = saved.value;
       if (saved.step) renderStepReveal(form.closest(".step")?.querySelector(".step-reveal"), saved.step);
+      if (settles(saved)) {
+        form.dataset.committed = "true";
+        onAnswer(null, {reveal: saved.revealed, value: saved.value, data: null, settled: true, restored: true});
+      }
       if (!saved.correct) return;
       form.dataset.correct = "true";
       showVerdict(box, "right", "Correct.");
       box.append(el("p", {class: "feedback-meta"}, "You answered ", el("code", {}, saved.value), " earlier."));
     },
   };
+}
+
+export function settles(saved) {
+  return Boolean(saved && (saved.correct || saved.revealed));
 }

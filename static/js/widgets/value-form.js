@@ -1,15 +1,16 @@
 // A build-up step's typed-value question ("type the value of x.grad"): its form (answering it is
-// widgets/value.js). The server draws the form (the `value` widget macro, templates/_widgets.html) when it may be
-// sent; on a step that also asks a choice, that is only once the choice is committed, so the
-// choice's reveal carries the question ({question_html, tensor, code}) and placeValueForm draws
-// the same markup at once, without a reload. `code` is set on a step with variants: the value
+// value.js). The server draws the form (the `value_step` macro, templates/_widgets.html) when it
+// may be sent; on a step that also asks a choice, that is only once the choice is committed, so
+// the choice's reveal carries the question ({question_html, tensor, code}) and placeValueForm
+// draws the same markup at once, without a reload: a step question that waits for the choice
+// (data-waits), mounted as every step question is (lesson.js). `code` is set on a step with variants: the value
 // is then asked on an instance with other numbers, not on the code whose answer was just shown.
 //
 //   valueForm(step, question)                 the form, as the server draws it
 //   placeValueForm(stepEl, step, question)    draw it into its step (once); the new form or null
 //   goToValueButton(stepEl, question)         "Type x.grad now": focus the form's field
 
-import {el, setServerHtml} from "./util.js";
+import {el, setServerHtml} from "../util.js";
 
 /** The form for `question` ({question_html, tensor}), the same markup as the `value` macro. */
 export function valueForm(step, question) {
@@ -24,7 +25,11 @@ export function valueForm(step, question) {
     el("p", {class: "value-variant-lead"}, "The same idea with other numbers:"),
     el("pre", {class: "value-code", tabindex: "0", "aria-label": "The code this value is asked on"},
       el("code", {}, question.code)))] : [];
-  return el("form", {class: "value-prediction", "data-step": String(step), "data-tensor": question.tensor, novalidate: true},
+  return el("form", {
+    class: "value-prediction step-question", "data-widget": "value", "data-question": "value",
+    "data-kind": "value", "data-step": String(step), "data-saved": "value", "data-waits": "true",
+    "data-tensor": question.tensor, novalidate: true,
+  },
     ...variant,
     label,
     el("div", {class: "value-actions"},
