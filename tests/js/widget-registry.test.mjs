@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import {test} from "node:test";
 
-import {WIDGETS, widgetFor} from "../../static/js/widgets/registry.js";
+import {WIDGETS, settles, widgetFor} from "../../static/js/widgets/registry.js";
 
 const item = (dataset) => ({dataset});
 
@@ -24,4 +24,15 @@ test("an unknown widget or kind gets none", () => {
   assert.equal(widgetFor(item({kind: "essay"})), null);
   assert.equal(widgetFor(item({widget: "constructor"})), null);
   assert.equal(widgetFor(item({})), null);
+});
+
+test("a step question's saved progress settles it as its widget says", () => {
+  const choice = item({widget: "choice"});
+  assert.equal(settles(choice, {kind: "prediction", sent: {choice: "None"}, correct: false}), true);
+  assert.equal(settles(choice, undefined), false);
+  const value = item({widget: "value"});
+  assert.equal(settles(value, {value: "[1]", correct: false, revealed: false}), false);
+  assert.equal(settles(value, {value: "[1]", correct: false, revealed: true}), true);
+  assert.equal(settles(value, {value: "[2]", correct: true, revealed: false}), true);
+  assert.equal(settles(value, null), false);
 });

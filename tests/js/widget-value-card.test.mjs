@@ -107,6 +107,31 @@ test("restore puts the stored value back; only a right one gets a verdict", () =
   assert.equal(box.querySelector("b"), null, "the stored value is text");
 });
 
+test("a value settles its question when right or shown, not on a wrong try; a settled restore says so", async () => {
+  const settled = [];
+  let reply = {correct: false, parsed: true, shape_ok: true, elements: [false], expected_shape: [1], your_shape: [1]};
+  stubFetch(() => ({body: reply}));
+  const {form, input, check, show} = valueForm();
+  mountValue(form, {url: VALUE_URL, onAnswer: (_, how) => settled.push([how.settled, Boolean(how.restored)])});
+  input.value = "[1]";
+  check.click();
+  await settle();
+  assert.equal(form.dataset.committed, undefined, "a wrong try leaves the question open");
+  reply = {correct: false, expected: [2], explanation_html: "<p>why</p>"};
+  show.click();
+  await settle();
+  assert.equal(form.dataset.committed, "true", "the answer shown: done with, as a commit is");
+  assert.deepEqual(settled, [[false, false], [true, false]]);
+  const again = valueForm();
+  const restored = [];
+  const other = mountValue(again.form, {url: VALUE_URL, onAnswer: (_, how) => restored.push([how.settled, how.restored])});
+  other.restore({value: "[9]", correct: false, revealed: false});
+  assert.deepEqual(restored, [], "a wrong saved try settles nothing");
+  other.restore({value: "[2]", correct: false, revealed: true});
+  assert.deepEqual(restored, [[true, true]]);
+  assert.equal(again.form.dataset.committed, "true");
+});
+
 test("the card turns over from the server, then a grade is sent and shown", async () => {
   const calls = stubFetch((url) => (url === "/api/review/7/answer"
     ? {body: {correct: true, graded: true, reveal: null, next_due: null, comes_back: "in 3 days", due_count: 3}}
