@@ -22,10 +22,9 @@ OWNERS = ("app/lessons/format*.py", "app/learning/kinds/*.py")
 # Modules that still name a field today, and why. Shorten it by moving what the module
 # reads into the declaration (format_questions.Question, kinds/kind.QuestionKind).
 ALLOWED: dict[str, str] = {
-    # One kind's own answer path: the choice, the typed value and the order are each graded,
-    # kept and restored their own way (the step side of a kind is not declared yet).
+    # The grader's entry points and the saved value's restoring, which the kinds' step sides
+    # (kinds/) call: each grades or restores one kind's own fields.
     "app/learning/answers/grader.py": "grades a choice, a typed value and an order, each its own way",
-    "app/learning/answers/lesson_answers.py": "keeps a choice, a typed value and an order",
     "app/learning/pages/lesson_page.py": "restores a choice, a typed value and an order",
     "app/learning/practice/recall.py": "asks a choice again on a variant instance",
     "app/modes/drills.py": "a drill is made from a step's typed value",
