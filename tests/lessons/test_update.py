@@ -254,6 +254,7 @@ def test_a_new_block_output_keeps_the_comment_after_it_outside(
     assert "      output: |\n        tensor([4., 6.])\n      # what it prints\n      grads:" in text
 
 
+@pytest.mark.slow  # a sandbox of its own: several seconds
 def test_update_writes_nothing_for_a_run_that_did_not_finish(  # type: ignore[no-untyped-def]
     check_sandbox: SandboxHarness, pack: Path, capsys
 ) -> None:

@@ -42,6 +42,7 @@ WHOLE = (
 )
 
 
+@pytest.mark.slow  # a sandbox of its own: several seconds
 def test_whole_number_params_and_values_are_written_as_whole_numbers(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -63,6 +64,7 @@ def test_whole_number_params_and_values_are_written_as_whole_numbers(
     assert path.read_text(encoding="utf-8") == text
 
 
+@pytest.mark.slow  # a sandbox of its own: several seconds
 def test_a_whole_number_written_as_a_float_is_a_difference_the_update_repairs(
     tmp_path: Path, sandbox: SandboxHarness, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -30,6 +30,7 @@ def _alive(pid: int) -> bool:
     return stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
 
 
+@pytest.mark.slow  # a sandbox of its own: several seconds
 def test_a_dead_zygote_is_replaced_and_the_next_run_works() -> None:
     harness = SandboxHarness(make_settings(sandbox_enabled=True))
     try:
@@ -46,6 +47,7 @@ def test_a_dead_zygote_is_replaced_and_the_next_run_works() -> None:
         harness.close()
 
 
+@pytest.mark.slow  # a sandbox of its own: several seconds
 def test_a_zygote_killed_mid_run_fails_that_run_clearly() -> None:
     harness = SandboxHarness(make_settings(sandbox_enabled=True))
     try:
@@ -100,6 +102,7 @@ def test_nothing_outlives_its_run(sandbox: SandboxHarness) -> None:
     assert wait_until(lambda: len(sandbox_children(zygote.process.pid)) <= spares)
 
 
+@pytest.mark.slow  # a sandbox of its own: several seconds
 def test_stopping_the_sandbox_stops_the_zygote_and_its_children() -> None:
     harness = SandboxHarness(make_settings(sandbox_enabled=True))
     zygote = harness.sandbox._zygote
@@ -112,6 +115,7 @@ def test_stopping_the_sandbox_stops_the_zygote_and_its_children() -> None:
     assert scratch_root is not None and not scratch_root.exists()
 
 
+@pytest.mark.slow  # a sandbox of its own: several seconds
 def test_healthz_answers_while_every_worker_is_busy() -> None:
     settings = make_settings(sandbox_enabled=True, workers=2, queue_size=4)
     with TestClient(create_app(settings)) as client:
@@ -140,6 +144,7 @@ def test_healthz_answers_while_every_worker_is_busy() -> None:
         assert client.get("/healthz").json()["sandbox"]["busy"] == 0
 
 
+@pytest.mark.slow  # a sandbox of its own: several seconds
 def test_a_full_queue_answers_503_with_retry_after() -> None:
     settings = make_settings(sandbox_enabled=True, workers=1, queue_size=0)
     with TestClient(create_app(settings)) as client:
@@ -176,6 +181,7 @@ def test_secrets_in_the_server_environment_never_reach_a_snippet(monkeypatch) ->
     os.geteuid() != 0 or not shutil.which("unshare"),
     reason="needs root and unshare(1) for a new pid namespace",
 )
+@pytest.mark.slow  # a sandbox of its own: several seconds
 def test_the_sandbox_starts_when_the_server_is_pid_1() -> None:
     """As in a container: the server is pid 1, so the zygote's parent is pid 1 too."""
     script = (
