@@ -75,11 +75,11 @@ def _answer_newest_first(queue: ReviewQueue, now: datetime) -> int:
 def test_a_sitting_answered_newest_card_first_grades_what_it_showed(migrated_url: str) -> None:
     app = create_app(make_settings(database_url=migrated_url, lessons_dir=BUNDLED_LESSONS))
     store, catalog = app.state.store, app.state.catalog
+    with store.engine.begin() as connection:  # a learner of a fixed id: the same draws
+        connection.execute(insert(Learner).values(id=LEARNER))
     for slug in LESSONS:
         lesson = catalog.get(slug)
         assert lesson is not None
-        with store.engine.begin() as connection:  # a learner of a fixed id: the same draws
-            connection.execute(insert(Learner).values(id=LEARNER))
         queue = ReviewQueue(store, catalog, LEARNER)
         now = datetime(2026, 1, 5, tzinfo=UTC)
         _miss_every_item(queue, lesson, now)
