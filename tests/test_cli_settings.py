@@ -113,6 +113,7 @@ def test_a_postgres_url_as_hosts_print_it_reaches_postgresql(
     )
 
 
+@pytest.mark.slow  # waits out a database that says nothing
 @pytest.mark.parametrize("args", [["serve", "--port", "0"], ["class", "list"]], ids=" ".join)
 def test_a_postgresql_that_says_nothing_is_named_once_the_wait_is_over(
     tmp_path: Path, args: list[str]
@@ -266,6 +267,7 @@ def test_a_busy_port_is_one_line_and_nothing_is_ready(tmp_path: Path, processes:
 NOTICE = "GRADLAB_PUBLIC_URL is not set: these links use http://127.0.0.1:8000"
 
 
+@pytest.mark.slow  # runs the command line four times
 def test_class_links_say_when_they_use_the_default_address(tmp_path: Path) -> None:
     env = _env(tmp_path)
     made = _gradlab(["class", "create", "Autumn"], env)
@@ -282,6 +284,7 @@ def test_class_links_say_when_they_use_the_default_address(tmp_path: Path) -> No
     assert rotated.stderr == ""
 
 
+@pytest.mark.slow  # runs the command line twice
 def test_lti_config_says_when_it_uses_the_default_address(tmp_path: Path) -> None:
     env = _env(tmp_path)
     told = _gradlab(["lti", "config"], env)

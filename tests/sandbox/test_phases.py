@@ -17,6 +17,7 @@ SNIPPET = (
 )
 
 
+@pytest.mark.slow  # a sandbox of its own: several seconds
 def test_each_run_writes_its_marks_in_critical_path_order(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -39,6 +40,7 @@ def test_each_run_writes_its_marks_in_critical_path_order(
         assert marks["waiting"] <= marks["code"]
 
 
+@pytest.mark.slow  # a sandbox of its own: several seconds
 def test_without_the_variable_nothing_is_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -19,6 +19,10 @@ from tests.live import LiveServer
 PATIENCE_S = 15.0
 
 
+# Each waits out a server's time limit for a slow client: seconds, by design.
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def server() -> Iterator[LiveServer]:
     live = LiveServer(
