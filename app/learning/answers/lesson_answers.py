@@ -155,11 +155,12 @@ class LessonAnswers:
         self._require_open(asked)
         side = asked.side
         answered = replace(asked.answered, result=result)
+        if side.tried is not None:  # graded once, with its reply
+            tried, reply = side.tried.check(asked.step, asked.answer, answered)
+            if tried is not None:
+                self._keep_try(asked, side.tried, tried)
+            return reply
         correct = side.grade(asked.step, asked.answer, answered)
-        if side.tried is not None:
-            if correct is not None:
-                self._keep_try(asked, side.tried, correct)
-            return side.tried.reply(asked.step, asked.answer, answered)
         if side.reveal is None or correct is None:
             raise ValueError(f"{asked.kind.name}: a committed answer is read and revealed")
         kept = side.keep(asked.answer)

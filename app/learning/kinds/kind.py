@@ -174,12 +174,12 @@ class Tried(Generic[A]):
     than committed once: each try the grader can read is kept as the step's latest try
     (`record`: the try as kept, from the answer, whether it was right and whether it was given
     after reading ahead), never as an attempt at the step's committed answer. `missed`: the
-    review item a wrong try queues (its kind and key: a typed value's drill), if any. `reply`:
-    what a try gets back (the grade comes from `StepSide.grade`)."""
+    review item a wrong try queues (its kind and key: a typed value's drill), if any. `check`:
+    a try graded once, as `StepSide.grade` grades it, with what it gets back."""
 
     record: Callable[[Step, A, bool, bool], ValueRecord]
     missed: Callable[[Lesson, int], tuple[QuestionKind, str] | None]
-    reply: Callable[[Step, A, Answered], ValueFeedback]
+    check: Callable[[Step, A, Answered], tuple[bool | None, ValueFeedback]]
 
 
 @dataclass(frozen=True)

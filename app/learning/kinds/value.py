@@ -82,8 +82,11 @@ def _missed(lesson: Lesson, number: int) -> tuple[QuestionKind, str] | None:
     return (DRILL, drill) if drill is not None else None
 
 
-def _reply(step: Step, answer: ValueAnswer, answered: Answered) -> ValueFeedback:
-    return grader.value_feedback(_graded(step, answer, answered)[1])
+def _check(
+    step: Step, answer: ValueAnswer, answered: Answered
+) -> tuple[bool | None, ValueFeedback]:
+    correct, feedback = _graded(step, answer, answered)
+    return correct, grader.value_feedback(feedback)
 
 
 VALUE = QuestionKind(
@@ -104,6 +107,6 @@ VALUE = QuestionKind(
         program=_program,
         answer=ValueAnswer,
         without_sandbox=True,
-        tried=Tried(record=_record, missed=_missed, reply=_reply),
+        tried=Tried(record=_record, missed=_missed, check=_check),
     ),
 )
