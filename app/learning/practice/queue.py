@@ -17,18 +17,18 @@ since (its fingerprint no longer matches) is retired; a miss of the new question
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
 from app.errors import NotDue, NotTheFormAsked
 from app.learning.answers.grader import Graded
 from app.learning.kinds import FLASHCARD, Prompt, QuestionKind, find_kind
-from app.learning.practice.seen import learner_shown, review_shown, shown_elsewhere
+from app.learning.practice.drawing import draw
+from app.learning.practice.seen import learner_shown
 from app.lessons.loader import Catalog
-from app.lessons.variants import code_print
 from app.pedagogy import sitting
 from app.pedagogy.scheduler import Grade, Memory, new_memory, review, utc, with_confidence
-from app.progress.records import LEFT_REVIEW, CardMemory, FormAnswered
+from app.progress.records import LEFT_REVIEW, CardMemory
 from app.progress.store import ProgressStore, StoredCard
 
 
@@ -79,35 +79,6 @@ def _asked_after(form: int | None, grade: Grade) -> int | None:
     if form is None and grade is Grade.good:
         return LEFT_REVIEW
     return form
-
-
-def _as_drawn(
-    card: StoredCard,
-    cards: list[StoredCard],
-    forms: Mapping[int, tuple[FormAnswered, ...]],
-    latest: Mapping[int, datetime],
-) -> tuple[list[StoredCard], dict[int, tuple[FormAnswered, ...]]] | None:
-    """The learner's cards and the forms review asked of them, as they were when a due `card`
-    fell due, for the cards drawn after it (newer ones): their review answers given since
-    are left out (so is the latest form they asked, which such an answer set). A newer due
-    card avoids the form drawn for an older one, so its answer adds nothing that older card
-    avoided; leaving it out keeps what the older card asks as the sitting showed it, even
-    when the forms have run out and both were asked on one (`_draw`). `latest`: each card's
-    latest answer's time (of those in `forms`). None: nothing to leave out (as in a
-    sitting's first view)."""
-    since = utc(card.memory.due)
-
-    def since_due(other: StoredCard) -> bool:
-        return other.id > card.id and other.id in latest and latest[other.id] >= since
-
-    if not any(since_due(other) for other in cards):
-        return None
-    then_cards = [replace(other, asked=None) if since_due(other) else other for other in cards]
-    then_forms = {
-        other.id: tuple(f for f in forms.get(other.id, ()) if not since_due(other) or f.at < since)
-        for other in cards
-    }
-    return then_cards, then_forms
 
 
 def _token(card: StoredCard) -> str:
@@ -331,41 +302,9 @@ class ReviewQueue:
     def _draw(
         self, due: list[QueueItem], cards: list[StoredCard], lessons: set[str]
     ) -> dict[int, Prompt]:
-        """What each due item of `lessons` asks, by card: on code the learner was not shown
-        (seen.py), nor by a due item of an older card, while another form remains; a form is
-        the first unseen in the return's own order. Every due item is drawn, in or out of this
-        sitting (which of them a sitting holds changes with every answer), and what one asks
-        stays as it was while it is due, whatever is answered meanwhile and in whatever order:
-        an older card's form is one the item avoided already, and a newer card's answer given
-        since the item fell due is one the item never avoided (`_as_drawn`)."""
-        forms = self.store.review_forms(self.learner) if lessons else {}
-        elsewhere: dict[str, frozenset[str]] = {}
-        older: dict[str, set[str]] = {}  # the forms drawn for the due items of older cards
-        known: dict[tuple[int, int], str | None] = {}  # each card's forms' code, found once
-        own: dict[str, list[StoredCard]] = {}  # the lesson's cards
-        now_shown: dict[str, frozenset[str]] = {}  # what review showed of it, up to now
-        latest = {card: max(f.at for f in answered) for card, answered in forms.items() if answered}
-        drawn: dict[int, Prompt] = {}
-        for item in sorted(due, key=lambda item: item.card.id):
-            lesson = item.prompt.lesson
-            if lesson.slug not in lessons:
-                continue  # another lesson's code is never this sitting's
-            if lesson.slug not in elsewhere:
-                elsewhere[lesson.slug] = shown_elsewhere(self.store, self.learner, lesson)
-                older[lesson.slug] = set()
-                own[lesson.slug] = [card for card in cards if card.lesson == lesson.slug]
-            if then := _as_drawn(item.card, own[lesson.slug], forms, latest):
-                seen = review_shown(lesson, *then, known) | elsewhere[lesson.slug]
-            else:
-                if lesson.slug not in now_shown:
-                    now_shown[lesson.slug] = review_shown(lesson, own[lesson.slug], forms, known)
-                seen = now_shown[lesson.slug] | elsewhere[lesson.slug]
-            prompt = self._prompt(item.card, seen | older[lesson.slug]) or item.prompt
-            code = prompt.instance.code if prompt.instance is not None else prompt.code
-            if prompt.form is not None and code:
-                older[lesson.slug].add(code_print(code))
-            drawn[item.card.id] = prompt
-        return drawn
+        """What each due item of `lessons` asks, by card (drawing.py)."""
+        asked = [(item.card, item.prompt) for item in due]
+        return draw(self.store, self.learner, asked, cards, lessons, self._prompt)
 
     def _asked_now(self, card: StoredCard, now: datetime) -> Prompt | None:
         """What this return of a card asks: a due one as `view` draws it, in or out of the
