@@ -33,7 +33,7 @@ from app.learning.schemas import (
     ValueFeedback,
 )
 from app.lessons.disclosure import waits
-from app.lessons.format import Lesson, Step
+from app.lessons.format import Lesson, Question, Step
 from app.lessons.loader import Catalog
 from app.lessons.variants import Instance
 from app.pedagogy.scheduler import describe_wait
@@ -62,6 +62,7 @@ class Answering:
     step: Step
     kind: QuestionKind
     side: StepSide[Any]
+    question: Question
     answer: ReviewAnswer
     confidence: str | None  # None: a kind that does not ask it (a typed value)
     program: str | None
@@ -111,7 +112,10 @@ class LessonAnswers:
         asked_on = self._review_instance(slug, kind, number, form)
         answered = Answered(form=asked_on, opens=asked_instance(lesson, number, self.learner))
         program = side.program(step, answer, answered) if side.program is not None else None
-        return Answering(lesson, number, step, kind, side, answer, confidence, program, answered)
+        question = questions[kind.step_field]
+        return Answering(
+            lesson, number, step, kind, side, question, answer, confidence, program, answered
+        )
 
     def _require_open(self, asked: Answering) -> None:
         """A question that waits for the step's other one (a typed value, for the choice) is
@@ -119,9 +123,8 @@ class LessonAnswers:
         explanation and even a hint would answer the other (409, nothing kept). Checked as it
         is committed, off the event loop: the run it waited for is the step's own code, which
         the server answers from what it knows."""
-        lesson, number, step = asked.lesson, asked.number, asked.step
-        question = dict(step.questions())[asked.kind.step_field or ""]
-        if not waits(step, question):
+        lesson, number, question = asked.lesson, asked.number, asked.question
+        if not waits(asked.step, question):
             return
         records = self.store.lesson_state(self.learner, lesson.slug)
         if not disclosure_of(lesson, records).question_open(number, question):

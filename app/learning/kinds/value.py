@@ -6,11 +6,9 @@ asked on Predict the gradient), so this kind never enters the queue itself."""
 
 from __future__ import annotations
 
-from pydantic import Field
-
 from app.learning.answers import grader
-from app.learning.kinds.drill import DRILL
-from app.learning.kinds.kind import Answered, QuestionKind, ReviewAnswer, StepSide, Tried
+from app.learning.kinds.drill import DRILL, TypedAnswer
+from app.learning.kinds.kind import Answered, QuestionKind, StepSide, Tried
 from app.learning.schemas import DrillFeedback, ValueFeedback
 from app.lessons.format import Lesson, Step, ValuePrediction
 from app.lessons.memo import per_object
@@ -18,10 +16,10 @@ from app.modes.drills import value_drill_id
 from app.progress.records import StepRecord, ValueRecord
 
 
-class ValueAnswer(ReviewAnswer):
-    """A typed `.grad` sent to the step route; `reveal`: show the answer (a try that gives up)."""
+class ValueAnswer(TypedAnswer):
+    """A typed `.grad` sent to the step route (as a drill's is typed in review); `reveal`: show
+    the answer (a try that gives up)."""
 
-    value: str = Field(max_length=2000)
     reveal: bool = False
 
 

@@ -3,8 +3,9 @@
 // may be sent; on a step that also asks a choice, that is only once the choice is committed, so
 // the choice's reveal carries the question ({question_html, tensor, code}) and placeValueForm
 // draws the same markup at once, without a reload: a step question that waits for the choice
-// (data-waits), mounted as every step question is (lesson.js). `code` is set on a step with variants: the value
-// is then asked on an instance with other numbers, not on the code whose answer was just shown.
+// (data-waits), mounted as every step question is (lesson.js). `code` is set on a step with
+// variants: the value is then asked on an instance with other numbers, not on the code whose
+// answer was just shown.
 //
 //   valueForm(step, question)                 the form, as the server draws it
 //   placeValueForm(stepEl, step, question)    draw it into its step (once); the new form or null
