@@ -59,3 +59,14 @@ def test_every_step_side_reveals_or_replies_and_restores_from_a_saved_field() ->
         dataclasses.replace(VALUE.step, reveal=lambda *_: None)  # both
     with pytest.raises(ValueError, match="one"):
         StepSide(keep=str, sent=dict, grade=lambda *_: True)  # neither
+
+
+def test_after_a_reset_the_value_waits_for_the_choice_again(client: TestClient) -> None:
+    """A learner who resets and sends the same value again is refused as a fresh learner is:
+    the committed choice went with the progress, so the value would answer it."""
+    commit(client)
+    assert client.post(URL, json={"value": "[4, 6]"}).json()["correct"] is True
+    assert client.post("/api/progress/reset").status_code == 204
+    again = client.post(URL, json={"value": "[4, 6]"})
+    assert again.status_code == 409 and set(again.json()) <= {"type", "title", "status", "detail"}
+    assert client.get(f"{LESSON}/progress").json()["steps"] == {}
